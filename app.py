@@ -1,0 +1,67 @@
+"""The application factory: `flask --app app ...` and wsgi.py both use it."""
+
+import os
+
+from flask import Flask
+from flask_cors import CORS
+
+import errors
+import keys_cli
+from store import db
+
+# Request headers a browser may send cross-origin (reference part 5.8).
+CORS_ALLOW_HEADERS = ["authorization", "x-api-key", "x-client-info", "apikey", "content-type",
+                      "if-match", "idempotency-key"]
+CORS_METHODS = ["GET", "POST", "PATCH", "OPTIONS"]
+CORS_EXPOSE_HEADERS = ["ETag", "Location"]
+
+
+def create_app(test_config=None):
+    """Create and configure the app.
+
+    Settings come from FLASK_-prefixed environment variables (FLASK_DATABASE,
+    FLASK_CORS_ORIGINS, ...), or from `test_config` in the tests.
+    """
+    app = Flask(__name__, instance_relative_config=True, static_folder=None)
+    app.config.from_mapping(
+        DATABASE=os.path.join(app.instance_path, "publishing.sqlite"),
+        CORS_ORIGINS="*",
+        MAX_CONTENT_LENGTH=1024 * 1024,
+        KEY_TOUCH_INTERVAL=60,
+        SCHEDULE_MIN_LEAD_SECONDS=60,
+        SQLITE_SYNCHRONOUS="FULL",
+        SQLITE_BUSY_TIMEOUT_MS=5000,
+        SQLITE_MAX_PAGE_COUNT=None,
+    )
+    if test_config is None:
+        app.config.from_prefixed_env()
+    else:
+        app.config.from_mapping(test_config)
+    app.json.sort_keys = False
+    os.makedirs(app.instance_path, exist_ok=True)
+
+    db.init_app(app)
+    errors.init_app(app)
+    keys_cli.init_app(app)
+    CORS(
+        app,
+        origins=_origins(app.config["CORS_ORIGINS"]),
+        allow_headers=CORS_ALLOW_HEADERS,
+        methods=CORS_METHODS,
+        expose_headers=CORS_EXPOSE_HEADERS,
+        max_age=600,
+    )
+
+    from blueprints import api, health
+
+    app.register_blueprint(health.bp)
+    app.register_blueprint(api.bp)
+    return app
+
+
+def _origins(value):
+    """`*`, a JSON list (from_prefixed_env parses it), or comma-separated."""
+    if isinstance(value, str):
+        value = [o.strip() for o in value.split(",") if o.strip()]
+        return "*" if value == ["*"] else value
+    return list(value)

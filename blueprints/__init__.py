@@ -1,0 +1,1 @@
+"""One blueprint per endpoint group; `api` nests the authenticated ones."""

@@ -1,0 +1,63 @@
+"""Request and response helpers shared by the posts and articles views."""
+
+import uuid
+
+from flask import request
+from werkzeug.exceptions import BadRequest
+
+from errors import ApiError, bad_request, not_found
+
+
+def json_body():
+    """The request's JSON; marshmallow then rejects anything but an object."""
+    if not request.is_json:
+        raise ApiError(415, "Send a JSON body with Content-Type: application/json.")
+    try:
+        return request.get_json()
+    except BadRequest:
+        raise bad_request("The request body is not valid JSON.")
+
+
+def load_query(schema):
+    """Query parameters through `schema`; a bad one is a 400 naming it."""
+    return schema.load(request.args.to_dict())
+
+
+def item_id(value, what):
+    """The canonical form of a UUID path segment; anything else is a 404,
+    the same answer as for an unknown or another user's id."""
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        raise not_found(what)
+
+
+def with_etag(body, record, status=200, headers=None):
+    """The record's version is its entity tag."""
+    return body, status, {"ETag": f'"{record["version"]}"', **(headers or {})}
+
+
+def check_if_match(record):
+    """Honour If-Match: a stale or unknown version is a 412 and nothing changes."""
+    if "If-Match" not in request.headers:
+        return
+    tags = request.if_match
+    if tags.star_tag or tags.contains_weak(str(record["version"])):
+        return
+    raise ApiError(
+        412,
+        f"The record has changed: its current version is {record['version']}.",
+        details={"current_version": record["version"]},
+        headers={"ETag": f'"{record["version"]}"'},
+    )
+
+
+def idempotency_key():
+    """The Idempotency-Key header, or None; 1 to 255 visible characters."""
+    value = request.headers.get("Idempotency-Key")
+    if value is None:
+        return None
+    value = value.strip()
+    if not 1 <= len(value) <= 255 or not value.isprintable():
+        raise bad_request("Idempotency-Key must be 1 to 255 printable characters.")
+    return value

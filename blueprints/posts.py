@@ -1,0 +1,91 @@
+"""Posts: /api-v2-posts (list, create) and /api-v2-posts-item/{id} (read, update)."""
+
+import hashlib
+import json
+import uuid
+
+from flask import Blueprint, current_app, g, url_for
+
+import timestamps
+from auth import require_scope
+from blueprints.common import (
+    check_if_match,
+    idempotency_key,
+    item_id,
+    json_body,
+    load_query,
+    with_etag,
+)
+from errors import conflict, not_found
+from publishing import plan_update
+from schemas.posts import post_list_query_schema, post_schema, post_update_schema, posts_page_schema
+from store import posts as post_store
+from store.db import transaction
+
+bp = Blueprint("posts", __name__)
+
+
+def get_post(post_id, db=None):
+    """The caller's post, or 404: unknown, malformed and foreign ids alike."""
+    post = post_store.get_post(g.user_id, item_id(post_id, "post"), db)
+    if post is None:
+        raise not_found("post")
+    return post
+
+
+@bp.get("/api-v2-posts")
+@require_scope("posts:read")
+def list_posts():
+    query = load_query(post_list_query_schema)
+    rows, total = post_store.list_posts(g.user_id, query, timestamps.now_text())
+    return posts_page_schema.dump(
+        {"data": rows, "total": total, "limit": query["limit"], "offset": query["offset"]}
+    )
+
+
+@bp.post("/api-v2-posts")
+@require_scope("posts:write")
+def create_post():
+    body = json_body()
+    fields = post_schema.load(body)
+    key = idempotency_key()
+    request_hash = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+    with transaction() as db:
+        earlier = key and post_store.find_idempotency_key(db, g.user_id, key)
+        if earlier:
+            if earlier["request_hash"] != request_hash:
+                raise conflict(
+                    "This Idempotency-Key was used with a different request body.",
+                    {"idempotency_key": key},
+                )
+            post = post_store.get_post(g.user_id, earlier["post_id"], db)
+        else:
+            post_id = str(uuid.uuid4())
+            post = post_store.insert_post(db, g.user_id, post_id, fields, timestamps.now_text())
+            if key:
+                post_store.save_idempotency_key(
+                    db, g.user_id, key, request_hash, post_id, timestamps.now_text()
+                )
+    location = url_for("api.posts.get_post_item", post_id=post["id"])
+    return with_etag(post_schema.dump(post), post, 201, {"Location": location})
+
+
+@bp.get("/api-v2-posts-item/<post_id>")
+@require_scope("posts:read")
+def get_post_item(post_id):
+    post = get_post(post_id)
+    return with_etag(post_schema.dump(post), post)
+
+
+@bp.patch("/api-v2-posts-item/<post_id>")
+@require_scope("posts:write")
+def update_post_item(post_id):
+    changes = post_update_schema.load(json_body())
+    lead = current_app.config["SCHEDULE_MIN_LEAD_SECONDS"]
+    with transaction() as db:
+        post = get_post(post_id, db)
+        check_if_match(post)
+        columns = plan_update(post, changes, lead)
+        if columns:
+            post = post_store.update_post(db, g.user_id, post["id"], columns, timestamps.now_text())
+    return with_etag(post_schema.dump(post), post)

@@ -1,0 +1,35 @@
+"""gunicorn settings: `gunicorn -c gunicorn.conf.py wsgi:app` (what `make run` does).
+
+Every value can be overridden with gunicorn's own flags or GUNICORN_CMD_ARGS.
+The app is not preloaded, so each worker opens its own SQLite connection
+after the fork.
+"""
+
+import os
+import sys
+
+bind = os.environ.get("BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY", 4))
+worker_class = "sync"
+preload_app = False
+accesslog = "-"
+errorlog = "-"
+timeout = 30
+graceful_timeout = 10
+control_socket_disable = True  # several servers (tests, bench) may run side by side
+
+
+def on_starting(server):
+    """Refuse to start, with one clear line, on a database path that cannot work.
+
+    Runs in the master and opens no connection: it looks at the path only.
+    """
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from app import create_app
+    from store.db import check_database
+
+    path = create_app().config["DATABASE"]
+    problem = check_database(path)
+    if problem:
+        print(f"error: cannot start: {problem}", file=sys.stderr, flush=True)
+        sys.exit(1)

@@ -1,0 +1,161 @@
+"""Authentication rules of reference part 5, row by row, and scope checks."""
+
+import pytest
+
+from auth import generate_key
+from store.db import get_db
+from tests.conftest import assert_error
+
+POSTS = "/functions/v1/api-v2-posts"
+
+
+def test_missing_key_is_401_with_challenge(client):
+    r = client.get(POSTS)
+    err = assert_error(r, 401, "unauthorized")
+    assert "X-API-Key" in err["message"]
+    assert r.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "svc_live_",
+        "svc_test_" + "a" * 40,  # wrong prefix
+        "sk_live_" + "a" * 40,
+        "svc_live_" + "a" * 31,  # too short
+        "svc_live_" + "a" * 39 + "!",  # bad character
+        "svc_live_" + "a" * 39 + "é",
+        "svc_live_" + "a" * 20 + " " + "a" * 20,
+        "svc_live_" + "a" * 200,  # too long
+    ],
+)
+def test_malformed_key_is_401_without_a_query(app, client, bad):
+    statements = []
+    with app.app_context():
+        get_db().set_trace_callback(statements.append)  # the client runs in this thread
+        r = client.get(POSTS, headers={"X-API-Key": bad})
+        get_db().set_trace_callback(None)
+    err = assert_error(r, 401, "unauthorized")
+    assert "malformed" in err["message"] or "required" in err["message"]
+    assert not [s for s in statements if "api_keys" in s]
+
+
+def test_unknown_key_is_401(client, key):
+    assert_error(client.get(POSTS, headers={"X-API-Key": generate_key()}), 401, "unauthorized")
+
+
+def test_good_key_is_accepted(client, key):
+    assert client.get(POSTS, headers={"X-API-Key": key}).status_code == 200
+
+
+@pytest.mark.parametrize("name", ["x-api-key", "X-API-KEY", "X-Api-Key"])
+def test_header_name_in_any_case(client, key, name):
+    assert client.get(POSTS, headers={name: key}).status_code == 200
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER"])
+def test_bearer_fallback(client, key, scheme):
+    assert client.get(POSTS, headers={"Authorization": f"{scheme} {key}"}).status_code == 200
+
+
+@pytest.mark.parametrize("value", ["Basic {key}", "{key}", "Bearer", "Token {key}"])
+def test_other_authorization_forms_are_401(client, key, value):
+    r = client.get(POSTS, headers={"Authorization": value.format(key=key)})
+    assert_error(r, 401, "unauthorized")
+
+
+@pytest.mark.parametrize("bad", ["svc_live_short", "", "svc_live_" + "b" * 40])
+def test_bad_x_api_key_beside_good_bearer_is_401(client, key, bad):
+    r = client.get(POSTS, headers={"X-API-Key": bad, "Authorization": f"Bearer {key}"})
+    assert_error(r, 401, "unauthorized")
+
+
+@pytest.mark.parametrize("param", ["apikey", "api_key", "key", "x-api-key", "access_token"])
+def test_key_in_query_string_is_ignored(client, key, param):
+    assert_error(client.get(f"{POSTS}?{param}={key}"), 401, "unauthorized")
+
+
+def test_revoked_key_is_401(client, runner, key):
+    assert client.get(POSTS, headers={"X-API-Key": key}).status_code == 200
+    assert runner.invoke(args=["keys", "revoke", key]).exit_code == 0
+    err = assert_error(client.get(POSTS, headers={"X-API-Key": key}), 401, "unauthorized")
+    assert "revoked" in err["message"]
+
+
+def test_expired_key_is_401(client, make_key):
+    key = make_key(expires_at="2020-01-01T00:00:00Z")
+    err = assert_error(client.get(POSTS, headers={"X-API-Key": key}), 401, "unauthorized")
+    assert "expired" in err["message"]
+
+
+def test_future_expiry_is_accepted(client, make_key):
+    key = make_key(expires_at="2999-01-01T00:00:00+02:00")
+    assert client.get(POSTS, headers={"X-API-Key": key}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "method, path, scope",
+    [
+        ("get", POSTS, "posts:read"),
+        ("post", POSTS, "posts:write"),
+        ("get", "/functions/v1/api-v2-posts-item/x", "posts:read"),
+        ("patch", "/functions/v1/api-v2-posts-item/x", "posts:write"),
+        ("post", "/functions/v1/make-post-callback", "posts:publish"),
+    ],
+)
+def test_missing_scope_is_403_naming_it(caller, method, path, scope):
+    others = [s for s in ("posts:read", "posts:write", "posts:publish") if s != scope]
+    api = caller("carol", scopes=others + ["articles:read", "articles:write"])
+    r = getattr(api, method)(path, json={} if method != "get" else None)
+    err = assert_error(r, 403, "insufficient_scope")
+    assert err["details"] == {"required_scope": scope}
+
+
+def _last_used(runner):
+    lines = runner.invoke(args=["keys", "list"]).output.splitlines()
+    return lines[1].split()[-1]
+
+
+def test_last_used_at_is_written_at_most_once_per_interval(app, client, runner, key):
+    assert _last_used(runner) == "-"
+    client.get(POSTS, headers={"X-API-Key": key})
+    first = _last_used(runner)
+    assert first.startswith("20")
+    client.get(POSTS, headers={"X-API-Key": key})
+    assert _last_used(runner) == first  # within the interval: no write
+    app.config["KEY_TOUCH_INTERVAL"] = 0
+    client.get(POSTS, headers={"X-API-Key": key})
+    assert _last_used(runner) > first
+
+
+def test_last_used_at_is_written_after_the_response(client, runner, key):
+    response = client.get(POSTS, headers={"X-API-Key": key}, buffered=False)
+    assert response.status_code == 200
+    assert _last_used(runner) == "-"  # the response has not been closed yet
+    response.close()
+    assert _last_used(runner) != "-"
+
+
+def test_late_last_used_write_does_not_undo_a_revoke(client, runner, key):
+    response = client.get(POSTS, headers={"X-API-Key": key}, buffered=False)
+    assert runner.invoke(args=["keys", "revoke", "1"]).exit_code == 0
+    response.close()  # the deferred last_used_at write runs now
+    listing = runner.invoke(args=["keys", "list"]).output
+    assert " revoked " in listing
+    assert_error(client.get(POSTS, headers={"X-API-Key": key}), 401, "unauthorized")
+
+
+def test_database_holds_no_plain_key(app, client, make_key, tmp_path):
+    keys = [make_key("alice"), make_key("bob", ["posts:read"])]
+    for key in keys:
+        for _ in range(3):
+            client.get(POSTS, headers={"X-API-Key": key})
+        client.post(POSTS, json={"type": "personal", "content": "x"}, headers={"X-API-Key": key})
+    stored = b"".join(
+        p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("test.sqlite")
+    )
+    assert len(stored) > 0
+    assert b"svc_live_" not in stored
+    for key in keys:
+        assert key[9:].encode() not in stored

@@ -1,0 +1,97 @@
+"""The key CLI and init-db, through Flask's CLI runner."""
+
+from auth import SCOPES, hash_key
+from store import keys as key_store
+from tests.conftest import assert_error
+
+
+def test_create_prints_the_key_alone_on_the_last_line(runner):
+    result = runner.invoke(args=["keys", "create", "--user", "ann", "--scope", "posts:read"])
+    assert result.exit_code == 0
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("svc_live_") and len(last) >= 9 + 32
+    assert last.isalnum() is False and last[9:].isalnum()
+
+
+def test_keys_are_unique(make_key):
+    assert len({make_key("u") for _ in range(20)}) == 20
+
+
+def test_unknown_scope_is_refused(runner):
+    result = runner.invoke(args=["keys", "create", "--user", "ann", "--scope", "posts:delete"])
+    assert result.exit_code != 0
+    assert "posts:delete" in result.output and "posts:read" in result.output
+    assert "svc_live_" not in result.output
+
+
+def test_scope_is_required(runner):
+    result = runner.invoke(args=["keys", "create", "--user", "ann"])
+    assert result.exit_code != 0
+
+
+def test_bad_expiry_is_refused(runner):
+    for bad in ["tomorrow", "2030-01-01T00:00:00"]:
+        result = runner.invoke(
+            args=["keys", "create", "--user", "a", "--scope", "posts:read", "--expires-at", bad]
+        )
+        assert result.exit_code != 0, bad
+        assert "RFC 3339" in result.output
+
+
+def test_list_shows_keys_without_secrets(app, runner, make_key):
+    key = make_key("ann", ["posts:read", "articles:read"], expires_at="2020-01-01T00:00:00Z")
+    make_key("bob", SCOPES)
+    result = runner.invoke(args=["keys", "list"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0].split()[:5] == ["ID", "PREFIX", "USER", "SCOPES", "STATE"]
+    assert "ann" in lines[1] and "posts:read,articles:read" in lines[1] and "expired" in lines[1]
+    assert "2020-01-01T00:00:00.000000Z" in lines[1]
+    assert "bob" in lines[2] and "active" in lines[2]
+    assert key not in result.output and key[9:20] not in result.output
+    assert hash_key(key) not in result.output
+
+
+def test_revoke_by_id_and_by_key(client, runner, make_key):
+    first, second = make_key("ann"), make_key("ann")
+    assert runner.invoke(args=["keys", "revoke", "1"]).exit_code == 0
+    assert runner.invoke(args=["keys", "revoke", second]).exit_code == 0
+    for key in (first, second):
+        r = client.get("/functions/v1/api-v2-posts", headers={"X-API-Key": key})
+        assert_error(r, 401, "unauthorized")
+    assert runner.invoke(args=["keys", "list"]).output.count(" revoked ") == 2
+
+
+def test_revoke_unknown_or_garbage_fails(runner, key):
+    for value in ["99", "svc_live_" + "x" * 40, "nonsense"]:
+        result = runner.invoke(args=["keys", "revoke", value])
+        assert result.exit_code != 0, value
+
+
+def test_demo_key_only_when_no_key_exists(client, runner):
+    result = runner.invoke(args=["keys", "demo"])
+    key = result.output.strip().splitlines()[-1]
+    assert client.get("/functions/v1/api-v2-posts", headers={"X-API-Key": key}).status_code == 200
+    again = runner.invoke(args=["keys", "demo"])
+    assert again.exit_code == 0 and "svc_live_" not in again.output
+
+
+def test_init_db_is_idempotent_and_keeps_data(app, runner, api):
+    created = api.post("/functions/v1/api-v2-posts", json={"type": "personal", "content": "kept"})
+    assert created.status_code == 201
+    for _ in range(2):
+        result = runner.invoke(args=["init-db"])
+        assert result.exit_code == 0, result.output
+    r = api.get(created.headers["Location"])
+    assert r.status_code == 200 and r.get_json()["content"] == "kept"
+    with app.app_context():
+        assert key_store.count_keys() == 1
+
+
+def test_init_db_refuses_a_missing_directory(tmp_path):
+    from app import create_app
+
+    app = create_app({"DATABASE": str(tmp_path / "nope" / "db.sqlite")})
+    result = app.test_cli_runner().invoke(args=["init-db"])
+    assert result.exit_code != 0
+    assert "does not exist" in result.output
