@@ -65,7 +65,7 @@ def plan_update(post, changes, lead_seconds):
     try:
         check_brand(merged)
     except ValidationError as e:
-        raise validation_error(e.messages)
+        raise validation_error(e.normalized_messages())
     if new == "Scheduled" and (new != old or rescheduled):
         _check_schedule(merged["scheduled_at"], lead_seconds)
     if new == "Failed" and not merged.get("last_error"):
