@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS posts (
 
 -- Newest-first pages, and the automation's feed ordered by scheduled_at.
 CREATE INDEX IF NOT EXISTS posts_user_created ON posts (user_id, created_at, id);
+CREATE INDEX IF NOT EXISTS posts_user_status_created ON posts (user_id, status, created_at, id);
 CREATE INDEX IF NOT EXISTS posts_user_status_scheduled ON posts (user_id, status, scheduled_at, id);
 CREATE INDEX IF NOT EXISTS posts_user_scheduled ON posts (user_id, scheduled_at, id);
 

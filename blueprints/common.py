@@ -2,7 +2,7 @@
 
 import uuid
 
-from flask import request
+from flask import g, request
 from werkzeug.exceptions import BadRequest
 
 from errors import ApiError, bad_request, not_found
@@ -30,6 +30,14 @@ def item_id(value, what):
         return str(uuid.UUID(value))
     except ValueError:
         raise not_found(what)
+
+
+def get_owned(fetch, value, what, db=None):
+    """The caller's record through `fetch(user_id, id, db)`, or a 404."""
+    record = fetch(g.user_id, item_id(value, what), db)
+    if record is None:
+        raise not_found(what)
+    return record
 
 
 def with_etag(body, record, status=200, headers=None):

@@ -9,14 +9,14 @@ from flask import Blueprint, current_app, g, url_for
 import timestamps
 from auth import require_scope
 from blueprints.common import (
+    get_owned,
     check_if_match,
     idempotency_key,
-    item_id,
     json_body,
     load_query,
     with_etag,
 )
-from errors import conflict, not_found
+from errors import conflict
 from publishing import plan_update
 from schemas.posts import post_list_query_schema, post_schema, post_update_schema, posts_page_schema
 from store import posts as post_store
@@ -27,10 +27,7 @@ bp = Blueprint("posts", __name__)
 
 def get_post(post_id, db=None):
     """The caller's post, or 404: unknown, malformed and foreign ids alike."""
-    post = post_store.get_post(g.user_id, item_id(post_id, "post"), db)
-    if post is None:
-        raise not_found("post")
-    return post
+    return get_owned(post_store.get_post, post_id, "post", db)
 
 
 @bp.get("/api-v2-posts")

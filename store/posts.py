@@ -1,69 +1,35 @@
 """Posts and the idempotency keys of their creation."""
 
-import json
-
-from store.db import get_db
 from store.paging import page
+from store.records import OwnedTable
 
 COLUMNS = (
     "id, type, brand_id, content, media_urls, status, scheduled_at, published_at,"
     " linkedin_post_id, live_url, last_error, created_at, updated_at, version"
 )
-WRITABLE = {
-    "type", "brand_id", "content", "media_urls", "status", "scheduled_at",
-    "published_at", "linkedin_post_id", "live_url", "last_error",
-}  # fmt: skip
+CREATABLE = ("type", "brand_id", "content", "media_urls", "scheduled_at")
+posts = OwnedTable(
+    "posts",
+    COLUMNS,
+    json_columns=["media_urls"],
+    writable=[*CREATABLE, "status", "published_at", "linkedin_post_id", "live_url", "last_error"],
+)
 ORDERS = {
     "-created_at": "created_at DESC, id DESC",
     "scheduled_at": "scheduled_at IS NULL, scheduled_at, id",
 }
 
 
-def _record(row):
-    record = dict(row)
-    record["media_urls"] = json.loads(record["media_urls"])
-    return record
-
-
 def get_post(user_id, post_id, db=None):
-    """The user's post, or None: another user's post is as unknown as a
-    missing one."""
-    row = (db or get_db()).execute(
-        f"SELECT {COLUMNS} FROM posts WHERE id = ? AND user_id = ?", (post_id, user_id)
-    ).fetchone()
-    return _record(row) if row else None
+    return posts.get(user_id, post_id, db)
 
 
 def insert_post(db, user_id, post_id, fields, now):
-    db.execute(
-        "INSERT INTO posts (id, user_id, type, brand_id, content, media_urls, scheduled_at,"
-        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            post_id,
-            user_id,
-            fields["type"],
-            fields["brand_id"],
-            fields["content"],
-            json.dumps(fields["media_urls"]),
-            fields["scheduled_at"],
-            now,
-            now,
-        ),
-    )
-    return get_post(user_id, post_id, db)
+    return posts.insert(db, user_id, post_id, {k: fields[k] for k in CREATABLE}, now)
 
 
 def update_post(db, user_id, post_id, changes, now):
-    """Write `changes`, bump version; returns the new record."""
-    assert changes.keys() <= WRITABLE, changes.keys() - WRITABLE
-    values = {k: json.dumps(v) if k == "media_urls" else v for k, v in changes.items()}
-    assignments = "".join(f"{column} = ?, " for column in values)
-    db.execute(
-        f"UPDATE posts SET {assignments}updated_at = ?, version = version + 1"
-        " WHERE id = ? AND user_id = ?",
-        (*values.values(), now, post_id, user_id),
-    )
-    return get_post(user_id, post_id, db)
+    return posts.update(db, user_id, post_id, changes, now)
 
 
 def list_posts(user_id, query, now):
@@ -96,7 +62,7 @@ def list_posts(user_id, query, now):
         query["offset"],
         counts=(user_id, kinds, query.get("status")) if by_counts else None,
     )
-    return [_record(r) for r in rows], total
+    return [posts.record(r) for r in rows], total
 
 
 def find_idempotency_key(db, user_id, key):
