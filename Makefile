@@ -3,28 +3,46 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 FLASK  := $(BIN)/flask --app app
+PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
-.PHONY: run test test-slow install clean
+.PHONY: run test test-slow fuzz install install-test system-packages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.installed: requirements.txt | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PIP) -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-test: requirements.txt requirements-test.txt | $(BIN)/python
+	$(PIP) -r requirements-test.txt
 	touch $@
 
 install: $(VENV)/.installed
+
+install-test: $(VENV)/.installed-test
+
+# Debian's chromium (browser tests) and curl (README test). Without root or
+# apt the tests that need them skip with a reason, except under CI=true.
+system-packages:
+	@if command -v chromium >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium curl >/dev/null; \
+	else echo "note: cannot install chromium/curl here; the browser and README tests will skip"; fi
 
 run: install
 	$(FLASK) init-db
 	$(FLASK) keys demo
 	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
 
-test: install
+test: install-test system-packages
 	$(BIN)/python -m pytest
 
-test-slow: install
+test-slow: install-test
 	$(BIN)/python -m pytest -m slow
 
+fuzz: install-test
+	$(BIN)/python -m pytest -m fuzz
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache test-artifacts

@@ -52,9 +52,10 @@ def create_app(test_config=None):
         max_age=600,
     )
 
-    from blueprints import api, health
+    from blueprints import api, docs, health
 
     app.register_blueprint(health.bp)
+    app.register_blueprint(docs.bp)
     app.register_blueprint(api.bp)
     return app
 

@@ -6,16 +6,14 @@ string order is time order and SQLite indexes compare them correctly.
 
 from datetime import datetime, timedelta, timezone
 
-FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-
-
 def now():
     return datetime.now(timezone.utc)
 
 
 def to_text(moment):
-    """An aware datetime as stored text, in UTC."""
-    return moment.astimezone(timezone.utc).strftime(FORMAT)
+    """An aware datetime as stored text, in UTC (years always 4 digits)."""
+    utc = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return utc.isoformat(timespec="microseconds") + "Z"
 
 
 def now_text(offset_seconds=0):

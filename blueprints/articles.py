@@ -9,6 +9,7 @@ import uuid
 from flask import Blueprint, g, url_for
 
 import timestamps
+from apidoc import doc
 from auth import require_scope
 from blueprints.common import check_if_match, get_owned, json_body, load_query, with_etag
 from schemas.articles import (
@@ -37,6 +38,8 @@ def plan_update(article, changes, now):
 
 
 @bp.get("/articles-api")
+@doc("List the caller's articles", query=article_list_query_schema,
+     response=articles_page_schema)
 @require_scope("articles:read")
 def list_articles():
     query = load_query(article_list_query_schema)
@@ -47,6 +50,23 @@ def list_articles():
 
 
 @bp.post("/articles-api")
+@doc(
+    "Create an article draft",
+    body=article_schema,
+    response=article_schema,
+    status=201,
+    headers=["ETag", "Location"],
+    links={
+        "GetArticle": {
+            "operationId": "get_article_item",
+            "parameters": {"article_id": "$response.body#/id"},
+        },
+        "UpdateArticle": {
+            "operationId": "update_article_item",
+            "parameters": {"article_id": "$response.body#/id"},
+        },
+    },
+)
 @require_scope("articles:write")
 def create_article():
     fields = article_schema.load(json_body())
@@ -59,6 +79,7 @@ def create_article():
 
 
 @bp.get("/articles-api-item/<article_id>")
+@doc("Get one article", response=article_schema, headers=["ETag"])
 @require_scope("articles:read")
 def get_article_item(article_id):
     article = get_article(article_id)
@@ -66,6 +87,9 @@ def get_article_item(article_id):
 
 
 @bp.patch("/articles-api-item/<article_id>")
+@doc("Update an article", body=article_update_schema, response=article_schema, errors=[412],
+     headers=["ETag"], request_headers=["If-Match"],
+     description="Draft -> Published sets published_at; back to Draft clears it.")
 @require_scope("articles:write")
 def update_article_item(article_id):
     changes = article_update_schema.load(json_body())

@@ -3,6 +3,7 @@
 from flask import Blueprint, g
 
 import timestamps
+from apidoc import doc
 from auth import require_scope
 from blueprints.common import json_body, with_etag
 from blueprints.posts import get_post
@@ -15,6 +16,16 @@ bp = Blueprint("callback", __name__)
 
 
 @bp.post("/make-post-callback")
+@doc(
+    "Mark a post Published (automation platform callback)",
+    body=callback_schema,
+    response=post_schema,
+    errors=[404, 409],
+    headers=["ETag"],
+    description="A Scheduled or Failed post becomes Published. The same callback again returns "
+    "200 with the unchanged record; a different URN or URL for a Published post, or a Draft, "
+    "is a 409.",
+)
 @require_scope("posts:publish")
 def publish_callback():
     """Scheduled (or Failed) -> Published. The platform retries, so the same

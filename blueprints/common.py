@@ -1,5 +1,7 @@
 """Request and response helpers shared by the posts and articles views."""
 
+import json
+import re
 import uuid
 
 from flask import g, request
@@ -13,9 +15,14 @@ def json_body():
     if not request.is_json:
         raise ApiError(415, "Send a JSON body with Content-Type: application/json.")
     try:
-        return request.get_json()
+        body = request.get_json()
     except BadRequest:
         raise bad_request("The request body is not valid JSON.")
+    try:  # JSON may escape lone surrogates ("\ud800"), which no text can hold
+        json.dumps(body, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        raise bad_request("The request body holds invalid Unicode (a lone surrogate).")
+    return body
 
 
 def load_query(schema):
@@ -60,12 +67,14 @@ def check_if_match(record):
     )
 
 
+IDEMPOTENCY_KEY_PATTERN = r"^[!-~]{1,255}$"  # visible ASCII, as in the OpenAPI document
+
+
 def idempotency_key():
-    """The Idempotency-Key header, or None; 1 to 255 visible characters."""
+    """The Idempotency-Key header, or None."""
     value = request.headers.get("Idempotency-Key")
     if value is None:
         return None
-    value = value.strip()
-    if not 1 <= len(value) <= 255 or not value.isprintable():
-        raise bad_request("Idempotency-Key must be 1 to 255 printable characters.")
+    if not re.fullmatch(IDEMPOTENCY_KEY_PATTERN, value):
+        raise bad_request("Idempotency-Key must be 1 to 255 visible ASCII characters.")
     return value

@@ -7,6 +7,7 @@ import uuid
 from flask import Blueprint, current_app, g, url_for
 
 import timestamps
+from apidoc import doc
 from auth import require_scope
 from blueprints.common import (
     get_owned,
@@ -31,6 +32,7 @@ def get_post(post_id, db=None):
 
 
 @bp.get("/api-v2-posts")
+@doc("List the caller's posts", query=post_list_query_schema, response=posts_page_schema)
 @require_scope("posts:read")
 def list_posts():
     query = load_query(post_list_query_schema)
@@ -41,6 +43,28 @@ def list_posts():
 
 
 @bp.post("/api-v2-posts")
+@doc(
+    "Create a post draft",
+    body=post_schema,
+    response=post_schema,
+    status=201,
+    errors=[409],
+    headers=["ETag", "Location"],
+    request_headers=["Idempotency-Key"],
+    links={
+        "GetPost": {"operationId": "get_post_item", "parameters": {"post_id": "$response.body#/id"}},
+        "UpdatePost": {
+            "operationId": "update_post_item",
+            "parameters": {"post_id": "$response.body#/id"},
+        },
+        "PublishPost": {
+            "operationId": "publish_callback",
+            "requestBody": {"post_id": "$response.body#/id"},
+        },
+    },
+    description="Always creates a Draft. The same Idempotency-Key with the same body returns "
+    "the first post; with another body it is a 409.",
+)
 @require_scope("posts:write")
 def create_post():
     body = json_body()
@@ -68,6 +92,7 @@ def create_post():
 
 
 @bp.get("/api-v2-posts-item/<post_id>")
+@doc("Get one post", response=post_schema, headers=["ETag"])
 @require_scope("posts:read")
 def get_post_item(post_id):
     post = get_post(post_id)
@@ -75,6 +100,17 @@ def get_post_item(post_id):
 
 
 @bp.patch("/api-v2-posts-item/<post_id>")
+@doc(
+    "Update a post",
+    body=post_update_schema,
+    response=post_schema,
+    errors=[409, 412],
+    headers=["ETag"],
+    request_headers=["If-Match"],
+    description="Status moves and rescheduling a Scheduled post also need `posts:publish`: "
+    "Draft->Scheduled, Scheduled->Draft|Failed, Failed->Draft|Scheduled. Published is reached "
+    "only through the publish callback (409 here).",
+)
 @require_scope("posts:write")
 def update_post_item(post_id):
     changes = post_update_schema.load(json_body())

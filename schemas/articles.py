@@ -2,7 +2,7 @@
 
 from marshmallow import Schema, fields, validate
 
-from schemas.common import HttpUrl, PageQuerySchema, PageSchema, Timestamp, not_blank
+from schemas.common import HttpUrl, PageQuerySchema, PageSchema, Text, Timestamp
 
 ARTICLE_STATUSES = ("Draft", "Published")
 MAX_TITLE = 300
@@ -13,7 +13,7 @@ MAX_TAG = 50
 
 
 def title_field(**kwargs):
-    return fields.String(validate=[validate.Length(min=1, max=MAX_TITLE), not_blank], **kwargs)
+    return Text(MAX_TITLE, **kwargs)
 
 
 def body_field(**kwargs):
@@ -29,7 +29,7 @@ def excerpt_field(**kwargs):
 
 
 def tags_field(**kwargs):
-    tag = fields.String(validate=[validate.Length(min=1, max=MAX_TAG), not_blank])
+    tag = Text(MAX_TAG)
     return fields.List(tag, validate=validate.Length(max=MAX_TAGS), **kwargs)
 
 

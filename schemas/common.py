@@ -1,10 +1,25 @@
 """Fields and schemas that posts and articles share."""
 
+import re
+
 from marshmallow import Schema, ValidationError, fields, validate
 
 import timestamps
 
 MAX_URL_LENGTH = 2048
+# The URLs we accept: what fields.Url accepts, narrowed to a pattern that the
+# OpenAPI document can state exactly, so clients and the server agree.
+_P = r"([A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"  # RFC 3986 pchar
+_Q = rf"({_P}|[/?])"
+URL_PATTERN = (
+    r"^https?://([A-Za-z0-9]{1,63}\.)*[A-Za-z][A-Za-z0-9]{1,62}(:[0-9]{1,4})?"
+    rf"((/{_P}*)+(\?{_Q}+)?(#{_Q}*)?|\?{_Q}+(#{_Q}*)?)?$"
+)
+# "Not only white space", spelled out so that Python and the JSON Schema
+# regex dialect of the OpenAPI document agree on what white space is.
+NOT_BLANK_PATTERN = (
+    r"[^\t\n\v\f\r \x1c-\x1f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+)
 
 
 class Timestamp(fields.AwareDateTime):
@@ -26,19 +41,32 @@ class Timestamp(fields.AwareDateTime):
         return timestamps.to_text(value)
 
 
-def HttpUrl(**kwargs):
+def HttpUrl(metadata=None, **kwargs):
     """An absolute http(s) URL of reasonable length."""
     return fields.Url(
         schemes={"http", "https"},
         require_tld=False,
-        validate=validate.Length(max=MAX_URL_LENGTH),
+        validate=[
+            validate.Length(max=MAX_URL_LENGTH),
+            validate.Regexp(URL_PATTERN, error="Must be an http(s) URL such as https://example.com/a."),
+        ],
+        metadata={"format": "uri", "pattern": URL_PATTERN, **(metadata or {})},
         **kwargs,
     )
 
 
 def not_blank(value):
-    if not value.strip():
+    if not re.search(NOT_BLANK_PATTERN, value):
         raise ValidationError("Must contain more than white space.")
+
+
+def Text(max_length, metadata=None, **kwargs):
+    """A string of 1 to `max_length` characters that is not only white space."""
+    return fields.String(
+        validate=[validate.Length(min=1, max=max_length), not_blank],
+        metadata={"pattern": NOT_BLANK_PATTERN, **(metadata or {})},
+        **kwargs,
+    )
 
 
 class PageQuerySchema(Schema):

@@ -2,7 +2,7 @@
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from schemas.common import HttpUrl, PageQuerySchema, PageSchema, Timestamp, not_blank
+from schemas.common import HttpUrl, PageQuerySchema, PageSchema, Text, Timestamp
 
 POST_TYPES = ("personal", "brand")
 POST_STATUSES = ("Draft", "Scheduled", "Published", "Failed")
@@ -19,17 +19,38 @@ def check_brand(data):
         raise ValidationError("Must be null for personal posts.", "brand_id")
 
 
+# check_brand as JSON Schema, for the OpenAPI document: clients and fuzzers
+# then know that a brand post needs brand_id and a personal one has none.
+BRAND_RULE = {
+    "oneOf": [
+        {
+            "properties": {
+                "type": {"type": "string", "enum": ["personal"]},
+                "brand_id": {"nullable": True, "enum": [None]},
+            }
+        },
+        {
+            "properties": {
+                "type": {"type": "string", "enum": ["brand"]},
+                "brand_id": {"type": "string"},
+            },
+            "required": ["brand_id"],
+        },
+    ]
+}
+
+
 def brand_id_field(**kwargs):
-    return fields.String(
+    return Text(
+        100,
         allow_none=True,
-        validate=[validate.Length(min=1, max=100), not_blank],
         metadata={"description": "Company page the automation posts to; brand posts only."},
         **kwargs,
     )
 
 
 def content_field(**kwargs):
-    return fields.String(validate=[validate.Length(min=1, max=MAX_CONTENT), not_blank], **kwargs)
+    return Text(MAX_CONTENT, **kwargs)
 
 
 def media_urls_field(**kwargs):
@@ -38,6 +59,8 @@ def media_urls_field(**kwargs):
 
 class PostSchema(Schema):
     """The post record; its writable fields are also the create body."""
+
+    openapi_extra = BRAND_RULE
 
     id = fields.String(dump_only=True, metadata={"format": "uuid"})
     type = fields.String(required=True, validate=validate.OneOf(POST_TYPES))

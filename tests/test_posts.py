@@ -135,7 +135,7 @@ def test_without_idempotency_key_each_create_is_new(api):
     assert api.post(POSTS, json=body).get_json()["id"] != api.post(POSTS, json=body).get_json()["id"]
 
 
-@pytest.mark.parametrize("value", ["", "x" * 256])
+@pytest.mark.parametrize("value", ["", "x" * 256, "with space", "tab\there", "caf\u00e9"])
 def test_bad_idempotency_key_is_400(api, value):
     r = api.post(POSTS, json={"type": "personal", "content": "a"},
                  headers={"Idempotency-Key": value})

@@ -1,0 +1,172 @@
+"""The OpenAPI document, built from the routes and schemas the views use.
+
+Each API view carries a `@doc(...)` naming the module-level schema instances
+it loads and dumps; the scope comes from its `@require_scope`, the path and
+methods from Flask's URL map. Nothing here is a hand-kept copy of the API:
+a route without `@doc` makes the build fail, and the tests check responses
+against the document with schemathesis.
+"""
+
+import re
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+
+from blueprints.common import IDEMPOTENCY_KEY_PATTERN
+from schemas.common import ErrorSchema
+
+TITLE = "Content Publishing Service"
+VERSION = "1.0.0"
+SECURITY = [{"ApiKeyHeader": []}, {"BearerAuth": []}]
+ERROR_TEXT = {
+    400: "Malformed JSON, or invalid, unknown or read-only fields or parameters (`validation_error`).",
+    401: "API key missing, malformed, unknown, revoked or expired.",
+    403: "The key lacks the required scope (`details.required_scope`).",
+    404: "Unknown id, not a UUID, or another user's.",
+    409: "The change conflicts with the record's state.",
+    412: "If-Match names a stale version.",
+    413: "The request body is larger than MAX_CONTENT_LENGTH.",
+    415: "The body is not application/json.",
+    507: "The server's storage is full; nothing was written.",
+}
+
+
+def doc(summary, *, query=None, body=None, response=None, status=200, errors=(),
+        description=None, headers=(), request_headers=(), links=None):
+    """Record what a view accepts and returns, for the OpenAPI document."""
+
+    def decorator(view):
+        view.apidoc = {
+            "summary": summary,
+            "description": description,
+            "query": query,
+            "body": body,
+            "response": response,
+            "status": status,
+            "errors": tuple(errors),
+            "headers": tuple(headers),
+            "request_headers": tuple(request_headers),
+            "links": links or {},
+        }
+        return view
+
+    return decorator
+
+
+RESPONSE_HEADERS = {
+    "ETag": {"description": 'The record\'s version, quoted: "3".', "schema": {"type": "string"}},
+    "Location": {"description": "Path of the created record.", "schema": {"type": "string"}},
+}
+REQUEST_HEADERS = {
+    "If-Match": {
+        "description": 'Apply the change only if the record\'s version still is this ETag ("3").',
+        "schema": {"type": "string"},
+    },
+    "Idempotency-Key": {
+        "description": "A retry with the same key and body returns the first result.",
+        "schema": {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN},
+    },
+}
+
+
+def _schema_name(schema):
+    name = type(schema).__name__
+    name = name[: -len("Schema")] if name.endswith("Schema") else name
+    return name + ("Update" if schema.partial is True else "")
+
+
+def build_spec(app):
+    spec = APISpec(
+        title=TITLE,
+        version=VERSION,
+        openapi_version="3.0.3",
+        plugins=[MarshmallowPlugin(schema_name_resolver=_schema_name)],
+        info={
+            "description": (
+                "Posts, articles and the publish callback. Authenticate with an API key in "
+                "`X-API-Key` (preferred) or `Authorization: Bearer`. Each operation names the "
+                "scope it needs in `x-required-scope`."
+            )
+        },
+        servers=[{"url": "/"}],
+    )
+    spec.components.security_scheme(
+        "ApiKeyHeader", {"type": "apiKey", "in": "header", "name": "X-API-Key"}
+    )
+    spec.components.security_scheme("BearerAuth", {"type": "http", "scheme": "bearer"})
+    spec.components.schema("Error", schema=ErrorSchema)
+
+    schemas = set()
+    for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
+        if not rule.endpoint.startswith("api."):
+            continue
+        view = app.view_functions[rule.endpoint]
+        info = getattr(view, "apidoc", None)
+        if info is None:
+            raise RuntimeError(f"{rule.endpoint} has no @doc: the API document would miss it")
+        path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule.rule)
+        operations = {
+            method.lower(): _operation(view, info, rule)
+            for method in sorted(rule.methods - {"HEAD", "OPTIONS"})
+        }
+        spec.path(path=path, operations=operations)
+        schemas |= {s for s in (info["body"], info["response"]) if s is not None}
+    document = spec.to_dict()
+    # Rules across fields that marshmallow checks in code (see openapi_extra).
+    for schema in schemas:
+        extra = getattr(schema, "openapi_extra", None)
+        if extra:
+            document["components"]["schemas"][_schema_name(schema)].update(extra)
+    return document
+
+
+def _operation(view, info, rule):
+    scope = getattr(view, "required_scope", None)
+    description = info["description"] or ""
+    if scope:
+        description = f"Requires the scope `{scope}`. {description}".strip()
+    op = {
+        "operationId": rule.endpoint.rsplit(".", 1)[-1],
+        "summary": info["summary"],
+        "description": description,
+        "tags": [rule.endpoint.split(".")[1]],
+        "security": SECURITY,
+        "x-required-scope": scope,
+        "parameters": [],
+        "responses": {},
+    }
+    for arg in sorted(rule.arguments):
+        op["parameters"].append(
+            {"in": "path", "name": arg, "required": True,
+             "schema": {"type": "string", "format": "uuid"}}
+        )
+    if info["query"] is not None:
+        op["parameters"].append({"in": "query", "schema": info["query"]})
+    for name in info["request_headers"]:
+        op["parameters"].append({"in": "header", "name": name, "required": False,
+                                 **REQUEST_HEADERS[name]})
+    if info["body"] is not None:
+        op["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": info["body"]}},
+        }
+    ok = {"description": "Success.", "content": {"application/json": {"schema": info["response"]}}}
+    if info["headers"]:
+        ok["headers"] = {name: RESPONSE_HEADERS[name] for name in info["headers"]}
+    if info["links"]:
+        ok["links"] = info["links"]
+    op["responses"][str(info["status"])] = ok
+
+    errors = {401, 403, *info["errors"]}
+    if info["query"] is not None or info["body"] is not None:
+        errors.add(400)
+    if info["body"] is not None:
+        errors |= {413, 415, 507}
+    if rule.arguments:
+        errors.add(404)
+    for status in sorted(errors):
+        op["responses"][str(status)] = {
+            "description": ERROR_TEXT[status],
+            "content": {"application/json": {"schema": "Error"}},
+        }
+    return op
