@@ -1,0 +1,175 @@
+"""Seed bench databases through the service's own store code.
+
+Rows go in with store.posts.insert_post / update_post inside
+`with app.app_context(): with transaction() as db:` (one transaction per
+BATCH rows), users and keys with store.keys.create_key: the rows are exactly
+what the service itself writes, triggers (content_counts) included. The seeding
+connection runs with synchronous=OFF, a setting of the service's own
+connect(): a seed that dies half-way is thrown away, never cached.
+
+The growth database (1,000,000 posts) is cached in bench/.cache/, keyed by the
+SHA-256 of schema.sql, and copied for each run so that the cache itself is
+never written by the service.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import auth  # noqa: E402
+import timestamps  # noqa: E402
+from app import create_app  # noqa: E402
+from store import keys as key_store  # noqa: E402
+from store import posts as post_store  # noqa: E402
+from store.db import dispose_db, get_db, init_db, transaction  # noqa: E402
+
+CACHE = Path(__file__).resolve().parent / ".cache"
+BATCH = 10_000
+CALLER = "bench"
+
+
+def schema_hash():
+    return hashlib.sha256((ROOT / "schema.sql").read_bytes()).hexdigest()[:16]
+
+
+def _app(path):
+    return create_app({"DATABASE": str(path), "SQLITE_SYNCHRONOUS": "OFF"})
+
+
+def _user(name):
+    """The user's id, creating the user through store.keys.create_key.
+
+    The store has no bare "create user"; keys create users. The key made here
+    is revoked at once: runs make their own key with `flask keys create`.
+    """
+    key = auth.generate_key()
+    now = timestamps.now_text()
+    key_id = key_store.create_key(
+        name, auth.hash_key(key), auth.display_prefix(key), list(auth.SCOPES), None, now
+    )
+    key_store.revoke_key(now, key_id=key_id)
+    return key_store.find_key(auth.hash_key(key))["user_id"]
+
+
+def _insert_many(owners, content, start, step_us, status_for=None, progress=None):
+    """Insert len(owners) posts, post i owned by owners[i], created at
+    start + i*step_us (so every owner's posts interleave in time).
+
+    Returns the ids in insertion order. `status_for(i)` may return
+    "Scheduled": the post then gets a scheduled_at a day ahead and is moved
+    with update_post, as the service's PATCH would.
+    """
+    ids = []
+    total = len(owners)
+    done = 0
+    t0 = time.monotonic()
+    ahead = timestamps.now_text(86400)
+    while done < total:
+        end = min(done + BATCH, total)
+        with transaction() as db:
+            for i in range(done, end):
+                post_id = str(uuid.uuid4())
+                now = timestamps.to_text(start + timedelta(microseconds=i * step_us))
+                scheduled = status_for is not None and status_for(i) == "Scheduled"
+                fields = {
+                    "type": "personal",
+                    "brand_id": None,
+                    "content": content(i),
+                    "media_urls": [],
+                    "scheduled_at": ahead if scheduled else None,
+                }
+                post_store.insert_post(db, owners[i], post_id, fields, now)
+                if scheduled:
+                    post_store.update_post(db, owners[i], post_id, {"status": "Scheduled"}, now)
+                ids.append(post_id)
+        done = end
+        if progress and (done % (BATCH * 10) == 0 or done == total):
+            rate = done / max(time.monotonic() - t0, 1e-9)
+            progress(f"  seeded {done:,}/{total:,} posts ({rate:,.0f}/s)")
+    return ids
+
+
+def seed_main(path, drafts, scheduled, progress=print):
+    """The scenario database: `drafts` Draft posts and `scheduled` Scheduled
+    posts of user CALLER. Returns {"drafts": [ids], "scheduled": [ids]}."""
+    app = _app(path)
+    with app.app_context():
+        init_db()
+        uid = _user(CALLER)
+        start = timestamps.now() - timedelta(days=30)
+        n = drafts + scheduled
+        # Scheduled posts are the last `scheduled` ones.
+        ids = _insert_many(
+            [uid] * n,
+            lambda i: f"Bench post {i}: notes on shipping small services, with numbers.",
+            start,
+            1000,
+            status_for=lambda i: "Scheduled" if i >= drafts else "Draft",
+            progress=progress,
+        )
+        dispose_db()
+    return {"drafts": ids[:drafts], "scheduled": ids[drafts:]}
+
+
+def seed_growth(path, total, users=10, sample=2000, progress=print):
+    """`total` posts spread round-robin over `users` users; the caller owns
+    1/users of them. Returns {"caller_ids": sample of the caller's ids}."""
+    app = _app(path)
+    with app.app_context():
+        init_db()
+        get_db().execute("PRAGMA cache_size = -262144")  # 256 MiB for the seed only
+        uids = [_user(CALLER)] + [_user(f"bench-other-{k}") for k in range(1, users)]
+        owners = [uids[i % users] for i in range(total)]
+        start = timestamps.now() - timedelta(days=365)
+        step = max(1, int(365 * 86400 * 1e6 // total))
+        ids = _insert_many(
+            owners,
+            lambda i: f"Growth post {i}: a paragraph about the week's launch and what we learned.",
+            start,
+            step,
+            progress=progress,
+        )
+        dispose_db()
+    caller_ids = ids[0::users]
+    stride = max(1, len(caller_ids) // sample)
+    return {"caller_ids": caller_ids[::stride][:sample], "caller_posts": len(caller_ids)}
+
+
+def growth_db(total, workdir, progress=print):
+    """A private copy of the growth database with `total` posts, seeded once
+    and cached in bench/.cache/ (keyed by schema.sql's hash). Returns
+    (path, meta)."""
+    CACHE.mkdir(exist_ok=True)
+    name = f"growth-{schema_hash()}-{total}"
+    cached, meta_file = CACHE / f"{name}.sqlite", CACHE / f"{name}.json"
+    if not (cached.exists() and meta_file.exists()):
+        for old in CACHE.glob(f"growth-*-{total}.*"):
+            old.unlink()  # an older schema's cache
+        partial = CACHE / f"{name}.partial.sqlite"
+        for p in CACHE.glob(f"{name}.partial.sqlite*"):
+            p.unlink()
+        progress(f"seeding the {total:,}-post growth database (cached in {CACHE})")
+        t0 = time.monotonic()
+        meta = seed_growth(partial, total, progress=progress)
+        meta["seed_seconds"] = round(time.monotonic() - t0, 1)
+        for suffix in ("-wal", "-shm"):
+            if Path(str(partial) + suffix).exists():
+                raise RuntimeError(f"seed left {partial}{suffix} behind")
+        os.replace(partial, cached)
+        meta_file.write_text(json.dumps(meta))
+    else:
+        progress(f"using the cached {total:,}-post growth database {cached.name}")
+    meta = json.loads(meta_file.read_text())
+    copy = Path(workdir) / f"{name}.sqlite"
+    shutil.copyfile(cached, copy)
+    return copy, meta
