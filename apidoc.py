@@ -53,6 +53,16 @@ def doc(summary, *, query=None, body=None, response=None, status=200, errors=(),
     return decorator
 
 
+def item_links(name, param, **extra):
+    """OpenAPI links from a created record to reading and updating it."""
+    by_id = {"parameters": {param: "$response.body#/id"}}
+    return {
+        f"Get{name}": {"operationId": f"get_{name.lower()}_item", **by_id},
+        f"Update{name}": {"operationId": f"update_{name.lower()}_item", **by_id},
+        **extra,
+    }
+
+
 RESPONSE_HEADERS = {
     "ETag": {"description": 'The record\'s version, quoted: "3".', "schema": {"type": "string"}},
     "Location": {"description": "Path of the created record.", "schema": {"type": "string"}},

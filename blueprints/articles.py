@@ -9,9 +9,9 @@ import uuid
 from flask import Blueprint, g, url_for
 
 import timestamps
-from apidoc import doc
+from apidoc import doc, item_links
 from auth import require_scope
-from blueprints.common import check_if_match, get_owned, json_body, load_query, with_etag
+from blueprints.common import check_if_match, get_owned, json_body, load_query, page_body, with_etag
 from schemas.articles import (
     article_list_query_schema,
     article_schema,
@@ -44,9 +44,7 @@ def plan_update(article, changes, now):
 def list_articles():
     query = load_query(article_list_query_schema)
     rows, total = article_store.list_articles(g.user_id, query)
-    return articles_page_schema.dump(
-        {"data": rows, "total": total, "limit": query["limit"], "offset": query["offset"]}
-    )
+    return articles_page_schema.dump(page_body(rows, total, query))
 
 
 @bp.post("/articles-api")
@@ -56,16 +54,7 @@ def list_articles():
     response=article_schema,
     status=201,
     headers=["ETag", "Location"],
-    links={
-        "GetArticle": {
-            "operationId": "get_article_item",
-            "parameters": {"article_id": "$response.body#/id"},
-        },
-        "UpdateArticle": {
-            "operationId": "update_article_item",
-            "parameters": {"article_id": "$response.body#/id"},
-        },
-    },
+    links=item_links("Article", "article_id"),
 )
 @require_scope("articles:write")
 def create_article():

@@ -39,6 +39,11 @@ def item_id(value, what):
         raise not_found(what)
 
 
+def page_body(rows, total, query):
+    """The list envelope: {"data", "total", "limit", "offset"}."""
+    return {"data": rows, "total": total, "limit": query["limit"], "offset": query["offset"]}
+
+
 def get_owned(fetch, value, what, db=None):
     """The caller's record through `fetch(user_id, id, db)`, or a 404."""
     record = fetch(g.user_id, item_id(value, what), db)

@@ -7,7 +7,7 @@ import uuid
 from flask import Blueprint, current_app, g, url_for
 
 import timestamps
-from apidoc import doc
+from apidoc import doc, item_links
 from auth import require_scope
 from blueprints.common import (
     get_owned,
@@ -15,6 +15,7 @@ from blueprints.common import (
     idempotency_key,
     json_body,
     load_query,
+    page_body,
     with_etag,
 )
 from errors import conflict
@@ -37,9 +38,7 @@ def get_post(post_id, db=None):
 def list_posts():
     query = load_query(post_list_query_schema)
     rows, total = post_store.list_posts(g.user_id, query, timestamps.now_text())
-    return posts_page_schema.dump(
-        {"data": rows, "total": total, "limit": query["limit"], "offset": query["offset"]}
-    )
+    return posts_page_schema.dump(page_body(rows, total, query))
 
 
 @bp.post("/api-v2-posts")
@@ -51,17 +50,14 @@ def list_posts():
     errors=[409],
     headers=["ETag", "Location"],
     request_headers=["Idempotency-Key"],
-    links={
-        "GetPost": {"operationId": "get_post_item", "parameters": {"post_id": "$response.body#/id"}},
-        "UpdatePost": {
-            "operationId": "update_post_item",
-            "parameters": {"post_id": "$response.body#/id"},
-        },
-        "PublishPost": {
+    links=item_links(
+        "Post",
+        "post_id",
+        PublishPost={
             "operationId": "publish_callback",
             "requestBody": {"post_id": "$response.body#/id"},
         },
-    },
+    ),
     description="Always creates a Draft. The same Idempotency-Key with the same body returns "
     "the first post; with another body it is a 409.",
 )
