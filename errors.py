@@ -12,7 +12,7 @@ from flask import jsonify
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
-from store.db import is_storage_full
+from store.db import is_busy, is_storage_full
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +28,7 @@ CODES = {
     415: "unsupported_media_type",
     422: "validation_error",
     500: "internal_error",
+    503: "busy",
     507: "storage_full",
 }
 
@@ -127,6 +128,11 @@ def init_app(app):
             log.error("storage full: %s", e)
             return error_response(
                 507, "storage_full", "The server's storage is full; the change was not saved."
+            )
+        if is_busy(e):
+            log.error("database busy beyond the timeout: %s", e)
+            return error_response(
+                503, "busy", "The database is busy; retry shortly.", headers={"Retry-After": "1"}
             )
         log.exception("unhandled error")
         return error_response(500, "internal_error", "The server failed to handle the request.")

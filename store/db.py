@@ -107,6 +107,14 @@ def is_storage_full(error):
     )
 
 
+def is_busy(error):
+    """Another writer held the lock for longer than the busy timeout."""
+    return isinstance(error, sqlite3.OperationalError) and (
+        getattr(error, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED")
+        or "database is locked" in str(error)
+    )
+
+
 def init_db():
     """Create missing tables and bring an older schema up to date."""
     db = get_db()

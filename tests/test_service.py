@@ -130,3 +130,52 @@ def test_unexpected_error_is_500_envelope_without_trace(tmp_path):
     assert "secret" not in r.get_data(as_text=True)
     assert "Traceback" not in r.get_data(as_text=True)
     assert err["details"] == {}
+
+
+def test_lock_timeout_is_503_busy(tmp_path, app, api):
+    """A writer holding the lock past the busy timeout gets a retryable 503."""
+    import sqlite3
+
+    app.config["SQLITE_BUSY_TIMEOUT_MS"] = 50
+    from store.db import dispose_db
+
+    with app.app_context():
+        dispose_db()
+    blocker = sqlite3.connect(app.config["DATABASE"], isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        r = api.post("/functions/v1/api-v2-posts", json={"type": "personal", "content": "x"})
+    finally:
+        blocker.rollback()
+        blocker.close()
+    assert_error(r, 503, "busy")
+    assert r.headers["Retry-After"] == "1"
+    assert api.get("/functions/v1/api-v2-posts").get_json()["total"] == 0
+
+
+def test_full_storage_refuses_writes_and_keeps_reads(tmp_path, make_key, app):
+    app.config["SQLITE_MAX_PAGE_COUNT"] = 60  # about 240 kB with 4 kB pages
+    from store.db import dispose_db
+
+    with app.app_context():
+        dispose_db()  # the next connection gets the cap
+    key = make_key("filler")
+    client = app.test_client()
+    headers = {"X-API-Key": key}
+    created, refused = [], None
+    for i in range(200):
+        r = client.post("/functions/v1/api-v2-posts", headers=headers,
+                        json={"type": "personal", "content": f"{i} " + "x" * 2990})
+        if r.status_code != 201:
+            refused = r
+            break
+        created.append(r.get_json())
+    assert refused is not None and created, "the cap was never reached"
+    err = assert_error(refused, 507, "storage_full")
+    assert "full" in err["message"]
+    page = client.get("/functions/v1/api-v2-posts?limit=100", headers=headers).get_json()
+    assert page["total"] == len(created)
+    assert [p["id"] for p in page["data"]] == [p["id"] for p in created[::-1][:100]]
+    for post in created:
+        r = client.get(f"/functions/v1/api-v2-posts-item/{post['id']}", headers=headers)
+        assert r.get_json() == post
