@@ -8,18 +8,21 @@ What it does, all on 127.0.0.1:
      workers, access log to /dev/null) three times: the service with
      FLASK_SQLITE_SYNCHRONOUS=FULL (the default), the service with NORMAL on
      the same file, and bench/ceiling_app.py (bare Flask, small JSON).
-  3. Runs each scenario with wrk (bench/<scenario>.lua), each run preceded by
-     a ceiling run (ceiling, scenario, ceiling, scenario, ...), --repeats
-     rounds, and reports medians.
+  3. Runs each scenario with wrk (bench/<scenario>.lua) between two ceiling
+     runs (ceiling, scenario, ceiling, scenario, ..., ceiling), --repeats
+     rounds; reports medians, and each scenario's req/s as a ratio to the
+     mean of the two ceiling runs around it (this cancels most of the drift
+     of a shared machine's speed).
   4. Growth: GET one post and the first list page against a database of
      1,000 posts and one of 1,000,000 posts (100,000 of them the caller's),
      interleaved; the big one is seeded once and cached in bench/.cache/.
   5. Prints each worker's resident memory, the targets with PASS/FAIL, and
      exits 1 only if any request failed (socket error or non-2xx).
 
-    python bench/run.py                  # full run, about 7 minutes (+1 min the first time: seeding 1M posts)
+    python bench/run.py                  # full run, about 8 minutes (+1 min the first time: seeding 1M posts)
+    python bench/run.py --quiet-wait 60  # on a shared machine: wait for idle CPU before each run
     python bench/run.py --quick          # smoke run, about 1 minute
-    python bench/run.py --duration 10 --repeats 5 --only get,list --no-growth
+    python bench/run.py --duration 10 --repeats 5 --only get,list,growth
 """
 
 import argparse
@@ -138,10 +141,31 @@ def busy_seconds():
     return (sum(v[:8]) - v[3] - v[4]) / CLK_TCK  # minus idle and iowait
 
 
+QUIET = {"waited": 0.0, "gave_up": 0}
+
+
+def wait_quiet(limit, threshold=0.15):
+    """Wait up to `limit` seconds for the machine to be idle (< threshold cores
+    busy over one second): other people's test runs on a shared machine
+    otherwise land in the middle of a measurement."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        b0, t0 = busy_seconds(), time.monotonic()
+        time.sleep(1)
+        if (busy_seconds() - b0) / (time.monotonic() - t0) < threshold:
+            QUIET["waited"] += time.monotonic() - (deadline - limit)
+            return True
+    QUIET["waited"] += limit
+    QUIET["gave_up"] += 1
+    return False
+
+
 def wrk(args, server, script, duration, script_args, totals, name):
     """One wrk run against `server`; also measures the CPU time the server's
     processes and wrk itself used, and what the rest of the machine used
     (other processes, and kernel work no process is charged for)."""
+    if args.quiet_wait and not name.startswith("warm-up"):
+        wait_quiet(args.quiet_wait)
     url = server.url
     pids = [server.proc.pid, *server.worker_pids()]
     busy0 = busy_seconds()
@@ -280,7 +304,17 @@ def parse_args(argv):
     p.add_argument("--growth-posts", type=int, default=1_000_000, help="posts in the big growth DB")
     p.add_argument("--growth-small", type=int, default=1_000, help="posts in the small growth DB")
     p.add_argument("--no-growth", action="store_true", help="skip the 1k vs 1M growth check")
-    p.add_argument("--only", default="", help="comma-separated scenarios (" + ",".join(s[0] for s in SCENARIOS) + ")")
+    p.add_argument(
+        "--only",
+        default="",
+        help="comma-separated scenarios to run: " + ",".join(s[0] for s in SCENARIOS) + ",growth",
+    )
+    p.add_argument(
+        "--quiet-wait",
+        type=int,
+        default=0,
+        help="before each run, wait up to this many seconds for the machine to be idle (default 0: off)",
+    )
     p.add_argument("--json", help="also write every figure to this JSON file")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (databases, logs)")
     p.add_argument(
@@ -305,7 +339,13 @@ def main(argv=None):
     args = parse_args(argv)
     if shutil.which("wrk") is None:
         sys.exit("error: wrk is not installed; run bench/ensure_wrk.sh (apt-get install -y wrk)")
-    wanted = [s for s in SCENARIOS if not args.only or s[0] in args.only.split(",")]
+    only = [x.strip() for x in args.only.split(",") if x.strip()]
+    unknown = set(only) - {s[0] for s in SCENARIOS} - {"growth"}
+    if unknown:
+        sys.exit(f"error: unknown scenario(s) {', '.join(sorted(unknown))}")
+    wanted = [s for s in SCENARIOS if not only or s[0] in only]
+    if only and "growth" not in only:
+        args.no_growth = True
     if not wanted and args.no_growth:
         sys.exit("error: nothing to run")
 
@@ -355,6 +395,11 @@ def main(argv=None):
             log(f"kept {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)
+    if args.quiet_wait:
+        log(
+            f"waited {QUIET['waited']:.0f} s in all for an idle machine before runs; "
+            f"gave up waiting {QUIET['gave_up']} time(s)"
+        )
     log(f"total time: {time.monotonic() - started:.0f} s")
     return 1 if (totals.socket_errors or totals.non2xx) else 0
 
