@@ -50,6 +50,7 @@ def create_app(test_config=None):
         methods=CORS_METHODS,
         expose_headers=CORS_EXPOSE_HEADERS,
         max_age=600,
+        always_send=False,  # no Origin, no CORS headers: browsers always send it cross-origin
     )
 
     from blueprints import api, docs, health

@@ -10,6 +10,7 @@ import logging
 import re
 import secrets
 import string
+from datetime import timedelta
 
 from flask import current_app, g, request
 
@@ -78,7 +79,8 @@ def authenticate():
     if not is_well_formed(key):
         raise unauthorized("The API key is malformed.")
     record = key_store.find_key(hash_key(key))
-    now = timestamps.now_text()
+    moment = timestamps.now()
+    now = timestamps.to_text(moment)
     if record is None:
         raise unauthorized("The API key is not known.")
     if record["revoked_at"] is not None:
@@ -89,16 +91,16 @@ def authenticate():
     g.user_name = record["user_name"]
     g.key_id = record["id"]
     g.scopes = frozenset(record["scopes"].split())
-    _touch_later(record, now)
+    _touch_later(record, moment, now)
     return None
 
 
-def _touch_later(record, now):
+def _touch_later(record, moment, now):
     """Update last_used_at after the response has gone out, and only when the
     stored value is older than KEY_TOUCH_INTERVAL, so that a busy key does not
     turn every read into a write."""
-    interval = current_app.config["KEY_TOUCH_INTERVAL"]
-    stale_before = timestamps.now_text(-interval)
+    interval = timedelta(seconds=current_app.config["KEY_TOUCH_INTERVAL"])
+    stale_before = timestamps.to_text(moment - interval)
     last = record["last_used_at"]
     if last is not None and last >= stale_before:
         return

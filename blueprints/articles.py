@@ -11,7 +11,7 @@ from flask import Blueprint, g, url_for
 import timestamps
 from apidoc import doc, item_links
 from auth import require_scope
-from blueprints.common import check_if_match, get_owned, json_body, load_query, page_body, with_etag
+from blueprints.common import check_if_match, get_owned, json_body, load_query, page_body, render, with_etag
 from schemas.articles import (
     article_list_query_schema,
     article_schema,
@@ -44,7 +44,7 @@ def plan_update(article, changes, now):
 def list_articles():
     query = load_query(article_list_query_schema)
     rows, total = article_store.list_articles(g.user_id, query)
-    return articles_page_schema.dump(page_body(rows, total, query))
+    return page_body(article_schema, rows, total, query)
 
 
 @bp.post("/articles-api")
@@ -64,7 +64,7 @@ def create_article():
             db, g.user_id, str(uuid.uuid4()), fields, timestamps.now_text()
         )
     location = url_for("api.articles.get_article_item", article_id=article["id"])
-    return with_etag(article_schema.dump(article), article, 201, {"Location": location})
+    return with_etag(render(article_schema, article), article, 201, {"Location": location})
 
 
 @bp.get("/articles-api-item/<article_id>")
@@ -72,7 +72,7 @@ def create_article():
 @require_scope("articles:read")
 def get_article_item(article_id):
     article = get_article(article_id)
-    return with_etag(article_schema.dump(article), article)
+    return with_etag(render(article_schema, article), article)
 
 
 @bp.patch("/articles-api-item/<article_id>")
@@ -89,4 +89,4 @@ def update_article_item(article_id):
         columns = plan_update(article, changes, now)
         if columns:
             article = article_store.update_article(db, g.user_id, article["id"], columns, now)
-    return with_etag(article_schema.dump(article), article)
+    return with_etag(render(article_schema, article), article)

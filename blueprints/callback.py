@@ -5,7 +5,7 @@ from flask import Blueprint, g
 import timestamps
 from apidoc import doc
 from auth import require_scope
-from blueprints.common import json_body, with_etag
+from blueprints.common import json_body, render, with_etag
 from blueprints.posts import get_post
 from publishing import plan_publish
 from schemas.posts import callback_schema, post_schema
@@ -37,4 +37,4 @@ def publish_callback():
         columns = plan_publish(post, data["linkedin_post_id"], data["live_url"], now)
         if columns:
             post = post_store.update_post(db, g.user_id, post["id"], columns, now)
-    return with_etag(post_schema.dump(post), post)
+    return with_etag(render(post_schema, post), post)

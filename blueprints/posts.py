@@ -16,6 +16,7 @@ from blueprints.common import (
     json_body,
     load_query,
     page_body,
+    render,
     with_etag,
 )
 from errors import conflict
@@ -38,7 +39,7 @@ def get_post(post_id, db=None):
 def list_posts():
     query = load_query(post_list_query_schema)
     rows, total = post_store.list_posts(g.user_id, query, timestamps.now_text())
-    return posts_page_schema.dump(page_body(rows, total, query))
+    return page_body(post_schema, rows, total, query)
 
 
 @bp.post("/api-v2-posts")
@@ -84,7 +85,7 @@ def create_post():
                     db, g.user_id, key, request_hash, post_id, timestamps.now_text()
                 )
     location = url_for("api.posts.get_post_item", post_id=post["id"])
-    return with_etag(post_schema.dump(post), post, 201, {"Location": location})
+    return with_etag(render(post_schema, post), post, 201, {"Location": location})
 
 
 @bp.get("/api-v2-posts-item/<post_id>")
@@ -92,7 +93,7 @@ def create_post():
 @require_scope("posts:read")
 def get_post_item(post_id):
     post = get_post(post_id)
-    return with_etag(post_schema.dump(post), post)
+    return with_etag(render(post_schema, post), post)
 
 
 @bp.patch("/api-v2-posts-item/<post_id>")
@@ -117,4 +118,4 @@ def update_post_item(post_id):
         columns = plan_update(post, changes, lead)
         if columns:
             post = post_store.update_post(db, g.user_id, post["id"], columns, timestamps.now_text())
-    return with_etag(post_schema.dump(post), post)
+    return with_etag(render(post_schema, post), post)

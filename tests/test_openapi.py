@@ -127,3 +127,20 @@ def test_schemathesis_finds_nothing(tmp_path):
 @pytest.mark.fuzz
 def test_schemathesis_long_run_finds_nothing(tmp_path):
     run_schemathesis(tmp_path, examples=500)
+
+
+def test_responses_are_what_the_schemas_dump(api):
+    """The views project store records onto the schemas' fields instead of
+    calling dump (blueprints/common.render); both must give the same body."""
+    from schemas.articles import article_schema
+    from schemas.posts import post_schema
+
+    post = api.post("/functions/v1/api-v2-posts", json={
+        "type": "brand", "brand_id": "acme", "content": "x",
+        "media_urls": ["https://a.example/x.png"], "scheduled_at": "2099-01-01T00:00:00+01:00",
+    }).get_json()
+    article = api.post("/functions/v1/articles-api", json={"title": "t", "tags": ["a"]}).get_json()
+    listed = api.get("/functions/v1/api-v2-posts").get_json()["data"][0]
+    for schema, body in ((post_schema, post), (post_schema, listed), (article_schema, article)):
+        assert list(body) == list(schema.dump_fields)
+        assert schema.dump(body) == body
