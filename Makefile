@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 FLASK  := $(BIN)/flask --app app
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
-.PHONY: run test test-slow fuzz install install-test system-packages clean
+.PHONY: run test test-slow fuzz bench faults install install-test system-packages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,15 @@ test-slow: install-test
 
 fuzz: install-test
 	$(BIN)/python -m pytest -m fuzz
+
+# Benchmark against a bare-Flask ceiling with wrk (installed from apt if missing).
+bench: install
+	bash bench/ensure_wrk.sh
+	$(BIN)/python bench/run.py $(ARGS)
+
+# Load, crash, revoke-race, full-disk and bad-start faults against real gunicorn.
+faults: install
+	$(BIN)/python faults/run.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts
