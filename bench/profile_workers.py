@@ -103,8 +103,10 @@ def report(raw, top):
             inclusive[_short(f)] += n
         by_file[_file(frames[-1])] += n
     print(f"{total} busy samples in the workers ({idle} idle samples left out)")
-    print(f"\nTop {top} functions, inclusive (% of busy samples):")
-    for f, n in inclusive.most_common(top):
+    print(f"\nTop {top} functions, inclusive (% of busy samples; the frames of gunicorn's worker loop,")
+    print("in over 90% of the samples, are left out):")
+    shown = [(f, n) for f, n in inclusive.most_common() if n <= 0.9 * total][:top]
+    for f, n in shown:
         print(f"  {100 * n / total:5.1f}%  {f}")
     print("\nWhere the CPU is spent, by file of the innermost frame (self time):")
     for f, n in by_file.most_common(top):

@@ -19,7 +19,7 @@ What it does, all on 127.0.0.1:
   5. Prints each worker's resident memory, the targets with PASS/FAIL, and
      exits 1 only if any request failed (socket error or non-2xx).
 
-    python bench/run.py                  # full run, about 8 minutes (+1 min the first time: seeding 1M posts)
+    python bench/run.py                  # full run, about 7 minutes (+1 min the first time: seeding 1M posts)
     python bench/run.py --quiet-wait 60  # on a shared machine: wait for idle CPU before each run
     python bench/run.py --quick          # smoke run, about 1 minute
     python bench/run.py --duration 10 --repeats 5 --only get,list,growth
