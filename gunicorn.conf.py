@@ -22,7 +22,8 @@ control_socket_disable = True  # several servers (tests, bench) may run side by 
 def on_starting(server):
     """Refuse to start, with one clear line, on a database path that cannot work.
 
-    Runs in the master and opens no connection: it looks at the path only.
+    Runs in the master; the only connection it opens is a short read-only
+    probe of an existing file, closed before the workers are forked.
     """
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from app import create_app

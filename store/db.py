@@ -172,6 +172,26 @@ def check_database(path):
             return f"database file {p} is not an SQLite database"
     if not os.access(directory, os.W_OK | os.X_OK):
         return f"database directory {directory} is not writable (SQLite needs it for the -wal file)"
+    if p.exists() and p.stat().st_size > 0:
+        return _probe(p)
+    return None
+
+
+def _probe(path):
+    """Read the schema of an existing file through a short read-only
+    connection, closed before anything forks: a valid header can still hide
+    a damaged file, or a schema newer than this code."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        return f"database file {path} is not a usable SQLite database ({e})"
+    if version > SCHEMA_VERSION:
+        return f"database schema version {version} is newer than this code ({SCHEMA_VERSION})"
     return None
 
 

@@ -95,3 +95,28 @@ def test_init_db_refuses_a_missing_directory(tmp_path):
     result = app.test_cli_runner().invoke(args=["init-db"])
     assert result.exit_code != 0
     assert "does not exist" in result.output
+
+
+def test_init_db_refuses_files_that_are_not_usable_databases(tmp_path):
+    import sqlite3
+
+    from app import create_app
+
+    cases = {
+        "text.sqlite": b"hello, this is not a database" * 10,
+        "corrupt.sqlite": b"SQLite format 3\x00" + b"\xff" * 4080,
+    }
+    newer = tmp_path / "newer.sqlite"
+    conn = sqlite3.connect(newer)
+    conn.execute("PRAGMA user_version = 99")
+    conn.commit()
+    conn.close()
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+    for name, expected in [("text.sqlite", "not an SQLite database"),
+                           ("corrupt.sqlite", "not a usable SQLite database"),
+                           ("newer.sqlite", "newer than this code")]:
+        app = create_app({"DATABASE": str(tmp_path / name)})
+        result = app.test_cli_runner().invoke(args=["init-db"])
+        assert result.exit_code != 0, name
+        assert expected in result.output and "Traceback" not in result.output, result.output
