@@ -66,6 +66,15 @@ def test_cors_origins_from_settings(tmp_path):
     assert "Access-Control-Allow-Origin" not in preflight(client, "http://evil.test").headers
 
 
+def test_no_origin_no_cors_headers(api):
+    r = api.get(POSTS)
+    assert r.status_code == 200
+    assert not [h for h in r.headers.keys() if h.lower().startswith("access-control-")]
+    r = api.get(POSTS, headers={"Origin": "http://elsewhere.test"})
+    assert r.headers["Access-Control-Allow-Origin"] in ("*", "http://elsewhere.test")
+    assert "ETag" in r.headers.get("Access-Control-Expose-Headers", "")
+
+
 def test_error_responses_carry_cors_headers(client):
     r = client.get(POSTS, headers={"Origin": "http://elsewhere.test"})
     assert_error(r, 401, "unauthorized")
