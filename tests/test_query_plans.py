@@ -1,0 +1,58 @@
+"""Every query a read runs uses an index: cost must not grow with the table.
+
+The statements are captured while the real endpoints run, then explained.
+"""
+
+import pytest
+
+from store.db import get_db
+
+POSTS = "/functions/v1/api-v2-posts"
+
+
+def captured(app, call):
+    statements = []
+    with app.app_context():
+        db = get_db()  # the test client runs in this thread and shares it
+        db.set_trace_callback(statements.append)
+        try:
+            call()
+        finally:
+            db.set_trace_callback(None)
+        plans = {}
+        for sql in statements:
+            if sql.lstrip().upper().startswith("SELECT") and "FROM" in sql.upper():
+                rows = db.execute("EXPLAIN QUERY PLAN " + sql).fetchall()
+                plans[sql] = [row[3] for row in rows]
+    return plans
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        POSTS + "?limit=20",
+        POSTS + "?limit=1&offset=3",
+        POSTS + "?status=Draft&limit=2",
+        POSTS + "?type=brand&limit=2",
+        POSTS + "?due=true&order=scheduled_at&limit=2",
+        POSTS + "?status=Scheduled&order=scheduled_at&limit=2",
+        "/functions/v1/articles-api?limit=2",
+        "/functions/v1/articles-api?status=Published&limit=2",
+        "ITEM_POST",
+        "ITEM_ARTICLE",
+    ],
+)
+def test_reads_use_indexes(app, api, path):
+    post = api.post(POSTS, json={"type": "personal", "content": "x"}).get_json()
+    article = api.post("/functions/v1/articles-api", json={"title": "t"}).get_json()
+    for _ in range(4):
+        api.post(POSTS, json={"type": "brand", "brand_id": "b", "content": "y"})
+    path = {"ITEM_POST": f"/functions/v1/api-v2-posts-item/{post['id']}",
+            "ITEM_ARTICLE": f"/functions/v1/articles-api-item/{article['id']}"}.get(path, path)
+    plans = captured(app, lambda: api.get(path))
+    assert any("posts" in sql or "articles" in sql for sql in plans)
+    for sql, steps in plans.items():
+        for step in steps:
+            assert not (step.startswith("SCAN") and "INDEX" not in step), (sql, steps)
+        if "ORDER BY created_at DESC" in sql:
+            assert not [s for s in steps if "TEMP B-TREE" in s], (sql, steps)
