@@ -116,7 +116,7 @@ def init_app(app):
 
     @app.errorhandler(HTTPException)
     def http_error(e):
-        code = CODES.get(e.code, "error") if e.code != 422 else "validation_error"
+        code = CODES.get(e.code, "error")
         headers = {}
         if e.code == 405 and e.valid_methods:
             headers["Allow"] = ", ".join(e.valid_methods)

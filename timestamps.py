@@ -4,7 +4,7 @@ Stored as fixed-width UTC text (``2026-01-02T03:04:05.000006Z``) so that
 string order is time order and SQLite indexes compare them correctly.
 """
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 def now():
     return datetime.now(timezone.utc)
@@ -16,8 +16,8 @@ def to_text(moment):
     return utc.isoformat(timespec="microseconds") + "Z"
 
 
-def now_text(offset_seconds=0):
-    return to_text(now() + timedelta(seconds=offset_seconds))
+def now_text():
+    return to_text(now())
 
 
 def parse(text):

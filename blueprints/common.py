@@ -68,9 +68,13 @@ def get_owned(fetch, value, what, db=None):
     return record
 
 
+def etag(record):
+    """The record's version is its entity tag: "3"."""
+    return f'"{record["version"]}"'
+
+
 def with_etag(body, record, status=200, headers=None):
-    """The record's version is its entity tag."""
-    return body, status, {"ETag": f'"{record["version"]}"', **(headers or {})}
+    return body, status, {"ETag": etag(record), **(headers or {})}
 
 
 def check_if_match(record):
@@ -84,7 +88,7 @@ def check_if_match(record):
         412,
         f"The record has changed: its current version is {record['version']}.",
         details={"current_version": record["version"]},
-        headers={"ETag": f'"{record["version"]}"'},
+        headers={"ETag": etag(record)},
     )
 
 

@@ -24,10 +24,6 @@ SCHEMA_VERSION = 1
 MIGRATIONS: dict[int, list[str]] = {}
 
 
-class StorageFull(Exception):
-    """The database file cannot grow: the disk or max_page_count is full."""
-
-
 class DatabaseUnavailable(Exception):
     """The database file cannot be opened or is not a database."""
 
