@@ -27,6 +27,7 @@ ERROR_TEXT = {
     412: "If-Match names a stale version.",
     413: "The request body is larger than MAX_CONTENT_LENGTH.",
     415: "The body is not application/json.",
+    503: "Another writer held the database past the busy timeout; retry (Retry-After).",
     507: "The server's storage is full; nothing was written.",
 }
 
@@ -171,7 +172,7 @@ def _operation(view, info, rule):
     if info["query"] is not None or info["body"] is not None:
         errors.add(400)
     if info["body"] is not None:
-        errors |= {413, 415, 507}
+        errors |= {413, 415, 503, 507}
     if rule.arguments:
         errors.add(404)
     for status in sorted(errors):
