@@ -37,6 +37,7 @@ def create_app(test_config=None):
         app.config.from_prefixed_env()
     else:
         app.config.from_mapping(test_config)
+    _check_settings(app.config)
     app.json.sort_keys = False
     os.makedirs(app.instance_path, exist_ok=True)
 
@@ -60,6 +61,26 @@ def create_app(test_config=None):
     app.register_blueprint(docs.bp)
     app.register_blueprint(api.bp)
     return app
+
+
+class SettingError(ValueError):
+    """A setting that cannot work; the message names the variable."""
+
+
+def _check_settings(config):
+    """Refuse a bad setting when the service starts, naming it, instead of
+    failing on some later request (or, for synchronous, silently ignoring it)."""
+    if str(config["SQLITE_SYNCHRONOUS"]).upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+        raise SettingError("FLASK_SQLITE_SYNCHRONOUS must be OFF, NORMAL, FULL or EXTRA")
+    counts = ("MAX_CONTENT_LENGTH", "KEY_TOUCH_INTERVAL", "SQLITE_BUSY_TIMEOUT_MS")
+    for name in counts + ("SCHEDULE_MIN_LEAD_SECONDS", "SQLITE_MAX_PAGE_COUNT"):
+        value = config[name]
+        if value is None and name == "SQLITE_MAX_PAGE_COUNT":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or (
+            name in counts and value < 0
+        ):
+            raise SettingError(f"FLASK_{name} must be a whole number, not {value!r}")
 
 
 def _cors_only_with_origin(app):

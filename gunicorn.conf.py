@@ -20,7 +20,7 @@ control_socket_disable = True  # several servers (tests, bench) may run side by 
 
 
 def on_starting(server):
-    """Refuse to start, with one clear line, on a database path that cannot work.
+    """Refuse to start, with one clear line, on a setting or database path that cannot work.
 
     Runs in the master; the only connection it opens is a short read-only
     probe of an existing file, closed before the workers are forked.
@@ -29,8 +29,12 @@ def on_starting(server):
     from app import create_app
     from store.db import check_database
 
-    path = create_app().config["DATABASE"]
-    problem = check_database(path)
+    try:
+        path = create_app().config["DATABASE"]
+    except ValueError as e:  # app.SettingError
+        problem = str(e)
+    else:
+        problem = check_database(path)
     if problem:
         print(f"error: cannot start: {problem}", file=sys.stderr, flush=True)
         sys.exit(1)

@@ -120,3 +120,9 @@ def test_init_db_refuses_files_that_are_not_usable_databases(tmp_path):
         result = app.test_cli_runner().invoke(args=["init-db"])
         assert result.exit_code != 0, name
         assert expected in result.output and "Traceback" not in result.output, result.output
+
+
+def test_create_refuses_an_empty_user(runner):
+    result = runner.invoke(args=["keys", "create", "--user", "  ", "--scope", "posts:read"])
+    assert result.exit_code != 0
+    assert "--user" in result.output and "svc_live_" not in result.output

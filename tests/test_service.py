@@ -188,3 +188,37 @@ def test_full_storage_refuses_writes_and_keeps_reads(tmp_path, make_key, app):
     for post in created:
         r = client.get(f"/functions/v1/api-v2-posts-item/{post['id']}", headers=headers)
         assert r.get_json() == post
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [("SQLITE_SYNCHRONOUS", "fast"), ("MAX_CONTENT_LENGTH", "1MB"), ("KEY_TOUCH_INTERVAL", -1),
+     ("SQLITE_BUSY_TIMEOUT_MS", True), ("SQLITE_MAX_PAGE_COUNT", "many")],
+)
+def test_bad_settings_are_refused_naming_the_variable(tmp_path, name, value):
+    from app import SettingError
+
+    with pytest.raises(SettingError, match=f"FLASK_{name}"):
+        create_app({"DATABASE": str(tmp_path / "s.sqlite"), name: value})
+
+
+def test_gunicorn_refuses_a_bad_setting_with_one_line(tmp_path):
+    import subprocess
+
+    from tests.live import BIN, ROOT, free_port
+
+    env = {"FLASK_DATABASE": str(tmp_path / "g.sqlite"), "FLASK_SQLITE_SYNCHRONOUS": "fast",
+           "BIND": f"127.0.0.1:{free_port()}", "PATH": "/usr/bin:/bin"}
+    result = subprocess.run([str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "wsgi:app"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert lines == ["error: cannot start: FLASK_SQLITE_SYNCHRONOUS must be OFF, NORMAL, FULL or EXTRA"]
+    assert "Traceback" not in result.stderr
+
+
+def test_health_reports_a_database_that_does_not_answer(tmp_path):
+    app = create_app({"DATABASE": str(tmp_path)})  # a directory cannot be opened
+    r = app.test_client().get("/health")
+    assert r.status_code == 200
+    assert r.get_json() == {"status": "degraded", "database": False}
