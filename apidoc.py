@@ -1,30 +1,35 @@
 """The OpenAPI document, built from the routes and schemas the views use.
 
 Each API view carries a `@doc(...)` naming the module-level schema instances
-it loads and dumps; the scope comes from its `@require_scope`, the path and
-methods from Flask's URL map. Nothing here is a hand-kept copy of the API:
-a route without `@doc` makes the build fail, and the tests check responses
-against the document with schemathesis.
+of its query, body and response. The same declaration loads the query and
+the body and hands them to the view as `query=` and `body=`, so the document
+cannot describe a body other than the one the view reads. The scope comes
+from `@require_scope`, the path and methods from Flask's URL map. Nothing
+here is a hand-kept copy of the API: a route without `@doc` or without a
+scope makes the app refuse to start, and the tests check responses against
+the document with schemathesis.
 """
 
+import functools
 import re
 
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 
-from blueprints.common import IDEMPOTENCY_KEY_PATTERN
-from schemas.common import ErrorSchema
+from blueprints.common import IDEMPOTENCY_KEY_PATTERN, json_body, load_query, refuse_query
+from schemas.common import ErrorSchema, health_schema
 
 TITLE = "Content Publishing Service"
 VERSION = "1.0.0"
 SECURITY = [{"ApiKeyHeader": []}, {"BearerAuth": []}]
 ERROR_TEXT = {
-    400: "Malformed JSON, or invalid, unknown or read-only fields or parameters (`validation_error`).",
+    400: "Malformed JSON or a malformed header (`bad_request`), or invalid, unknown, repeated "
+    "or read-only fields or parameters (`validation_error`).",
     401: "API key missing, malformed, unknown, revoked or expired.",
     403: "The key lacks the required scope (`details.required_scope`).",
     404: "Unknown id, not a UUID, or another user's.",
     409: "The change conflicts with the record's state.",
-    412: "If-Match names a stale version.",
+    412: "If-Match names a stale version; the ETag header carries the current one.",
     413: "The request body is larger than MAX_CONTENT_LENGTH.",
     415: "The body is not application/json.",
     503: "Another writer held the database past the busy timeout; retry (Retry-After).",
@@ -34,10 +39,24 @@ ERROR_TEXT = {
 
 def doc(summary, *, query=None, body=None, response=None, status=200, errors=(),
         description=None, headers=(), request_headers=(), links=None):
-    """Record what a view accepts and returns, for the OpenAPI document."""
+    """Declare what a view accepts and returns; load what it accepts.
+
+    The view gets the loaded query as `query=` and the loaded body as
+    `body=`. Without a `query` schema any query parameter is a 400.
+    """
 
     def decorator(view):
-        view.apidoc = {
+        @functools.wraps(view)
+        def loading(*args, **kwargs):
+            if query is None:
+                refuse_query()
+            else:
+                kwargs["query"] = load_query(query)
+            if body is not None:
+                kwargs["body"] = body.load(json_body())
+            return view(*args, **kwargs)
+
+        loading.apidoc = {
             "summary": summary,
             "description": description,
             "query": query,
@@ -49,9 +68,22 @@ def doc(summary, *, query=None, body=None, response=None, status=200, errors=(),
             "request_headers": tuple(request_headers),
             "links": links or {},
         }
-        return view
+        return loading
 
     return decorator
+
+
+def check_declarations(app):
+    """Every API route names its scope and its documentation; called when
+    the app is created, so a forgotten declaration never reaches a client."""
+    for rule in app.url_map.iter_rules():
+        if not rule.endpoint.startswith("api."):
+            continue
+        view = app.view_functions[rule.endpoint]
+        if getattr(view, "apidoc", None) is None:
+            raise RuntimeError(f"{rule.endpoint} has no @doc: the API document would miss it")
+        if getattr(view, "required_scope", None) is None:
+            raise RuntimeError(f"{rule.endpoint} has no @require_scope: any key could call it")
 
 
 def item_links(name, param, **extra):
@@ -107,28 +139,19 @@ def build_spec(app):
     spec.components.security_scheme("BearerAuth", {"type": "http", "scheme": "bearer"})
     spec.components.schema("Error", schema=ErrorSchema)
 
-    schemas = set()
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
         if not rule.endpoint.startswith("api."):
             continue
         view = app.view_functions[rule.endpoint]
-        info = getattr(view, "apidoc", None)
-        if info is None:
-            raise RuntimeError(f"{rule.endpoint} has no @doc: the API document would miss it")
+        info = view.apidoc
         path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule.rule)
         operations = {
             method.lower(): _operation(view, info, rule)
             for method in sorted(rule.methods - {"HEAD", "OPTIONS"})
         }
         spec.path(path=path, operations=operations)
-        schemas |= {s for s in (info["body"], info["response"]) if s is not None}
-    document = spec.to_dict()
-    # Rules across fields that marshmallow checks in code (see openapi_extra).
-    for schema in schemas:
-        extra = getattr(schema, "openapi_extra", None)
-        if extra:
-            document["components"]["schemas"][_schema_name(schema)].update(extra)
-    return document
+    spec.path(path="/health", operations={"get": HEALTH_OPERATION})
+    return spec.to_dict()
 
 
 def _operation(view, info, rule):
@@ -168,9 +191,7 @@ def _operation(view, info, rule):
         ok["links"] = info["links"]
     op["responses"][str(info["status"])] = ok
 
-    errors = {401, 403, *info["errors"]}
-    if info["query"] is not None or info["body"] is not None:
-        errors.add(400)
+    errors = {400, 401, 403, *info["errors"]}  # 400: also any unknown query parameter
     if info["body"] is not None:
         errors |= {413, 415, 503, 507}
     if rule.arguments:
@@ -180,4 +201,19 @@ def _operation(view, info, rule):
             "description": ERROR_TEXT[status],
             "content": {"application/json": {"schema": "Error"}},
         }
+    if 412 in errors:
+        op["responses"]["412"]["headers"] = {"ETag": RESPONSE_HEADERS["ETag"]}
     return op
+
+
+HEALTH_OPERATION = {
+    "operationId": "health",
+    "summary": "Liveness and database check",
+    "description": "Needs no key. 200 whenever the service runs; `status` is `degraded` and "
+    "`database` false when the database does not answer.",
+    "tags": ["health"],
+    "security": [],
+    "responses": {
+        "200": {"description": "Success.", "content": {"application/json": {"schema": health_schema}}}
+    },
+}

@@ -7,9 +7,11 @@ from flask_cors import CORS
 
 import errors
 import keys_cli
+import limits
+from apidoc import check_declarations
 from store import db
 
-# Request headers a browser may send cross-origin (reference part 5.8).
+# Request headers a browser may send cross-origin (README "CORS").
 CORS_ALLOW_HEADERS = ["authorization", "x-api-key", "x-client-info", "apikey", "content-type",
                       "if-match", "idempotency-key"]
 CORS_METHODS = ["GET", "POST", "PATCH", "OPTIONS"]
@@ -23,6 +25,9 @@ def create_app(test_config=None):
     FLASK_CORS_ORIGINS, ...), or from `test_config` in the tests.
     """
     app = Flask(__name__, instance_relative_config=True, static_folder=None)
+    # werkzeug would answer `//` in a path with a redirect to the merged path,
+    # built from the Host header: an open redirect. Such a path is a 404.
+    app.url_map.merge_slashes = False
     app.config.from_mapping(
         DATABASE=os.path.join(app.instance_path, "publishing.sqlite"),
         CORS_ORIGINS="*",
@@ -43,6 +48,7 @@ def create_app(test_config=None):
 
     db.init_app(app)
     errors.init_app(app)
+    limits.init_app(app)
     keys_cli.init_app(app)
     CORS(
         app,
@@ -54,12 +60,14 @@ def create_app(test_config=None):
         always_send=False,  # no Origin, no CORS headers: browsers always send it cross-origin
     )
     _cors_only_with_origin(app)
+    app.after_request(_vary_on_origin)
 
     from blueprints import api, docs, health
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(api.bp)
+    check_declarations(app)
     return app
 
 
@@ -96,6 +104,13 @@ def _cors_only_with_origin(app):
             )
             return
     raise RuntimeError("flask-cors' after_request hook was not found")
+
+
+def _vary_on_origin(response):
+    """Every answer may differ by Origin (CORS headers only when one is sent,
+    and only for listed origins), so a shared cache must key on it."""
+    response.vary.add("Origin")
+    return response
 
 
 def _origins(value):

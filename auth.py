@@ -1,4 +1,4 @@
-"""API-key authentication (reference part 5) and scope checks.
+"""API-key authentication and scope checks (README "API keys").
 
 Keys look like ``svc_live_`` + 40 characters of [A-Za-z0-9]. Only the SHA-256
 of the whole key is stored, so a leaked database does not leak usable keys.
@@ -125,18 +125,26 @@ def touch_after_response(response):
     return response
 
 
-def has_scope(scope):
-    return scope in g.get("scopes", ())
+def authorize():
+    """before_request hook after `authenticate`: 403 unless the key carries
+    the scope the view declares, before the view's body is even read."""
+    if request.method == "OPTIONS":
+        return None
+    view = current_app.view_functions.get(request.endpoint)
+    scope = getattr(view, "required_scope", None)
+    if scope is not None:
+        ensure_scope(scope)
+    return None
 
 
 def ensure_scope(scope):
-    """For checks that depend on the request body (publishing moves)."""
-    if not has_scope(scope):
+    if scope not in g.get("scopes", ()):
         raise insufficient_scope(scope)
 
 
 def require_scope(scope):
-    """View decorator: 403 unless the authenticated key carries `scope`."""
+    """View decorator: declares the scope the view needs (the API document
+    shows it, `authorize` checks it first) and checks it again itself."""
 
     def decorator(view):
         @functools.wraps(view)

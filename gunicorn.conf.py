@@ -8,11 +8,16 @@ after the fork.
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # gunicorn adds it only later
+from accesslog import FORMAT, RedactingLogger  # noqa: E402
+
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", 4))
 worker_class = "sync"
 preload_app = False
 accesslog = "-"
+access_log_format = FORMAT  # no user name: it would be the key of `curl -u KEY:`
+logger_class = RedactingLogger  # key-shaped values in logged URLs become svc_live_[redacted]
 errorlog = "-"
 timeout = 30
 graceful_timeout = 10
@@ -25,7 +30,6 @@ def on_starting(server):
     Runs in the master; the only connection it opens is a short read-only
     probe of an existing file, closed before the workers are forked.
     """
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from app import create_app
     from store.db import check_database
 

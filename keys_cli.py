@@ -10,6 +10,7 @@ from flask.cli import AppGroup
 import timestamps
 from auth import KEY_PREFIX, SCOPES, display_prefix, generate_key, hash_key, is_well_formed
 from store import keys as key_store
+from store.db import needs_database, transaction
 
 keys_cli = AppGroup("keys", help="Manage API keys.")
 
@@ -25,9 +26,10 @@ def _parse_expiry(ctx, param, value):
 
 def _new_key(user, scopes, expires_at):
     key = generate_key()
-    key_id = key_store.create_key(
-        user, hash_key(key), display_prefix(key), scopes, expires_at, timestamps.now_text()
-    )
+    with transaction():
+        key_id = key_store.create_key(
+            user, hash_key(key), display_prefix(key), scopes, expires_at, timestamps.now_text()
+        )
     return key_id, key
 
 
@@ -42,6 +44,7 @@ def _new_key(user, scopes, expires_at):
     help="A scope to grant; repeat for several.",
 )
 @click.option("--expires-at", callback=_parse_expiry, help="RFC 3339 time the key stops working.")
+@needs_database
 def create_command(user, scopes, expires_at):
     """Create a key; the plain key is printed once, on the last line."""
     user = user.strip()
@@ -55,6 +58,7 @@ def create_command(user, scopes, expires_at):
 
 
 @keys_cli.command("demo")
+@needs_database
 def demo_command():
     """Create a key with every scope for user 'demo', if no key exists yet."""
     if key_store.count_keys():
@@ -74,6 +78,7 @@ def _state(row, now):
 
 
 @keys_cli.command("list")
+@needs_database
 def list_command():
     """Every key: id, prefix, user, scopes, state, expiry, last use."""
     now = timestamps.now_text()
@@ -101,15 +106,18 @@ def list_command():
 
 @keys_cli.command("revoke")
 @click.argument("key_or_id")
+@needs_database
 def revoke_command(key_or_id):
     """Revoke a key, given the plain key or the id `keys list` shows."""
     value = key_or_id.strip()
-    if value.isdigit():
-        key_id = key_store.revoke_key(timestamps.now_text(), key_id=int(value))
+    if value.isascii() and value.isdigit():
+        by = {"key_id": int(value)}
     elif is_well_formed(value):
-        key_id = key_store.revoke_key(timestamps.now_text(), key_hash=hash_key(value))
+        by = {"key_hash": hash_key(value)}
     else:
         raise click.BadParameter("give a key id or a whole svc_live_ key", param_hint="KEY_OR_ID")
+    with transaction():
+        key_id = key_store.revoke_key(timestamps.now_text(), **by)
     if key_id is None:
         raise click.ClickException("No such key.")
     click.echo(f"Revoked key {key_id}.")

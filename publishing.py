@@ -11,14 +11,16 @@ scheduled_at is when the automation platform should publish; a brand post
 also names the company page in brand_id.
 """
 
-from datetime import timedelta
+import uuid
 
 from marshmallow import ValidationError
 
 import timestamps
-from auth import ensure_scope
-from errors import conflict, validation_error
+from errors import conflict, insufficient_scope, validation_error
+from idempotency import create_once
 from schemas.posts import check_brand
+from store import posts as post_store
+from store.idempotency import post_keys
 
 MOVES = {
     "Draft": ("Scheduled",),
@@ -30,11 +32,23 @@ PUBLISH_SCOPE = "posts:publish"
 CALLBACK_PATH = "/functions/v1/make-post-callback"
 
 
-def plan_update(post, changes, lead_seconds):
+def create_post(user_id, fields, idempotency_key, now):
+    """A new Draft, or the post an earlier request with the same
+    Idempotency-Key made (inside the caller's transaction)."""
+    return create_once(
+        post_keys, user_id, idempotency_key, fields,
+        insert=lambda: post_store.insert_post(user_id, str(uuid.uuid4()), fields, now),
+        get=post_store.get_post,
+        now=now,
+    )
+
+
+def plan_update(post, changes, scopes, lead_seconds, now):
     """The column changes a PATCH makes to `post`, after every rule.
 
-    Raises 409 for a refused move, 403 for a publishing operation without
-    posts:publish, and 400 when the merged record would be invalid.
+    `scopes` are the caller's; `now` is stored text. Raises 409 for a refused
+    move, 403 for a publishing operation without posts:publish, and 400 when
+    the merged record would be invalid.
     """
     old = post["status"]
     new = changes.get("status", old)
@@ -60,23 +74,23 @@ def plan_update(post, changes, lead_seconds):
     merged = {**post, **changes}
 
     rescheduled = old == new == "Scheduled" and "scheduled_at" in changes
-    if new != old or rescheduled:
-        ensure_scope(PUBLISH_SCOPE)
+    if (new != old or rescheduled) and PUBLISH_SCOPE not in scopes:
+        raise insufficient_scope(PUBLISH_SCOPE)
     try:
         check_brand(merged)
     except ValidationError as e:
         raise validation_error(e.normalized_messages())
     if new == "Scheduled" and (new != old or rescheduled):
-        _check_schedule(merged["scheduled_at"], lead_seconds)
+        _check_schedule(merged["scheduled_at"], lead_seconds, now)
     if new == "Failed" and not merged.get("last_error"):
         raise validation_error({"last_error": ["Required to mark a post Failed."]})
     return changes
 
 
-def _check_schedule(scheduled_at, lead_seconds):
+def _check_schedule(scheduled_at, lead_seconds, now):
     if scheduled_at is None:
         raise validation_error({"scheduled_at": ["Required to schedule a post."]})
-    earliest = timestamps.to_text(timestamps.now() + timedelta(seconds=lead_seconds))
+    earliest = timestamps.later(now, lead_seconds)
     if scheduled_at < earliest:
         raise validation_error(
             {"scheduled_at": [f"Must be at least {lead_seconds} seconds in the future."]}

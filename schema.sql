@@ -74,6 +74,16 @@ CREATE TABLE IF NOT EXISTS articles (
     version          INTEGER NOT NULL DEFAULT 1
 );
 
+-- The same for article creation.
+CREATE TABLE IF NOT EXISTS article_idempotency_keys (
+    user_id       INTEGER NOT NULL REFERENCES users (id),
+    key           TEXT NOT NULL,
+    request_hash  TEXT NOT NULL,
+    article_id    TEXT NOT NULL REFERENCES articles (id),
+    created_at    TEXT NOT NULL,
+    PRIMARY KEY (user_id, key)
+) WITHOUT ROWID;
+
 CREATE INDEX IF NOT EXISTS articles_user_created ON articles (user_id, created_at, id);
 CREATE INDEX IF NOT EXISTS articles_user_status_created ON articles (user_id, status, created_at, id);
 

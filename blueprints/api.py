@@ -1,7 +1,7 @@
 """The authenticated API under /functions/v1.
 
-Every endpoint group is a blueprint nested in this one, so the key check in
-`before_request` runs for all of them and none can forget it.
+Every endpoint group is a blueprint nested in this one, so the key and scope
+checks in `before_request` run for all of them and none can forget them.
 """
 
 from flask import Blueprint
@@ -11,7 +11,17 @@ from blueprints import articles, callback, posts
 
 bp = Blueprint("api", __name__, url_prefix="/functions/v1")
 bp.before_request(auth.authenticate)
+bp.before_request(auth.authorize)
 bp.after_request(auth.touch_after_response)
+
+
+@bp.after_request
+def no_store(response):
+    """Answers to a key are that user's data: no cache may keep them."""
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 bp.register_blueprint(posts.bp)
 bp.register_blueprint(callback.bp)
 bp.register_blueprint(articles.bp)

@@ -1,12 +1,14 @@
-"""`POST /make-post-callback`: the automation platform reports a published post."""
+"""The automation platform's report that a post is live.
+
+    POST /functions/v1/make-post-callback   Scheduled or Failed -> Published (posts:publish)
+"""
 
 from flask import Blueprint, g
 
 import timestamps
 from apidoc import doc
 from auth import require_scope
-from blueprints.common import json_body, render, with_etag
-from blueprints.posts import get_post
+from blueprints.common import get_owned, render, with_etag
 from publishing import plan_publish
 from schemas.posts import callback_schema, post_schema
 from store import posts as post_store
@@ -27,14 +29,13 @@ bp = Blueprint("callback", __name__)
     "is a 409.",
 )
 @require_scope("posts:publish")
-def publish_callback():
-    """Scheduled (or Failed) -> Published. The platform retries, so the same
-    callback again is answered 200 with the unchanged record."""
-    data = callback_schema.load(json_body())
-    with transaction() as db:
-        post = get_post(str(data["post_id"]), db)
+def publish_callback(body):
+    """The platform retries, so the same callback again is answered 200 with
+    the unchanged record."""
+    with transaction():
+        post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
         now = timestamps.now_text()
-        columns = plan_publish(post, data["linkedin_post_id"], data["live_url"], now)
+        columns = plan_publish(post, body["linkedin_post_id"], body["live_url"], now)
         if columns:
-            post = post_store.update_post(db, g.user_id, post["id"], columns, now)
+            post = post_store.update_post(g.user_id, post["id"], columns, now)
     return with_etag(render(post_schema, post), post)

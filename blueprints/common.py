@@ -1,4 +1,4 @@
-"""Request and response helpers shared by the posts and articles views."""
+"""Request and response helpers shared by the API views."""
 
 import json
 import re
@@ -7,7 +7,11 @@ import uuid
 from flask import g, request
 from werkzeug.exceptions import BadRequest
 
-from errors import ApiError, bad_request, not_found
+from errors import ApiError, bad_request, not_found, validation_error
+
+# Our bodies nest three levels at most; the parser's own limit is Python's
+# recursion limit, far deeper, and is reached as a crash, not an answer.
+MAX_JSON_DEPTH = 32
 
 
 def json_body():
@@ -18,6 +22,13 @@ def json_body():
         body = request.get_json()
     except BadRequest:
         raise bad_request("The request body is not valid JSON.")
+    except RecursionError:
+        body = None
+        too_deep = True
+    else:
+        too_deep = _deeper_than(body, MAX_JSON_DEPTH)
+    if too_deep:
+        raise bad_request(f"The request body nests deeper than {MAX_JSON_DEPTH} levels.")
     try:  # JSON may escape lone surrogates ("\ud800"), which no text can hold
         json.dumps(body, ensure_ascii=False).encode()
     except UnicodeEncodeError:
@@ -25,9 +36,36 @@ def json_body():
     return body
 
 
+def _deeper_than(value, limit):
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def load_query(schema):
-    """Query parameters through `schema`; a bad one is a 400 naming it."""
-    return schema.load(request.args.to_dict())
+    """Query parameters through `schema`; a bad, unknown or repeated one is a
+    400 naming it (a repeated one would otherwise silently lose a value)."""
+    args = request.args
+    repeated = {name: ["Given more than once."] for name in args if len(args.getlist(name)) > 1}
+    if repeated:
+        raise validation_error(repeated)
+    return schema.load(args.to_dict())
+
+
+def refuse_query():
+    """For routes that take no query parameters: a typo is a 400, not ignored."""
+    if request.args:
+        raise validation_error({name: ["Unknown field."] for name in request.args})
 
 
 def item_id(value, what):
@@ -60,9 +98,9 @@ def page_body(item_schema, rows, total, query):
     }
 
 
-def get_owned(fetch, value, what, db=None):
-    """The caller's record through `fetch(user_id, id, db)`, or a 404."""
-    record = fetch(g.user_id, item_id(value, what), db)
+def get_owned(fetch, value, what):
+    """The caller's record through `fetch(user_id, id)`, or a 404."""
+    record = fetch(g.user_id, item_id(value, what))
     if record is None:
         raise not_found(what)
     return record
@@ -77,12 +115,23 @@ def with_etag(body, record, status=200, headers=None):
     return body, status, {"ETag": etag(record), **(headers or {})}
 
 
+# RFC 9110: If-Match = "*" / #entity-tag; entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE.
+# One list element (empty ones are allowed by the list rule), then a comma or the end.
+_LIST_ELEMENT = re.compile(r'[ \t]*(?:(W/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(?:,|$)')
+
+
 def check_if_match(record):
-    """Honour If-Match: a stale or unknown version is a 412 and nothing changes."""
+    """Honour If-Match with the strong comparison RFC 9110 asks for: only
+    "*" or the record's exact version applies; a weak tag (W/"3") never
+    matches. A stale tag is a 412 and nothing changes; a value that is not
+    an entity-tag list is a 400."""
     if "If-Match" not in request.headers:
         return
-    tags = request.if_match
-    if tags.star_tag or tags.contains_weak(str(record["version"])):
+    value = request.headers["If-Match"]
+    if value.strip() == "*":
+        return
+    current = str(record["version"])
+    if any(not weak and opaque == current for weak, opaque in _entity_tags(value)):
         return
     raise ApiError(
         412,
@@ -90,6 +139,21 @@ def check_if_match(record):
         details={"current_version": record["version"]},
         headers={"ETag": etag(record)},
     )
+
+
+def _entity_tags(value):
+    """[(weak, opaque), ...] of an If-Match list; 400 unless well-formed with at least one."""
+    tags, position = [], 0
+    while position < len(value):
+        match = _LIST_ELEMENT.match(value, position)
+        if match is None or match.end() == position:
+            break
+        if match.group(2) is not None:
+            tags.append((bool(match.group(1)), match.group(2)))
+        position = match.end()
+    if position < len(value) or not tags:
+        raise bad_request('If-Match must be "*" or entity tags in double quotes, such as "3".')
+    return tags
 
 
 IDEMPOTENCY_KEY_PATTERN = r"^[!-~]{1,255}$"  # visible ASCII, as in the OpenAPI document

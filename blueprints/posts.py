@@ -1,44 +1,31 @@
-"""Posts: /api-v2-posts (list, create) and /api-v2-posts-item/{id} (read, update)."""
+"""Posts.
 
-import hashlib
-import json
-import uuid
+    GET   /functions/v1/api-v2-posts             list, filter, the due feed (posts:read)
+    POST  /functions/v1/api-v2-posts             create a Draft (posts:write)
+    GET   /functions/v1/api-v2-posts-item/{id}   read (posts:read)
+    PATCH /functions/v1/api-v2-posts-item/{id}   update; status moves also need posts:publish
+"""
 
 from flask import Blueprint, current_app, g, url_for
 
+import publishing
 import timestamps
 from apidoc import doc, item_links
 from auth import require_scope
-from blueprints.common import (
-    get_owned,
-    check_if_match,
-    idempotency_key,
-    json_body,
-    load_query,
-    page_body,
-    render,
-    with_etag,
-)
-from errors import conflict
-from publishing import plan_update
+from blueprints.common import check_if_match, get_owned, idempotency_key, page_body, render, with_etag
 from schemas.posts import post_list_query_schema, post_schema, post_update_schema, posts_page_schema
 from store import posts as post_store
-from store.db import transaction
+from store.db import snapshot, transaction
 
 bp = Blueprint("posts", __name__)
-
-
-def get_post(post_id, db=None):
-    """The caller's post, or 404: unknown, malformed and foreign ids alike."""
-    return get_owned(post_store.get_post, post_id, "post", db)
 
 
 @bp.get("/api-v2-posts")
 @doc("List the caller's posts", query=post_list_query_schema, response=posts_page_schema)
 @require_scope("posts:read")
-def list_posts():
-    query = load_query(post_list_query_schema)
-    rows, total = post_store.list_posts(g.user_id, query, timestamps.now_text())
+def list_posts(query):
+    with snapshot():
+        rows, total = post_store.list_posts(g.user_id, query, timestamps.now_text())
     return page_body(post_schema, rows, total, query)
 
 
@@ -59,31 +46,14 @@ def list_posts():
             "requestBody": {"post_id": "$response.body#/id"},
         },
     ),
-    description="Always creates a Draft. The same Idempotency-Key with the same body returns "
-    "the first post; with another body it is a 409.",
+    description="Always creates a Draft. The same Idempotency-Key with the same fields returns "
+    "the first post; with other fields it is a 409.",
 )
 @require_scope("posts:write")
-def create_post():
-    body = json_body()
-    fields = post_schema.load(body)
-    key = idempotency_key()
-    request_hash = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-    with transaction() as db:
-        earlier = key and post_store.find_idempotency_key(db, g.user_id, key)
-        if earlier:
-            if earlier["request_hash"] != request_hash:
-                raise conflict(
-                    "This Idempotency-Key was used with a different request body.",
-                    {"idempotency_key": key},
-                )
-            post = post_store.get_post(g.user_id, earlier["post_id"], db)
-        else:
-            post_id = str(uuid.uuid4())
-            post = post_store.insert_post(db, g.user_id, post_id, fields, timestamps.now_text())
-            if key:
-                post_store.save_idempotency_key(
-                    db, g.user_id, key, request_hash, post_id, timestamps.now_text()
-                )
+def create_post(body):
+    key, now = idempotency_key(), timestamps.now_text()
+    with transaction():
+        post = publishing.create_post(g.user_id, body, key, now)
     location = url_for("api.posts.get_post_item", post_id=post["id"])
     return with_etag(render(post_schema, post), post, 201, {"Location": location})
 
@@ -92,7 +62,7 @@ def create_post():
 @doc("Get one post", response=post_schema, headers=["ETag"])
 @require_scope("posts:read")
 def get_post_item(post_id):
-    post = get_post(post_id)
+    post = get_owned(post_store.get_post, post_id, "post")
     return with_etag(render(post_schema, post), post)
 
 
@@ -109,13 +79,13 @@ def get_post_item(post_id):
     "only through the publish callback (409 here).",
 )
 @require_scope("posts:write")
-def update_post_item(post_id):
-    changes = post_update_schema.load(json_body())
+def update_post_item(post_id, body):
     lead = current_app.config["SCHEDULE_MIN_LEAD_SECONDS"]
-    with transaction() as db:
-        post = get_post(post_id, db)
+    with transaction():
+        post = get_owned(post_store.lock_post, post_id, "post")
         check_if_match(post)
-        columns = plan_update(post, changes, lead)
+        now = timestamps.now_text()
+        columns = publishing.plan_update(post, body, g.scopes, lead, now)
         if columns:
-            post = post_store.update_post(db, g.user_id, post["id"], columns, timestamps.now_text())
+            post = post_store.update_post(g.user_id, post["id"], columns, now)
     return with_etag(render(post_schema, post), post)

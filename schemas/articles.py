@@ -2,7 +2,7 @@
 
 from marshmallow import Schema, fields, validate
 
-from schemas.common import HttpUrl, PageQuerySchema, PageSchema, Text, Timestamp
+from schemas.common import FreeText, HttpUrl, PageQuerySchema, PageSchema, Text, Timestamp
 
 ARTICLE_STATUSES = ("Draft", "Published")
 MAX_TITLE = 300
@@ -17,15 +17,11 @@ def title_field(**kwargs):
 
 
 def body_field(**kwargs):
-    return fields.String(
-        validate=validate.Length(max=MAX_BODY),
-        metadata={"description": "Markdown or plain text."},
-        **kwargs,
-    )
+    return FreeText(MAX_BODY, metadata={"description": "Markdown or plain text."}, **kwargs)
 
 
 def excerpt_field(**kwargs):
-    return fields.String(allow_none=True, validate=validate.Length(max=MAX_EXCERPT), **kwargs)
+    return FreeText(MAX_EXCERPT, allow_none=True, **kwargs)
 
 
 def tags_field(**kwargs):

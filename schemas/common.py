@@ -5,35 +5,38 @@ import re
 from marshmallow import Schema, ValidationError, fields, validate
 
 import timestamps
+from schemas import text, urls
 
-MAX_URL_LENGTH = 2048
-# The URLs we accept: what fields.Url accepts, narrowed to a pattern that the
-# OpenAPI document can state exactly, so clients and the server agree.
-_P = r"([A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"  # RFC 3986 pchar
-_Q = rf"({_P}|[/?])"
-URL_PATTERN = (
-    r"^https?://([A-Za-z0-9]{1,63}\.)*[A-Za-z][A-Za-z0-9]{1,62}(:[0-9]{1,4})?"
-    rf"((/{_P}*)+(\?{_Q}+)?(#{_Q}*)?|\?{_Q}+(#{_Q}*)?)?$"
-)
-# "Not only white space", spelled out so that Python and the JSON Schema
-# regex dialect of the OpenAPI document agree on what white space is.
-NOT_BLANK_PATTERN = (
-    r"[^\t\n\v\f\r \x1c-\x1f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
-)
+
+class FullMatch(validate.Regexp):
+    """Regexp that must match the whole value: `^...$` with `re.match` lets a
+    trailing newline through, since `$` also matches before one."""
+
+    def __call__(self, value):
+        if self.regex.fullmatch(value) is None:
+            raise ValidationError(self._format_error(value))
+        return value
 
 
 class Timestamp(fields.AwareDateTime):
-    """RFC 3339 in, stored text out: loads to UTC text, dumps stored text as is.
+    """RFC 3339 in (timestamps.parse), stored UTC text out.
 
-    A timestamp without a UTC offset is refused rather than guessed.
+    A timestamp without a UTC offset, or in another ISO 8601 form, is refused
+    rather than guessed.
     """
 
+    def __init__(self, **kwargs):
+        metadata = {"pattern": timestamps.PATTERN, "example": timestamps.EXAMPLE,
+                    **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
     def _deserialize(self, value, attr, data, **kwargs):
-        moment = super()._deserialize(value, attr, data, **kwargs)
         try:
-            return timestamps.to_text(moment)
-        except (OverflowError, ValueError) as error:
-            raise self.make_error("invalid", input=value, obj_type=self.OBJ_TYPE) from error
+            return timestamps.to_text(timestamps.parse(value))
+        except ValueError as error:
+            raise ValidationError(f"Not a valid timestamp: {error}.") from error
+        except OverflowError as error:
+            raise ValidationError("Not a valid timestamp: out of range in UTC.") from error
 
     def _serialize(self, value, attr, obj, **kwargs):
         if value is None or isinstance(value, str):
@@ -42,38 +45,53 @@ class Timestamp(fields.AwareDateTime):
 
 
 def HttpUrl(metadata=None, **kwargs):
-    """An absolute http(s) URL of reasonable length."""
-    return fields.Url(
-        schemes={"http", "https"},
-        require_tld=False,
-        validate=[
-            validate.Length(max=MAX_URL_LENGTH),
-            validate.Regexp(URL_PATTERN, error="Must be an http(s) URL such as https://example.com/a."),
-        ],
-        metadata={"format": "uri", "pattern": URL_PATTERN, **(metadata or {})},
-        **kwargs,
-    )
-
-
-def not_blank(value):
-    if not re.search(NOT_BLANK_PATTERN, value):
-        raise ValidationError("Must contain more than white space.")
-
-
-def Text(max_length, metadata=None, **kwargs):
-    """A string of 1 to `max_length` characters that is not only white space."""
+    """An absolute http(s) URL that a browser accepts (schemas/urls.py)."""
     return fields.String(
-        validate=[validate.Length(min=1, max=max_length), not_blank],
-        metadata={"pattern": NOT_BLANK_PATTERN, **(metadata or {})},
+        validate=[validate.Length(max=urls.MAX_LENGTH), urls.check],
+        metadata={"format": "uri", "pattern": urls.PATTERN, "description": urls.DESCRIPTION,
+                  **(metadata or {})},
         **kwargs,
     )
+
+
+def Text(max_length, multiline=False, metadata=None, **kwargs):
+    """1 to `max_length` characters, at least one visible, no control
+    characters (tab and line breaks only where `multiline`)."""
+    return fields.String(
+        validate=[validate.Length(min=1, max=max_length), text.no_controls(multiline),
+                  text.not_blank],
+        metadata={"pattern": text.pattern(multiline, blank_ok=False), **(metadata or {})},
+        **kwargs,
+    )
+
+
+def FreeText(max_length, metadata=None, **kwargs):
+    """Up to `max_length` characters, possibly empty or blank, with tab and
+    line breaks but no other control characters."""
+    return fields.String(
+        validate=[validate.Length(max=max_length), text.no_controls(multiline=True)],
+        metadata={"pattern": text.pattern(multiline=True, blank_ok=True), **(metadata or {})},
+        **kwargs,
+    )
+
+
+class QueryInteger(fields.Integer):
+    """An integer query parameter in ASCII digits only: int() would also take
+    "١٢", " 12", "+12" and "1_2", which no client means to send."""
+
+    _DIGITS = re.compile(r"-?[0-9]{1,19}")
+
+    def _validated(self, value):
+        if isinstance(value, str) and not self._DIGITS.fullmatch(value):
+            raise self.make_error("invalid")
+        return super()._validated(value)
 
 
 class PageQuerySchema(Schema):
     """limit/offset paging of every list endpoint."""
 
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**62))
+    limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
+    offset = QueryInteger(load_default=0, validate=validate.Range(min=0, max=2**62))
 
 
 class PageSchema(Schema):
@@ -94,3 +112,11 @@ class ErrorSchema(Schema):
     """The envelope of every error response."""
 
     error = fields.Nested(ErrorBodySchema, required=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True, validate=validate.OneOf(["ok", "degraded"]))
+    database = fields.Boolean(required=True)
+
+
+health_schema = HealthSchema()

@@ -2,12 +2,13 @@
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from schemas.common import HttpUrl, PageQuerySchema, PageSchema, Text, Timestamp
+from schemas.common import FullMatch, HttpUrl, PageQuerySchema, PageSchema, Text, Timestamp
 
 POST_TYPES = ("personal", "brand")
 POST_STATUSES = ("Draft", "Scheduled", "Published", "Failed")
 MAX_CONTENT = 3000  # the network's limit for a post
 MAX_MEDIA = 9
+MAX_ERROR = 2000
 URN = r"^urn:li:[A-Za-z][A-Za-z0-9_]*:[A-Za-z0-9_:,()%.\-]+$"
 
 
@@ -19,38 +20,18 @@ def check_brand(data):
         raise ValidationError("Must be null for personal posts.", "brand_id")
 
 
-# check_brand as JSON Schema, for the OpenAPI document: clients and fuzzers
-# then know that a brand post needs brand_id and a personal one has none.
-BRAND_RULE = {
-    "oneOf": [
-        {
-            "properties": {
-                "type": {"type": "string", "enum": ["personal"]},
-                "brand_id": {"nullable": True, "enum": [None]},
-            }
-        },
-        {
-            "properties": {
-                "type": {"type": "string", "enum": ["brand"]},
-                "brand_id": {"type": "string"},
-            },
-            "required": ["brand_id"],
-        },
-    ]
-}
-
-
 def brand_id_field(**kwargs):
     return Text(
         100,
         allow_none=True,
-        metadata={"description": "Company page the automation posts to; brand posts only."},
+        metadata={"description": "The company page the automation posts to. Required (not null) "
+                  "when type is brand; must be null or absent when type is personal."},
         **kwargs,
     )
 
 
 def content_field(**kwargs):
-    return Text(MAX_CONTENT, **kwargs)
+    return Text(MAX_CONTENT, multiline=True, **kwargs)
 
 
 def media_urls_field(**kwargs):
@@ -58,9 +39,19 @@ def media_urls_field(**kwargs):
 
 
 class PostSchema(Schema):
-    """The post record; its writable fields are also the create body."""
+    """The post record; its writable fields are also the create body.
 
-    openapi_extra = BRAND_RULE
+    The brand rule (a brand post names its brand_id, a personal post has none)
+    is checked here and stated in words in the document: a `oneOf` for it made
+    generated clients split the record into two classes that held only those
+    two fields.
+    """
+
+    class Meta:
+        description = (
+            "A personal or brand post. A brand post (type brand) must carry brand_id; "
+            "a personal post must not (null)."
+        )
 
     id = fields.String(dump_only=True, metadata={"format": "uuid"})
     type = fields.String(required=True, validate=validate.OneOf(POST_TYPES))
@@ -95,7 +86,7 @@ class PostUpdateSchema(Schema):
     media_urls = media_urls_field()
     scheduled_at = Timestamp(allow_none=True)
     status = fields.String(validate=validate.OneOf(POST_STATUSES))
-    last_error = fields.String(allow_none=True, validate=validate.Length(max=2000))
+    last_error = Text(MAX_ERROR, multiline=True, allow_none=True)
 
 
 class PostListQuerySchema(PageQuerySchema):
@@ -126,7 +117,7 @@ class CallbackSchema(Schema):
         required=True,
         validate=[
             validate.Length(max=200),
-            validate.Regexp(URN, error="Must be a LinkedIn URN such as urn:li:share:123."),
+            FullMatch(URN, error="Must be a LinkedIn URN such as urn:li:share:123."),
         ],
     )
     live_url = HttpUrl(required=True)

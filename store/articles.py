@@ -1,6 +1,6 @@
 """Articles."""
 
-from store.paging import page
+from store.paging import ARTICLE_KIND, page
 from store.records import OwnedTable
 
 COLUMNS = (
@@ -16,16 +16,20 @@ articles = OwnedTable(
 )
 
 
-def get_article(user_id, article_id, db=None):
-    return articles.get(user_id, article_id, db)
+def get_article(user_id, article_id):
+    return articles.get(user_id, article_id)
 
 
-def insert_article(db, user_id, article_id, fields, now):
-    return articles.insert(db, user_id, article_id, {k: fields[k] for k in CREATABLE}, now)
+def lock_article(user_id, article_id):
+    return articles.lock(user_id, article_id)
 
 
-def update_article(db, user_id, article_id, changes, now):
-    return articles.update(db, user_id, article_id, changes, now)
+def insert_article(user_id, article_id, fields, now):
+    return articles.insert(user_id, article_id, {k: fields[k] for k in CREATABLE}, now)
+
+
+def update_article(user_id, article_id, changes, now):
+    return articles.update(user_id, article_id, changes, now)
 
 
 def list_articles(user_id, query):
@@ -34,7 +38,7 @@ def list_articles(user_id, query):
     if query.get("status"):
         where.append("status = ?")
         params.append(query["status"])
-    rows, total = page(
+    found, total = page(
         "articles",
         COLUMNS,
         where,
@@ -42,6 +46,6 @@ def list_articles(user_id, query):
         "created_at DESC, id DESC",
         query["limit"],
         query["offset"],
-        counts=(user_id, ["article"], query.get("status")),
+        counts=(user_id, [ARTICLE_KIND], query.get("status")),
     )
-    return [articles.record(r) for r in rows], total
+    return [articles.record(r) for r in found], total

@@ -8,6 +8,7 @@ that a connection can never be carried across a fork.
 """
 
 import contextlib
+import functools
 import os
 import sqlite3
 import threading
@@ -84,16 +85,64 @@ def dispose_db():
 
 @contextlib.contextmanager
 def transaction():
-    """BEGIN IMMEDIATE ... COMMIT: the write lock is taken before the first
-    read, so a read-then-write can never be overtaken by another writer."""
+    """The unit of work of every write: BEGIN IMMEDIATE ... COMMIT.
+
+    The write lock is taken before the first read, so a read-then-write can
+    never be overtaken by another writer. Anything raised inside rolls the
+    whole transaction back. Transactions do not nest: a store function that
+    opened its own would break its caller's unit of work.
+    """
     conn = get_db()
+    if conn.in_transaction:
+        raise RuntimeError("transaction() inside a transaction: store functions never begin")
     conn.execute("BEGIN IMMEDIATE")
     try:
-        yield conn
+        yield
     except BaseException:
         conn.rollback()
         raise
     conn.commit()
+
+
+@contextlib.contextmanager
+def snapshot():
+    """Several reads that see one state of the database (a page and its
+    total). Inside a transaction it is that transaction."""
+    conn = get_db()
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.rollback()  # nothing was written; ends the read transaction
+
+
+def execute(sql, params=()):
+    """Run one statement on the calling thread's connection."""
+    return get_db().execute(sql, params)
+
+
+def one(sql, params=()):
+    """The first row as a dict, or None."""
+    cursor = get_db().execute(sql, params)
+    row = cursor.fetchone()
+    cursor.close()
+    return dict(row) if row is not None else None
+
+
+def rows(sql, params=()):
+    """Every row as a dict."""
+    return [dict(row) for row in get_db().execute(sql, params)]
+
+
+def value(sql, params=()):
+    """The first column of the first row, or None."""
+    cursor = get_db().execute(sql, params)
+    row = cursor.fetchone()
+    cursor.close()
+    return row[0] if row is not None else None
 
 
 def is_storage_full(error):
@@ -169,14 +218,15 @@ def check_database(path):
     if not os.access(directory, os.W_OK | os.X_OK):
         return f"database directory {directory} is not writable (SQLite needs it for the -wal file)"
     if p.exists() and p.stat().st_size > 0:
-        return _probe(p)
+        problem, _ = _probe(p)
+        return problem
     return None
 
 
 def _probe(path):
     """Read the schema of an existing file through a short read-only
     connection, closed before anything forks: a valid header can still hide
-    a damaged file, or a schema newer than this code."""
+    a damaged file, or a schema newer than this code. Returns (problem, version)."""
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
@@ -185,10 +235,42 @@ def _probe(path):
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
-        return f"database file {path} is not a usable SQLite database ({e})"
+        return f"database file {path} is not a usable SQLite database ({e})", None
     if version > SCHEMA_VERSION:
-        return f"database schema version {version} is newer than this code ({SCHEMA_VERSION})"
+        return f"database schema version {version} is newer than this code ({SCHEMA_VERSION})", version
+    return None, version
+
+
+def check_initialized(path):
+    """check_database, and the database must already hold the schema: for
+    commands that read or change data, which must never create an empty
+    database beside the one the server uses."""
+    problem = check_database(path)
+    if problem or path == ":memory:":
+        return problem
+    p = Path(path)
+    if not p.exists() or p.stat().st_size == 0:
+        return f"database {p.resolve()} does not exist"
+    if _probe(p)[1] == 0:
+        return f"database {p.resolve()} has no tables"
     return None
+
+
+def needs_database(command):
+    """CLI decorator: one line naming the database and what to do, instead
+    of a traceback, when it is missing or unusable."""
+
+    @functools.wraps(command)
+    def checked(*args, **kwargs):
+        problem = check_initialized(current_app.config["DATABASE"])
+        if problem:
+            raise click.ClickException(
+                f"{problem}. Set FLASK_DATABASE to the database the server uses, "
+                "or create this one with `flask --app app init-db`."
+            )
+        return command(*args, **kwargs)
+
+    return checked
 
 
 @click.command("init-db")

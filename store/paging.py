@@ -1,6 +1,15 @@
-"""One page of a user's rows plus the total, shared by posts and articles."""
+"""One page of a user's rows plus the total, shared by posts and articles.
 
-from store.db import get_db
+Callers run `page` inside `store.db.snapshot()` (or a transaction), so that
+the rows and the total describe the same state.
+"""
+
+from store.db import rows, value
+
+# The kinds counted in content_counts. schema.sql's triggers write the same
+# strings ('post:' || type, 'article').
+POST_KINDS = {"personal": "post:personal", "brand": "post:brand"}
+ARTICLE_KIND = "article"
 
 
 def page(table, columns, where, params, order, limit, offset, counts=None):
@@ -10,33 +19,22 @@ def page(table, columns, where, params, order, limit, offset, counts=None):
     owner, kind and status: the total then comes from content_counts, kept by
     triggers, instead of counting the owner's rows one by one.
     """
-    db = get_db()
     condition = " AND ".join(where)
-    db.execute("BEGIN")  # one snapshot for the rows and the total
-    try:
-        return _page(db, table, columns, condition, params, order, limit, offset, counts)
-    finally:
-        db.execute("COMMIT")
-
-
-def _page(db, table, columns, condition, params, order, limit, offset, counts):
-    rows = db.execute(
+    found = rows(
         f"SELECT {columns} FROM {table} WHERE {condition} ORDER BY {order} LIMIT ? OFFSET ?",
         (*params, limit, offset),
-    ).fetchall()
-    if offset == 0 and len(rows) < limit:
-        return rows, len(rows)
+    )
+    if offset == 0 and len(found) < limit:
+        return found, len(found)
     if counts is None:
-        total = db.execute(f"SELECT COUNT(*) FROM {table} WHERE {condition}", params).fetchone()[0]
-    else:
-        user_id, kinds, status = counts
-        sql = (
-            "SELECT COALESCE(SUM(n), 0) FROM content_counts WHERE user_id = ?"
-            f" AND kind IN ({', '.join('?' * len(kinds))})"
-        )
-        args = [user_id, *kinds]
-        if status:
-            sql += " AND status = ?"
-            args.append(status)
-        total = db.execute(sql, args).fetchone()[0]
-    return rows, total
+        return found, value(f"SELECT COUNT(*) FROM {table} WHERE {condition}", params)
+    user_id, kinds, status = counts
+    sql = (
+        "SELECT COALESCE(SUM(n), 0) FROM content_counts WHERE user_id = ?"
+        f" AND kind IN ({', '.join('?' * len(kinds))})"
+    )
+    args = [user_id, *kinds]
+    if status:
+        sql += " AND status = ?"
+        args.append(status)
+    return found, value(sql, args)

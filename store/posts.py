@@ -1,6 +1,6 @@
-"""Posts and the idempotency keys of their creation."""
+"""Posts."""
 
-from store.paging import page
+from store.paging import POST_KINDS, page
 from store.records import OwnedTable
 
 COLUMNS = (
@@ -20,20 +20,24 @@ ORDERS = {
 }
 
 
-def get_post(user_id, post_id, db=None):
-    return posts.get(user_id, post_id, db)
+def get_post(user_id, post_id):
+    return posts.get(user_id, post_id)
 
 
-def insert_post(db, user_id, post_id, fields, now):
-    return posts.insert(db, user_id, post_id, {k: fields[k] for k in CREATABLE}, now)
+def lock_post(user_id, post_id):
+    return posts.lock(user_id, post_id)
 
 
-def update_post(db, user_id, post_id, changes, now):
-    return posts.update(db, user_id, post_id, changes, now)
+def insert_post(user_id, post_id, fields, now):
+    return posts.insert(user_id, post_id, {k: fields[k] for k in CREATABLE}, now)
+
+
+def update_post(user_id, post_id, changes, now):
+    return posts.update(user_id, post_id, changes, now)
 
 
 def list_posts(user_id, query, now):
-    """One page of the user's posts matching the query's filters."""
+    """One page of the user's posts matching the query's filters, and the total."""
     where, params, counted = ["user_id = ?"], [user_id], {}
     for column in ("status", "type"):
         if query.get(column):
@@ -51,8 +55,8 @@ def list_posts(user_id, query, now):
         params += ["Scheduled", now]
     # content_counts answers `total` unless a time filter is in play.
     by_counts = len(where) == 1 + len(counted)
-    kinds = [f"post:{query['type']}"] if query.get("type") else ["post:personal", "post:brand"]
-    rows, total = page(
+    kinds = [POST_KINDS[query["type"]]] if query.get("type") else list(POST_KINDS.values())
+    found, total = page(
         "posts",
         COLUMNS,
         where,
@@ -62,20 +66,4 @@ def list_posts(user_id, query, now):
         query["offset"],
         counts=(user_id, kinds, query.get("status")) if by_counts else None,
     )
-    return [posts.record(r) for r in rows], total
-
-
-def find_idempotency_key(db, user_id, key):
-    row = db.execute(
-        "SELECT request_hash, post_id FROM idempotency_keys WHERE user_id = ? AND key = ?",
-        (user_id, key),
-    ).fetchone()
-    return dict(row) if row else None
-
-
-def save_idempotency_key(db, user_id, key, request_hash, post_id, now):
-    db.execute(
-        "INSERT INTO idempotency_keys (user_id, key, request_hash, post_id, created_at)"
-        " VALUES (?, ?, ?, ?, ?)",
-        (user_id, key, request_hash, post_id, now),
-    )
+    return [posts.record(r) for r in found], total

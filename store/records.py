@@ -2,13 +2,15 @@
 
 import json
 
-from store.db import get_db
+from store.db import execute, one
 
 
 class OwnedTable:
     """A table whose rows belong to a user and carry a version.
 
     `json_columns` are stored as JSON text and returned as Python values.
+    Another user's row is as unknown as a missing one: every statement here
+    names the owner.
     """
 
     def __init__(self, name, columns, json_columns, writable):
@@ -16,6 +18,7 @@ class OwnedTable:
         self.columns = columns
         self.json_columns = frozenset(json_columns)
         self.writable = frozenset(writable)
+        self._select = f"SELECT {columns} FROM {name} WHERE id = ? AND user_id = ?"
 
     def record(self, row):
         record = dict(row)
@@ -23,38 +26,42 @@ class OwnedTable:
             record[column] = json.loads(record[column])
         return record
 
-    def get(self, user_id, row_id, db=None):
-        """The user's row, or None: another user's row is as unknown as a
-        missing one."""
-        row = (db or get_db()).execute(
-            f"SELECT {self.columns} FROM {self.name} WHERE id = ? AND user_id = ?",
-            (row_id, user_id),
-        ).fetchone()
+    def get(self, user_id, row_id):
+        """The user's row, or None."""
+        row = one(self._select, (row_id, user_id))
         return self.record(row) if row else None
 
-    def insert(self, db, user_id, row_id, fields, now):
+    def lock(self, user_id, row_id):
+        """The user's row, read in order to change it (inside a transaction).
+
+        SQLite's BEGIN IMMEDIATE already holds the database's write lock, so
+        the plain read cannot be overtaken by another writer.
+        """
+        return self.get(user_id, row_id)
+
+    def insert(self, user_id, row_id, fields, now):
         values = {k: self._store(k, v) for k, v in fields.items()}
         names = ", ".join(["id", "user_id", *values, "created_at", "updated_at"])
         marks = ", ".join("?" * (len(values) + 4))
-        db.execute(
+        execute(
             f"INSERT INTO {self.name} ({names}) VALUES ({marks})",
             (row_id, user_id, *values.values(), now, now),
         )
-        return self.get(user_id, row_id, db)
+        return self.get(user_id, row_id)
 
-    def update(self, db, user_id, row_id, changes, now):
+    def update(self, user_id, row_id, changes, now):
         """Write `changes` and bump the version; returns the new record."""
         unknown = changes.keys() - self.writable
         if unknown:
             raise ValueError(f"not writable in {self.name}: {sorted(unknown)}")
         values = {k: self._store(k, v) for k, v in changes.items()}
         assignments = "".join(f"{column} = ?, " for column in values)
-        db.execute(
+        execute(
             f"UPDATE {self.name} SET {assignments}updated_at = ?, version = version + 1"
             " WHERE id = ? AND user_id = ?",
             (*values.values(), now, row_id, user_id),
         )
-        return self.get(user_id, row_id, db)
+        return self.get(user_id, row_id)
 
     def _store(self, column, value):
         return json.dumps(value) if column in self.json_columns else value

@@ -53,6 +53,7 @@ DOCS_OPERATIONS = {
     ("POST", "/functions/v1/articles-api"),
     ("GET", "/functions/v1/articles-api-item/{article_id}"),
     ("PATCH", "/functions/v1/articles-api-item/{article_id}"),
+    ("GET", "/health"),
 }
 
 
@@ -300,6 +301,9 @@ def test_docs_page_renders_and_tries_a_call(page, tmp_path):
         scheme.locator("h6", has_text="Authorized").wait_for()  # Swagger UI took the key
         scheme.locator("button.btn-done").click()
         page.locator(".modal-ux").wait_for(state="detached")
+        # The key lives in sessionStorage (gone with the tab), never in localStorage.
+        stored = page.evaluate("() => [JSON.stringify(localStorage), JSON.stringify(sessionStorage)]")
+        assert server.key not in stored[0] and server.key in stored[1]
 
         operation = page.locator("#operations-posts-list_posts")
         operation.locator(".opblock-summary").click()
@@ -313,6 +317,10 @@ def test_docs_page_renders_and_tries_a_call(page, tmp_path):
         # The curl example shows the key: mask it in the artifact.
         page.screenshot(path=str(ARTIFACTS / "docs-try-it-out.png"), full_page=True,
                         mask=[operation.locator(".curl-command")])
+
+        # The page's Content-Security-Policy let everything it needs through.
+        blocked = [line for line in page.console_lines if "Content Security Policy" in line]
+        assert not blocked, blocked
 
         # The page works offline: everything it loaded came from the service itself.
         outside = [u for u in page.seen_urls

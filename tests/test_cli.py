@@ -1,5 +1,9 @@
 """The key CLI and init-db, through Flask's CLI runner."""
 
+import sqlite3
+
+import pytest
+
 from auth import SCOPES, hash_key
 from store import keys as key_store
 from tests.conftest import assert_error
@@ -126,3 +130,34 @@ def test_create_refuses_an_empty_user(runner):
     result = runner.invoke(args=["keys", "create", "--user", "  ", "--scope", "posts:read"])
     assert result.exit_code != 0
     assert "--user" in result.output and "svc_live_" not in result.output
+
+
+@pytest.mark.parametrize("args", [["keys", "list"], ["keys", "demo"], ["keys", "revoke", "1"],
+                                  ["keys", "create", "--user", "a", "--scope", "posts:read"]])
+def test_commands_refuse_a_database_that_is_not_there(tmp_path, args):
+    """Run without the FLASK_DATABASE the server uses, a command must not
+    create an empty database, and says in one line what to do."""
+    from app import create_app
+
+    path = tmp_path / "instance" / "publishing.sqlite"
+    path.parent.mkdir()
+    app = create_app({"DATABASE": str(path)})
+    result = app.test_cli_runner().invoke(args=args)
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.output.strip().splitlines()
+    assert lines == [f"Error: database {path} does not exist. Set FLASK_DATABASE to the "
+                     "database the server uses, or create this one with `flask --app app "
+                     "init-db`."], result.output
+    assert not path.exists()
+
+
+def test_commands_refuse_a_database_without_tables(tmp_path):
+    from app import create_app
+
+    path = tmp_path / "empty.sqlite"
+    sqlite3.connect(path).execute("CREATE TABLE other (x)").connection.close()
+    result = create_app({"DATABASE": str(path)}).test_cli_runner().invoke(args=["keys", "list"])
+    assert result.exit_code == 1
+    assert "has no tables" in result.output and "init-db" in result.output
+    assert "Traceback" not in result.output

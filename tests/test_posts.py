@@ -341,18 +341,29 @@ def test_if_match_current_version_applies(api):
     post = create(api)
     r = api.patch(ITEM + post["id"], json={"content": "v2"}, headers={"If-Match": '"1"'})
     assert r.status_code == 200 and r.get_json()["version"] == 2
-    r = api.patch(ITEM + post["id"], json={"content": "v3"}, headers={"If-Match": 'W/"2"'})
+    r = api.patch(ITEM + post["id"], json={"content": "v3"}, headers={"If-Match": '"7", "2"'})
     assert r.status_code == 200
     r = api.patch(ITEM + post["id"], json={"content": "v4"}, headers={"If-Match": "*"})
     assert r.status_code == 200 and r.get_json()["version"] == 4
 
 
-@pytest.mark.parametrize("value", ['"2"', '"0"', "0", '"abc"', ""])
-def test_if_match_stale_version_is_412_and_nothing_changes(api, value):
+# RFC 9110 asks for the strong comparison: a weak tag never matches.
+@pytest.mark.parametrize("value", ['"2"', '"0"', '"abc"', 'W/"1"', ' W/"1" , "9"'])
+def test_if_match_stale_or_weak_is_412_and_nothing_changes(api, value):
     post = create(api)
     r = api.patch(ITEM + post["id"], json={"content": "lost"}, headers={"If-Match": value})
     err = assert_error(r, 412, "precondition_failed")
     assert err["details"]["current_version"] == 1
+    assert r.headers["ETag"] == '"1"'
+    assert api.get(ITEM + post["id"]).get_json() == post
+
+
+@pytest.mark.parametrize("value", ["garbage", "1", "", " ", '"1" "2"', '"1', 'W/1', '*, "1"', '"1 "'])
+def test_malformed_if_match_is_400_and_nothing_changes(api, value):
+    post = create(api)
+    r = api.patch(ITEM + post["id"], json={"content": "lost"}, headers={"If-Match": value})
+    err = assert_error(r, 400, "bad_request")
+    assert "If-Match" in err["message"]
     assert api.get(ITEM + post["id"]).get_json() == post
 
 

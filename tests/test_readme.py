@@ -10,6 +10,7 @@ import pytest
 from tests.live import ROOT, create_key, serve
 
 MARKER = "<!-- readme-test -->"
+START = "FLASK_SCHEDULE_MIN_LEAD_SECONDS=2 make run"
 
 
 def readme_block():
@@ -23,7 +24,8 @@ def readme_block():
 def test_readme_curl_walkthrough(tmp_path):
     block = readme_block()
     assert "KEY=svc_live_..." in block and "API=http://127.0.0.1:8000/functions/v1" in block
-    with serve(tmp_path, workers=2) as server:
+    assert START in (ROOT / "README.md").read_text()  # the walkthrough's server, as started here
+    with serve(tmp_path, workers=2, env={"FLASK_SCHEDULE_MIN_LEAD_SECONDS": "2"}) as server:
         key = create_key(server.database)
         script = block.replace("KEY=svc_live_...", f"KEY={key}").replace(
             "http://127.0.0.1:8000", server.url
@@ -40,7 +42,8 @@ def test_readme_curl_walkthrough(tmp_path):
     created, read, scheduled, due, published, article, articles = documents
     assert created["status"] == "Draft" and read["id"] == created["id"]
     assert scheduled["status"] == "Scheduled" and scheduled["version"] == 2
-    assert [p["id"] for p in due["data"]] == []  # 2099 has not come yet
-    assert published["status"] == "Published"
+    assert [p["id"] for p in due["data"]] == [created["id"]]  # its time has come
+    assert due["total"] == 1 and due["data"][0]["status"] == "Scheduled"
+    assert published["status"] == "Published" and published["id"] == created["id"]
     assert published["live_url"].endswith("urn:li:share:7012345678901234567")
     assert article["status"] == "Draft" and articles["total"] == 1

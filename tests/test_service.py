@@ -222,3 +222,28 @@ def test_health_reports_a_database_that_does_not_answer(tmp_path):
     r = app.test_client().get("/health")
     assert r.status_code == 200
     assert r.get_json() == {"status": "degraded", "database": False}
+
+
+@pytest.mark.parametrize("path", ["/functions/v1//api-v2-posts", "//functions/v1/api-v2-posts",
+                                  "/functions//v1/api-v2-posts", "/functions/v1/api-v2-posts/"])
+def test_doubled_slashes_are_404_not_a_redirect(api, path):
+    r = api.get(path, headers={"Host": "evil.example"})
+    assert_error(r, 404, "not_found")
+    assert "Location" not in r.headers
+
+
+def test_vary_origin_with_listed_origins(tmp_path, make_key):
+    app = create_app({"DATABASE": str(tmp_path / "test.sqlite"),
+                      "CORS_ORIGINS": "https://a.example,https://b.example"})
+    client = app.test_client()
+    for r in (client.get("/health"), client.get("/functions/v1/openapi.json"),
+              client.get(POSTS), client.get(POSTS, headers={"Origin": "https://a.example"}),
+              preflight(client, "https://b.example")):
+        assert "Origin" in r.headers.get("Vary", ""), r.headers
+
+
+def test_authenticated_answers_are_not_stored(api):
+    for r in (api.get(POSTS), api.post(POSTS, json={"type": "personal", "content": "x"}),
+              api.get(POSTS + "?limit=0"), api.get("/functions/v1/api-v2-posts-item/x")):
+        assert r.headers["Cache-Control"] == "no-store", r.status_code
+    assert api.client.get(POSTS).headers["Cache-Control"] == "no-store"  # the 401 too
