@@ -1,4 +1,4 @@
-"""Authentication rules of reference part 5, row by row, and scope checks."""
+"""Authentication rules (README "API keys"), one by one, and scope checks."""
 
 import pytest
 
