@@ -13,10 +13,18 @@ the document with schemathesis.
 import functools
 import re
 
+from flask import request
+
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 
-from blueprints.common import IDEMPOTENCY_KEY_PATTERN, json_body, load_query, refuse_query
+from blueprints.common import (
+    IDEMPOTENCY_KEY_PATTERN,
+    IF_MATCH_PATTERN,
+    json_body,
+    load_query,
+    refuse_query,
+)
 from schemas.common import ErrorSchema, health_schema
 
 TITLE = "Content Publishing Service"
@@ -37,12 +45,13 @@ ERROR_TEXT = {
 }
 
 
-def doc(summary, *, query=None, body=None, response=None, status=200, errors=(),
-        description=None, headers=(), request_headers=(), links=None):
+def doc(summary, *, query=None, body=None, body_required=True, response=None, status=200,
+        errors=(), description=None, headers=(), request_headers=(), links=None):
     """Declare what a view accepts and returns; load what it accepts.
 
     The view gets the loaded query as `query=` and the loaded body as
-    `body=`. Without a `query` schema any query parameter is a 400.
+    `body=`. Without a `query` schema any query parameter is a 400. With
+    `body_required=False` a request without a body loads as `{}`.
     """
 
     def decorator(view):
@@ -53,7 +62,8 @@ def doc(summary, *, query=None, body=None, response=None, status=200, errors=(),
             else:
                 kwargs["query"] = load_query(query)
             if body is not None:
-                kwargs["body"] = body.load(json_body())
+                sent = body_required or request.content_length or request.is_json
+                kwargs["body"] = body.load(json_body() if sent else {})
             return view(*args, **kwargs)
 
         loading.apidoc = {
@@ -61,6 +71,7 @@ def doc(summary, *, query=None, body=None, response=None, status=200, errors=(),
             "description": description,
             "query": query,
             "body": body,
+            "body_required": body_required,
             "response": response,
             "status": status,
             "errors": tuple(errors),
@@ -102,8 +113,9 @@ RESPONSE_HEADERS = {
 }
 REQUEST_HEADERS = {
     "If-Match": {
-        "description": 'Apply the change only if the record\'s version still is this ETag ("3").',
-        "schema": {"type": "string"},
+        "description": 'Apply the change only if the record\'s version still is this ETag ("3"), '
+        'or "*". Strong comparison: a weak W/"3" never matches.',
+        "schema": {"type": "string", "pattern": IF_MATCH_PATTERN},
     },
     "Idempotency-Key": {
         "description": "A retry with the same key and body returns the first result.",
@@ -181,10 +193,12 @@ def _operation(view, info, rule):
                                  **REQUEST_HEADERS[name]})
     if info["body"] is not None:
         op["requestBody"] = {
-            "required": True,
+            "required": info["body_required"],
             "content": {"application/json": {"schema": info["body"]}},
         }
-    ok = {"description": "Success.", "content": {"application/json": {"schema": info["response"]}}}
+    ok = {"description": "Success."}
+    if info["response"] is not None:
+        ok["content"] = {"application/json": {"schema": info["response"]}}
     if info["headers"]:
         ok["headers"] = {name: RESPONSE_HEADERS[name] for name in info["headers"]}
     if info["links"]:
@@ -193,7 +207,9 @@ def _operation(view, info, rule):
 
     errors = {400, 401, 403, *info["errors"]}  # 400: also any unknown query parameter
     if info["body"] is not None:
-        errors |= {413, 415, 503, 507}
+        errors |= {413, 415}
+    if rule.methods & {"POST", "PATCH", "DELETE"}:
+        errors |= {503, 507}  # a write may find the database busy or full
     if rule.arguments:
         errors.add(404)
     for status in sorted(errors):

@@ -1,14 +1,24 @@
 """The post lifecycle: which status moves exist and what each one needs.
 
-    Draft -> Scheduled        needs posts:publish and a scheduled_at far enough ahead
-    Scheduled -> Draft        unschedule (posts:publish)
-    Scheduled -> Failed       needs a last_error (posts:publish)
+    Draft -> Scheduled            posts:publish, and a scheduled_at far enough ahead
+    Scheduled -> Draft            unschedule (posts:publish)
+    Scheduled -> Failed           a last_error (posts:publish)
+    Scheduled -> Publishing       only by a claim: the post is handed to one automation
+    Publishing -> Published       the publish callback
+    Publishing -> Failed          the automation reports a failed attempt (posts:publish)
+    Publishing -> Scheduled       the automation gives the post back untried (posts:publish)
+    Publishing -> Failed          by itself, when the handoff's lease runs out
     Failed -> Draft | Scheduled   retry (posts:publish)
-    Scheduled | Failed -> Published   only through the publish callback
+    Scheduled | Failed -> Published   the publish callback
 
-A Published post is final. Personal and brand posts follow the same rules:
-scheduled_at is when the automation platform should publish; a brand post
-also names the company page in brand_id.
+A Published post is final. While a post is Publishing it is in the
+automation's hands: nothing else about it can change. A handoff whose lease
+ran out is never handed out again by itself: the post may be live already,
+so handing it to a second automation is exactly how duplicates happen.
+
+Personal and brand posts follow the same rules: scheduled_at is when the
+automation platform should publish; a brand post also names the company
+page in brand_id.
 """
 
 import uuid
@@ -20,16 +30,21 @@ from errors import conflict, insufficient_scope, validation_error
 from idempotency import create_once
 from schemas.posts import check_brand
 from store import posts as post_store
+from store.db import transaction
 from store.idempotency import post_keys
 
 MOVES = {
     "Draft": ("Scheduled",),
     "Scheduled": ("Draft", "Failed"),
+    "Publishing": ("Failed", "Scheduled"),
     "Failed": ("Draft", "Scheduled"),
     "Published": (),
 }
+DELETABLE = ("Draft", "Scheduled", "Failed")
 PUBLISH_SCOPE = "posts:publish"
 CALLBACK_PATH = "/functions/v1/make-post-callback"
+CLAIM_PATH = "/functions/v1/api-v2-posts-claim"
+HANDOFF_CLEARED = {"handoff_id": None, "handoff_expires_at": None}
 
 
 def create_post(user_id, fields, idempotency_key, now):
@@ -41,6 +56,67 @@ def create_post(user_id, fields, idempotency_key, now):
         get=post_store.get_post,
         now=now,
     )
+
+
+# --- handoffs ---------------------------------------------------------------
+
+
+def claim(user_id, now, limit, lease_seconds, post_type=None):
+    """Hand up to `limit` due posts to the caller (inside a transaction)."""
+    return post_store.claim_due(user_id, now, limit, timestamps.later(now, lease_seconds), post_type)
+
+
+# last_error of a post whose lease ran out: before and after the expiry time.
+EXPIRED_ERROR = (
+    "The handoff to the automation expired at ",
+    " without a result: the post may already be live on the network. Check before retrying it.",
+)
+
+
+def expired_error(expires_at):
+    return EXPIRED_ERROR[0] + expires_at + EXPIRED_ERROR[1]
+
+
+def _expired(post, now):
+    return post["status"] == "Publishing" and post["handoff_expires_at"] <= now
+
+
+def current(post, now):
+    """The post as it stands at `now`: a Publishing post whose lease has run
+    out reads as the Failed post it becomes, exactly as `settle` and
+    `settle_all` write it, whether or not the row has been rewritten yet."""
+    if not _expired(post, now):
+        return post
+    return {
+        **post,
+        **HANDOFF_CLEARED,
+        "status": "Failed",
+        "last_error": expired_error(post["handoff_expires_at"]),
+        "updated_at": post["handoff_expires_at"],
+        "version": post["version"] + 1,
+    }
+
+
+def settle(user_id, post, now):
+    """`current`, written: for a post read with lock_post before a change."""
+    if not _expired(post, now):
+        return post
+    changes = {**HANDOFF_CLEARED, "status": "Failed",
+               "last_error": expired_error(post["handoff_expires_at"])}
+    return post_store.update_post(user_id, post["id"], changes, post["handoff_expires_at"])
+
+
+def settle_all(now, user_id=None):
+    """Write every lease that ran out by `now` (one user's, or all) as Failed,
+    each in the one UPDATE. Before list reads, so that filters and totals
+    agree with the records. Returns [{id, user_id}] of the posts it changed."""
+    if user_id is not None and not post_store.has_expired_handoffs(user_id, now):
+        return []
+    with transaction():
+        return post_store.expire_handoffs(now, EXPIRED_ERROR, user_id)
+
+
+# --- PATCH, the callback, DELETE ------------------------------------------------
 
 
 def plan_update(post, changes, scopes, lead_seconds, now):
@@ -59,6 +135,11 @@ def plan_update(post, changes, scopes, lead_seconds, now):
             f"A post becomes Published only through POST {CALLBACK_PATH}.",
             {"status": old, "callback": CALLBACK_PATH},
         )
+    if new == "Publishing" and old != new:
+        raise conflict(
+            f"A post becomes Publishing only when an automation claims it: POST {CLAIM_PATH}.",
+            {"status": old, "claim": CLAIM_PATH},
+        )
     if new != old and new not in MOVES[old]:
         raise conflict(
             f"A {old} post cannot move to {new}; allowed: {', '.join(MOVES[old])}.",
@@ -71,6 +152,8 @@ def plan_update(post, changes, scopes, lead_seconds, now):
     if old == "Failed" and new != old and "last_error" not in changes:
         changes["last_error"] = None
     changes = {k: v for k, v in changes.items() if post.get(k) != v}
+    if old == "Publishing":
+        return _plan_report(post, changes, scopes)
     merged = {**post, **changes}
 
     rescheduled = old == new == "Scheduled" and "scheduled_at" in changes
@@ -85,6 +168,26 @@ def plan_update(post, changes, scopes, lead_seconds, now):
     if new == "Failed" and not merged.get("last_error"):
         raise validation_error({"last_error": ["Required to mark a post Failed."]})
     return changes
+
+
+def _plan_report(post, changes, scopes):
+    """A Publishing post takes only the automation's report: Failed with a
+    last_error, or Scheduled to give it back untried. Both end the handoff."""
+    if not changes:
+        return {}
+    new = changes.get("status")
+    allowed = {"status", "last_error"} if new == "Failed" else {"status"}
+    if new is None or changes.keys() - allowed:
+        raise conflict(
+            "The post is in the automation's hands (Publishing): only a report can change it, "
+            '{"status": "Failed", "last_error": "..."} or {"status": "Scheduled"} to give it back.',
+            {"status": "Publishing", "handoff_id": post["handoff_id"]},
+        )
+    if PUBLISH_SCOPE not in scopes:
+        raise insufficient_scope(PUBLISH_SCOPE)
+    if new == "Failed" and not changes.get("last_error"):
+        raise validation_error({"last_error": ["Required to mark a post Failed."]})
+    return {**changes, **HANDOFF_CLEARED}
 
 
 def _check_schedule(scheduled_at, lead_seconds, now):
@@ -117,4 +220,15 @@ def plan_publish(post, urn, live_url, now):
         "live_url": live_url,
         "published_at": now,
         "last_error": None,
+        **HANDOFF_CLEARED,
     }
+
+
+def check_delete(post):
+    """Draft, Scheduled and Failed posts may be deleted; a Publishing post is
+    in the automation's hands and a Published one is on the network."""
+    if post["status"] not in DELETABLE:
+        raise conflict(
+            f"A {post['status']} post cannot be deleted; only {', '.join(DELETABLE)} posts can.",
+            {"status": post["status"]},
+        )

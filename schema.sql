@@ -1,8 +1,8 @@
 -- Schema of the Content Publishing Service.
 -- Every statement is idempotent: `flask --app app init-db` runs this file on
 -- every start and on databases that already hold data, so nothing here may
--- drop or rewrite existing rows. Later changes go into store/db.py
--- MIGRATIONS, keyed by PRAGMA user_version.
+-- drop or rewrite existing rows. Later changes go into store/migrations.py,
+-- keyed by PRAGMA user_version.
 
 CREATE TABLE IF NOT EXISTS users (
     id          INTEGER PRIMARY KEY,
@@ -23,23 +23,27 @@ CREATE TABLE IF NOT EXISTS api_keys (
 );
 
 CREATE TABLE IF NOT EXISTS posts (
-    id                TEXT PRIMARY KEY,          -- UUID
-    user_id           INTEGER NOT NULL REFERENCES users (id),
-    type              TEXT NOT NULL CHECK (type IN ('personal', 'brand')),
-    brand_id          TEXT,
-    content           TEXT NOT NULL,
-    media_urls        TEXT NOT NULL DEFAULT '[]', -- JSON array
-    status            TEXT NOT NULL DEFAULT 'Draft'
-                      CHECK (status IN ('Draft', 'Scheduled', 'Published', 'Failed')),
-    scheduled_at      TEXT,
-    published_at      TEXT,
-    linkedin_post_id  TEXT,
-    live_url          TEXT,
-    last_error        TEXT,
-    created_at        TEXT NOT NULL,
-    updated_at        TEXT NOT NULL,
-    version           INTEGER NOT NULL DEFAULT 1,
-    CHECK ((type = 'brand') = (brand_id IS NOT NULL))
+    id                  TEXT PRIMARY KEY,          -- UUID
+    user_id             INTEGER NOT NULL REFERENCES users (id),
+    type                TEXT NOT NULL CHECK (type IN ('personal', 'brand')),
+    brand_id            TEXT,
+    content             TEXT NOT NULL,
+    media_urls          TEXT NOT NULL DEFAULT '[]', -- JSON array
+    status              TEXT NOT NULL DEFAULT 'Draft'
+                        CHECK (status IN ('Draft', 'Scheduled', 'Publishing', 'Published', 'Failed')),
+    scheduled_at        TEXT,
+    published_at        TEXT,
+    linkedin_post_id    TEXT,
+    live_url            TEXT,
+    last_error          TEXT,
+    handoff_id          TEXT,                      -- UUID of the current handoff (Publishing only)
+    handoff_expires_at  TEXT,
+    handoff_count       INTEGER NOT NULL DEFAULT 0, -- how many times the post was handed off
+    created_at          TEXT NOT NULL,
+    updated_at          TEXT NOT NULL,
+    version             INTEGER NOT NULL DEFAULT 1,
+    CHECK ((type = 'brand') = (brand_id IS NOT NULL)),
+    CHECK ((status = 'Publishing') = (handoff_id IS NOT NULL AND handoff_expires_at IS NOT NULL))
 );
 
 -- Newest-first pages, and the automation's feed ordered by scheduled_at.
@@ -47,6 +51,9 @@ CREATE INDEX IF NOT EXISTS posts_user_created ON posts (user_id, created_at, id)
 CREATE INDEX IF NOT EXISTS posts_user_status_created ON posts (user_id, status, created_at, id);
 CREATE INDEX IF NOT EXISTS posts_user_status_scheduled ON posts (user_id, status, scheduled_at, id);
 CREATE INDEX IF NOT EXISTS posts_user_scheduled ON posts (user_id, scheduled_at, id);
+-- Handoffs whose lease has run out, found without scanning (few rows: Publishing only).
+CREATE INDEX IF NOT EXISTS posts_handoff_expiry ON posts (handoff_expires_at)
+    WHERE status = 'Publishing';
 
 -- A retried create with the same Idempotency-Key returns the post it made.
 CREATE TABLE IF NOT EXISTS idempotency_keys (

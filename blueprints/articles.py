@@ -1,9 +1,10 @@
 """Articles.
 
-    GET   /functions/v1/articles-api             list (articles:read)
-    POST  /functions/v1/articles-api             create a Draft (articles:write)
-    GET   /functions/v1/articles-api-item/{id}   read (articles:read)
-    PATCH /functions/v1/articles-api-item/{id}   update, publish (articles:write)
+    GET    /functions/v1/articles-api            list (articles:read)
+    POST   /functions/v1/articles-api            create a Draft (articles:write)
+    GET    /functions/v1/articles-api-item/{id}  read (articles:read)
+    PATCH  /functions/v1/articles-api-item/{id}  update, publish (articles:write)
+    DELETE /functions/v1/articles-api-item/{id}  delete (articles:write)
 """
 
 from flask import Blueprint, g, url_for
@@ -79,3 +80,15 @@ def update_article_item(article_id, body):
         if columns:
             article = article_store.update_article(g.user_id, article["id"], columns, now)
     return with_etag(render(article_schema, article), article)
+
+
+@bp.delete("/articles-api-item/<article_id>")
+@doc("Delete an article", status=204, errors=[412], request_headers=["If-Match"],
+     description="Any article, Draft or Published. An Idempotency-Key that named it is forgotten.")
+@require_scope("articles:write")
+def delete_article_item(article_id):
+    with transaction():
+        article = get_owned(article_store.lock_article, article_id, "article")
+        check_if_match(article)
+        article_store.delete_article(g.user_id, article["id"])
+    return "", 204

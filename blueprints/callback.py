@@ -1,15 +1,15 @@
 """The automation platform's report that a post is live.
 
-    POST /functions/v1/make-post-callback   Scheduled or Failed -> Published (posts:publish)
+    POST /functions/v1/make-post-callback   Scheduled, Publishing or Failed -> Published (posts:publish)
 """
 
 from flask import Blueprint, g
 
+import publishing
 import timestamps
 from apidoc import doc
 from auth import require_scope
 from blueprints.common import get_owned, render, with_etag
-from publishing import plan_publish
 from schemas.posts import callback_schema, post_schema
 from store import posts as post_store
 from store.db import transaction
@@ -24,18 +24,20 @@ bp = Blueprint("callback", __name__)
     response=post_schema,
     errors=[404, 409],
     headers=["ETag"],
-    description="A Scheduled or Failed post becomes Published. The same callback again returns "
-    "200 with the unchanged record; a different URN or URL for a Published post, or a Draft, "
-    "is a 409.",
+    description="A Scheduled, Publishing or Failed post becomes Published (a handoff ends; a "
+    "post whose handoff expired is accepted too, since the callback reports what is true on the "
+    "network). The same callback again returns 200 with the unchanged record; a different URN "
+    "or URL for a Published post, or a Draft, is a 409.",
 )
 @require_scope("posts:publish")
 def publish_callback(body):
     """The platform retries, so the same callback again is answered 200 with
     the unchanged record."""
     with transaction():
-        post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
         now = timestamps.now_text()
-        columns = plan_publish(post, body["linkedin_post_id"], body["live_url"], now)
+        post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
+        post = publishing.settle(g.user_id, post, now)
+        columns = publishing.plan_publish(post, body["linkedin_post_id"], body["live_url"], now)
         if columns:
             post = post_store.update_post(g.user_id, post["id"], columns, now)
     return with_etag(render(post_schema, post), post)

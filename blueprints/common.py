@@ -116,8 +116,11 @@ def with_etag(body, record, status=200, headers=None):
 
 
 # RFC 9110: If-Match = "*" / #entity-tag; entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE.
-# One list element (empty ones are allowed by the list rule), then a comma or the end.
-_LIST_ELEMENT = re.compile(r'[ \t]*(?:(W/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(?:,|$)')
+# A list of them (empty elements allowed by the list rule), at least one tag.
+_ENTITY_TAG = r'(W/)?"([\x21\x23-\x7e\x80-\xff]*)"'
+_ELEMENT = r'[ \t]*(?:(?:W/)?"[\x21\x23-\x7e\x80-\xff]*")?[ \t]*'
+IF_MATCH_PATTERN = rf'^[ \t]*\*[ \t]*$|^(?=[^"]*")(?:{_ELEMENT},)*{_ELEMENT}$'
+_IF_MATCH = re.compile(IF_MATCH_PATTERN)
 
 
 def check_if_match(record):
@@ -142,18 +145,10 @@ def check_if_match(record):
 
 
 def _entity_tags(value):
-    """[(weak, opaque), ...] of an If-Match list; 400 unless well-formed with at least one."""
-    tags, position = [], 0
-    while position < len(value):
-        match = _LIST_ELEMENT.match(value, position)
-        if match is None or match.end() == position:
-            break
-        if match.group(2) is not None:
-            tags.append((bool(match.group(1)), match.group(2)))
-        position = match.end()
-    if position < len(value) or not tags:
+    """[(weak, opaque), ...] of an If-Match list; 400 unless well-formed."""
+    if not _IF_MATCH.fullmatch(value):
         raise bad_request('If-Match must be "*" or entity tags in double quotes, such as "3".')
-    return tags
+    return [(bool(weak), opaque) for weak, opaque in re.findall(_ENTITY_TAG, value)]
 
 
 IDEMPOTENCY_KEY_PATTERN = r"^[!-~]{1,255}$"  # visible ASCII, as in the OpenAPI document

@@ -1,9 +1,14 @@
 """Posts.
 
-    GET   /functions/v1/api-v2-posts             list, filter, the due feed (posts:read)
-    POST  /functions/v1/api-v2-posts             create a Draft (posts:write)
-    GET   /functions/v1/api-v2-posts-item/{id}   read (posts:read)
-    PATCH /functions/v1/api-v2-posts-item/{id}   update; status moves also need posts:publish
+    GET    /functions/v1/api-v2-posts             list, filter, the due feed (posts:read)
+    POST   /functions/v1/api-v2-posts             create a Draft (posts:write)
+    POST   /functions/v1/api-v2-posts-claim       hand due posts to one automation (posts:publish)
+    GET    /functions/v1/api-v2-posts-item/{id}   read (posts:read)
+    PATCH  /functions/v1/api-v2-posts-item/{id}   update; status moves also need posts:publish
+    DELETE /functions/v1/api-v2-posts-item/{id}   delete a Draft, Scheduled or Failed post (posts:write)
+
+Every read shows a post as it stands now (publishing.current): a handoff
+whose lease has run out reads as Failed even before its row is rewritten.
 """
 
 from flask import Blueprint, current_app, g, url_for
@@ -13,7 +18,14 @@ import timestamps
 from apidoc import doc, item_links
 from auth import require_scope
 from blueprints.common import check_if_match, get_owned, idempotency_key, page_body, render, with_etag
-from schemas.posts import post_list_query_schema, post_schema, post_update_schema, posts_page_schema
+from schemas.posts import (
+    claim_schema,
+    claimed_schema,
+    post_list_query_schema,
+    post_schema,
+    post_update_schema,
+    posts_page_schema,
+)
 from store import posts as post_store
 from store.db import snapshot, transaction
 
@@ -24,9 +36,11 @@ bp = Blueprint("posts", __name__)
 @doc("List the caller's posts", query=post_list_query_schema, response=posts_page_schema)
 @require_scope("posts:read")
 def list_posts(query):
+    now = timestamps.now_text()
+    publishing.settle_all(now, g.user_id)  # so that status filters and totals agree
     with snapshot():
-        rows, total = post_store.list_posts(g.user_id, query, timestamps.now_text())
-    return page_body(post_schema, rows, total, query)
+        rows, total = post_store.list_posts(g.user_id, query, now)
+    return page_body(post_schema, [publishing.current(row, now) for row in rows], total, query)
 
 
 @bp.post("/api-v2-posts")
@@ -45,6 +59,7 @@ def list_posts(query):
             "operationId": "publish_callback",
             "requestBody": {"post_id": "$response.body#/id"},
         },
+        ClaimPosts={"operationId": "claim_posts"},
     ),
     description="Always creates a Draft. The same Idempotency-Key with the same fields returns "
     "the first post; with other fields it is a 409.",
@@ -62,7 +77,7 @@ def create_post(body):
 @doc("Get one post", response=post_schema, headers=["ETag"])
 @require_scope("posts:read")
 def get_post_item(post_id):
-    post = get_owned(post_store.get_post, post_id, "post")
+    post = publishing.current(get_owned(post_store.get_post, post_id, "post"), timestamps.now_text())
     return with_etag(render(post_schema, post), post)
 
 
@@ -75,17 +90,73 @@ def get_post_item(post_id):
     headers=["ETag"],
     request_headers=["If-Match"],
     description="Status moves and rescheduling a Scheduled post also need `posts:publish`: "
-    "Draft->Scheduled, Scheduled->Draft|Failed, Failed->Draft|Scheduled. Published is reached "
-    "only through the publish callback (409 here).",
+    "Draft->Scheduled, Scheduled->Draft|Failed, Failed->Draft|Scheduled. A Publishing post "
+    "takes only the automation's report: `{\"status\": \"Failed\", \"last_error\": ...}` "
+    "or `{\"status\": \"Scheduled\"}` to give it back untried (posts:publish); any other "
+    "change is a 409. Published is reached only through the publish callback, Publishing only "
+    "through a claim (409 here).",
 )
 @require_scope("posts:write")
 def update_post_item(post_id, body):
     lead = current_app.config["SCHEDULE_MIN_LEAD_SECONDS"]
     with transaction():
-        post = get_owned(post_store.lock_post, post_id, "post")
-        check_if_match(post)
         now = timestamps.now_text()
+        post = publishing.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), now)
+        check_if_match(post)
         columns = publishing.plan_update(post, body, g.scopes, lead, now)
         if columns:
             post = post_store.update_post(g.user_id, post["id"], columns, now)
     return with_etag(render(post_schema, post), post)
+
+
+@bp.delete("/api-v2-posts-item/<post_id>")
+@doc(
+    "Delete a post",
+    status=204,
+    errors=[409, 412],
+    request_headers=["If-Match"],
+    description="A Draft, Scheduled or Failed post is gone for good (a deleted Scheduled post is "
+    "never claimed); a Publishing or Published post is a 409. An Idempotency-Key that named the "
+    "post is forgotten with it.",
+)
+@require_scope("posts:write")
+def delete_post_item(post_id):
+    with transaction():
+        now = timestamps.now_text()
+        post = publishing.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), now)
+        check_if_match(post)
+        publishing.check_delete(post)
+        post_store.delete_post(g.user_id, post["id"])
+    return "", 204
+
+
+@bp.post("/api-v2-posts-claim")
+@doc(
+    "Claim due posts for publishing",
+    body=claim_schema,
+    body_required=False,
+    response=claimed_schema,
+    links={
+        "PublishClaimed": {
+            "operationId": "publish_callback",
+            "requestBody": {"post_id": "$response.body#/data/0/id"},
+        },
+        "ReportClaimed": {
+            "operationId": "update_post_item",
+            "parameters": {"post_id": "$response.body#/data/0/id"},
+        },
+    },
+    description="Takes up to `limit` of the caller's due posts (Scheduled, `scheduled_at` <= now), "
+    "soonest first, and hands each to this caller alone: it becomes Publishing with a new "
+    "`handoff_id` and `handoff_expires_at` = now + `lease_seconds`. Two concurrent claims never "
+    "return the same post. Report back before the lease runs out: the publish callback, or a "
+    "PATCH to Failed or Scheduled; otherwise the post becomes Failed and is not handed out "
+    "again by itself. An empty `data` means nothing is due.",
+)
+@require_scope("posts:publish")
+def claim_posts(body):
+    with transaction():
+        posts = publishing.claim(
+            g.user_id, timestamps.now_text(), body["limit"], body["lease_seconds"], body.get("type")
+        )
+    return {"data": [render(post_schema, post) for post in posts]}

@@ -5,7 +5,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from schemas.common import FullMatch, HttpUrl, PageQuerySchema, PageSchema, Text, Timestamp
 
 POST_TYPES = ("personal", "brand")
-POST_STATUSES = ("Draft", "Scheduled", "Published", "Failed")
+POST_STATUSES = ("Draft", "Scheduled", "Publishing", "Published", "Failed")
 MAX_CONTENT = 3000  # the network's limit for a post
 MAX_MEDIA = 9
 MAX_ERROR = 2000
@@ -68,6 +68,19 @@ class PostSchema(Schema):
     linkedin_post_id = fields.String(dump_only=True, allow_none=True)
     live_url = fields.String(dump_only=True, allow_none=True)
     last_error = fields.String(dump_only=True, allow_none=True)
+    handoff_id = fields.String(
+        dump_only=True, allow_none=True,
+        metadata={"format": "uuid", "description": "The current handoff to an automation "
+                  "(Publishing only); null otherwise."},
+    )
+    handoff_expires_at = Timestamp(
+        dump_only=True, allow_none=True,
+        metadata={"description": "When the current handoff's lease runs out: without a callback "
+                  "or a report by then, the post becomes Failed."},
+    )
+    handoff_count = fields.Integer(
+        dump_only=True, metadata={"description": "How many times the post has been handed off."}
+    )
     created_at = Timestamp(dump_only=True)
     updated_at = Timestamp(dump_only=True)
     version = fields.Integer(dump_only=True)
@@ -109,6 +122,29 @@ class PostPageSchema(PageSchema):
     data = fields.List(fields.Nested(PostSchema), required=True)
 
 
+class ClaimSchema(Schema):
+    """POST /api-v2-posts-claim: every field optional."""
+
+    limit = fields.Integer(
+        strict=True, load_default=10, validate=validate.Range(min=1, max=50),
+        metadata={"description": "At most this many posts (1-50, default 10)."},
+    )
+    lease_seconds = fields.Integer(
+        strict=True, load_default=600, validate=validate.Range(min=1, max=86400),
+        metadata={"description": "Seconds the automation has to report back (1-86400, "
+                  "default 600)."},
+    )
+    type = fields.String(
+        validate=validate.OneOf(POST_TYPES),
+        metadata={"description": "Only personal or only brand posts."},
+    )
+
+
+class ClaimedSchema(Schema):
+    data = fields.List(fields.Nested(PostSchema), required=True,
+                       metadata={"description": "The posts now Publishing, soonest first."})
+
+
 class CallbackSchema(Schema):
     """What the automation platform posts after publishing."""
 
@@ -128,3 +164,5 @@ posts_page_schema = PostPageSchema()
 post_update_schema = PostUpdateSchema()
 post_list_query_schema = PostListQuerySchema()
 callback_schema = CallbackSchema()
+claim_schema = ClaimSchema()
+claimed_schema = ClaimedSchema()

@@ -1,5 +1,6 @@
 """Articles."""
 
+from store.idempotency import article_keys
 from store.paging import ARTICLE_KIND, page
 from store.records import OwnedTable
 
@@ -30,6 +31,12 @@ def insert_article(user_id, article_id, fields, now):
 
 def update_article(user_id, article_id, changes, now):
     return articles.update(user_id, article_id, changes, now)
+
+
+def delete_article(user_id, article_id):
+    """Remove the article and the idempotency keys that named it."""
+    article_keys.forget(user_id, article_id)
+    return articles.delete(user_id, article_id)
 
 
 def list_articles(user_id, query):

@@ -18,11 +18,9 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-SCHEMA_VERSION = 1
+from store.migrations import MIGRATIONS
 
-# Statements run on a database whose user_version is the key, to bring it to
-# key + 1. schema.sql always holds the newest shape for new databases.
-MIGRATIONS: dict[int, list[str]] = {}
+SCHEMA_VERSION = 2
 
 
 class DatabaseUnavailable(Exception):
@@ -124,6 +122,11 @@ def execute(sql, params=()):
     return get_db().execute(sql, params)
 
 
+def execute_many(sql, seq_of_params):
+    """Run one statement once per parameter tuple."""
+    get_db().executemany(sql, seq_of_params)
+
+
 def one(sql, params=()):
     """The first row as a dict, or None."""
     cursor = get_db().execute(sql, params)
@@ -161,15 +164,20 @@ def is_busy(error):
 
 
 def init_db():
-    """Create missing tables and bring an older schema up to date."""
+    """Create missing tables and bring an older schema up to date.
+
+    Every worker runs this when it starts, so the version is read under the
+    write lock: the first one migrates, the others find the work done.
+    """
     db = get_db()
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
-        raise DatabaseUnavailable(
-            f"database schema version {version} is newer than this code ({SCHEMA_VERSION})"
-        )
+    db.execute("PRAGMA foreign_keys = OFF")  # a no-op inside a transaction, so first
     db.execute("BEGIN IMMEDIATE")
     try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise DatabaseUnavailable(
+                f"database schema version {version} is newer than this code ({SCHEMA_VERSION})"
+            )
         while 0 < version < SCHEMA_VERSION:
             for statement in MIGRATIONS[version]:
                 db.execute(statement)
@@ -178,10 +186,15 @@ def init_db():
             for statement in _statements(f.read().decode("utf8")):
                 db.execute(statement)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        broken = db.execute("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            raise DatabaseUnavailable(f"the migration left {len(broken)} broken foreign keys")
     except BaseException:
         db.rollback()
+        db.execute("PRAGMA foreign_keys = ON")
         raise
     db.commit()
+    db.execute("PRAGMA foreign_keys = ON")
 
 
 def _statements(script):

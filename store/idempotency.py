@@ -11,6 +11,7 @@ class IdempotencyKeys:
             f"SELECT request_hash, {record_column} AS record_id FROM {table}"
             " WHERE user_id = ? AND key = ?"
         )
+        self._forget = f"DELETE FROM {table} WHERE user_id = ? AND {record_column} = ?"
         self._save = (
             f"INSERT INTO {table} (user_id, key, request_hash, {record_column}, created_at)"
             " VALUES (?, ?, ?, ?, ?)"
@@ -22,6 +23,11 @@ class IdempotencyKeys:
 
     def save(self, user_id, key, request_hash, record_id, now):
         execute(self._save, (user_id, key, request_hash, record_id, now))
+
+    def forget(self, user_id, record_id):
+        """Drop the keys that named a record being deleted: a retry with one
+        of them then creates a new record instead of naming a gone one."""
+        execute(self._forget, (user_id, record_id))
 
 
 post_keys = IdempotencyKeys("idempotency_keys", "post_id")

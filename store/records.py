@@ -63,5 +63,11 @@ class OwnedTable:
         )
         return self.get(user_id, row_id)
 
+    def delete(self, user_id, row_id):
+        """Remove the user's row; True if there was one."""
+        return execute(
+            f"DELETE FROM {self.name} WHERE id = ? AND user_id = ?", (row_id, user_id)
+        ).rowcount == 1
+
     def _store(self, column, value):
         return json.dumps(value) if column in self.json_columns else value

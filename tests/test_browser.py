@@ -53,6 +53,9 @@ DOCS_OPERATIONS = {
     ("POST", "/functions/v1/articles-api"),
     ("GET", "/functions/v1/articles-api-item/{article_id}"),
     ("PATCH", "/functions/v1/articles-api-item/{article_id}"),
+    ("DELETE", "/functions/v1/api-v2-posts-item/{post_id}"),
+    ("POST", "/functions/v1/api-v2-posts-claim"),
+    ("DELETE", "/functions/v1/articles-api-item/{article_id}"),
     ("GET", "/health"),
 }
 

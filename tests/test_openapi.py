@@ -33,7 +33,7 @@ def test_every_api_route_and_method_is_documented(app, spec):
     }
     documented = {(path, method) for path, ops in spec["paths"].items() for method in ops}
     assert routes | {("/health", "get")} == documented
-    assert len(routes) == 9
+    assert len(routes) == 12
 
 
 @pytest.mark.parametrize(
@@ -48,6 +48,9 @@ def test_every_api_route_and_method_is_documented(app, spec):
         ("/functions/v1/articles-api", "post", "articles:write"),
         ("/functions/v1/articles-api-item/{article_id}", "get", "articles:read"),
         ("/functions/v1/articles-api-item/{article_id}", "patch", "articles:write"),
+        ("/functions/v1/api-v2-posts-item/{post_id}", "delete", "posts:write"),
+        ("/functions/v1/api-v2-posts-claim", "post", "posts:publish"),
+        ("/functions/v1/articles-api-item/{article_id}", "delete", "articles:write"),
     ],
 )
 def test_operations_name_scope_security_and_errors(spec, path, method, scope):
@@ -65,6 +68,9 @@ def test_operations_name_scope_security_and_errors(spec, path, method, scope):
     if method in ("post", "patch"):
         assert {"400", "413", "415", "503", "507"} <= set(op["responses"])
         assert "requestBody" in op
+    if method == "delete":
+        assert {"204", "409" if "posts" in path else "412", "503", "507"} <= set(op["responses"])
+        assert "content" not in op["responses"]["204"]
 
 
 def test_security_schemes(spec):

@@ -38,8 +38,11 @@ def captured(app, call):
         POSTS + "?status=Scheduled&order=scheduled_at&limit=2",
         "/functions/v1/articles-api?limit=2",
         "/functions/v1/articles-api?status=Published&limit=2",
+        POSTS + "?status=Publishing&limit=2",
         "ITEM_POST",
         "ITEM_ARTICLE",
+        "CLAIM",
+        "CLAIM_BRAND",
     ],
 )
 def test_reads_use_indexes(app, api, path):
@@ -47,9 +50,17 @@ def test_reads_use_indexes(app, api, path):
     article = api.post("/functions/v1/articles-api", json={"title": "t"}).get_json()
     for _ in range(4):
         api.post(POSTS, json={"type": "brand", "brand_id": "b", "content": "y"})
-    path = {"ITEM_POST": f"/functions/v1/api-v2-posts-item/{post['id']}",
-            "ITEM_ARTICLE": f"/functions/v1/articles-api-item/{article['id']}"}.get(path, path)
-    plans = captured(app, lambda: api.get(path))
+    claims = {"CLAIM": {}, "CLAIM_BRAND": {"type": "brand"}}
+    if path in claims:
+        def call():
+            return api.post("/functions/v1/api-v2-posts-claim", json=claims[path])
+    else:
+        path = {"ITEM_POST": f"/functions/v1/api-v2-posts-item/{post['id']}",
+                "ITEM_ARTICLE": f"/functions/v1/articles-api-item/{article['id']}"}.get(path, path)
+
+        def call():
+            return api.get(path)
+    plans = captured(app, call)
     assert any("posts" in sql or "articles" in sql for sql in plans)
     for sql, steps in plans.items():
         for step in steps:

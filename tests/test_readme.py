@@ -39,11 +39,14 @@ def test_readme_curl_walkthrough(tmp_path):
     commands = block.count("curl -s") - block.count("$(curl -s")
     assert len(documents) == commands
     assert not [d for d in documents if "error" in d], documents
-    created, read, scheduled, due, published, article, articles = documents
+    created, read, scheduled, due, claimed, published, article, articles = documents
     assert created["status"] == "Draft" and read["id"] == created["id"]
     assert scheduled["status"] == "Scheduled" and scheduled["version"] == 2
     assert [p["id"] for p in due["data"]] == [created["id"]]  # its time has come
     assert due["total"] == 1 and due["data"][0]["status"] == "Scheduled"
+    assert [p["id"] for p in claimed["data"]] == [created["id"]]
+    assert claimed["data"][0]["status"] == "Publishing" and claimed["data"][0]["handoff_id"]
     assert published["status"] == "Published" and published["id"] == created["id"]
+    assert published["handoff_id"] is None and published["handoff_count"] == 1
     assert published["live_url"].endswith("urn:li:share:7012345678901234567")
     assert article["status"] == "Draft" and articles["total"] == 1

@@ -1,0 +1,52 @@
+"""Changes that bring an older SQLite database to the current schema.
+
+MIGRATIONS[n] turns a database at PRAGMA user_version n into n + 1. Each is
+a snapshot of that step and is never edited afterwards; schema.sql always
+holds the newest shape for new databases and runs after the migrations
+(recreating the indexes and triggers a rebuilt table lost).
+
+They run inside init_db's transaction with foreign keys off, as SQLite's
+procedure for changing a table's constraints asks; init_db checks the
+foreign keys before it commits.
+"""
+
+# 1 -> 2: posts gain the Publishing status and the handoff columns of claims.
+# SQLite cannot change a CHECK constraint in place, so the table is rebuilt.
+POSTS_V2 = """
+CREATE TABLE posts_v2 (
+    id                  TEXT PRIMARY KEY,
+    user_id             INTEGER NOT NULL REFERENCES users (id),
+    type                TEXT NOT NULL CHECK (type IN ('personal', 'brand')),
+    brand_id            TEXT,
+    content             TEXT NOT NULL,
+    media_urls          TEXT NOT NULL DEFAULT '[]',
+    status              TEXT NOT NULL DEFAULT 'Draft'
+                        CHECK (status IN ('Draft', 'Scheduled', 'Publishing', 'Published', 'Failed')),
+    scheduled_at        TEXT,
+    published_at        TEXT,
+    linkedin_post_id    TEXT,
+    live_url            TEXT,
+    last_error          TEXT,
+    handoff_id          TEXT,
+    handoff_expires_at  TEXT,
+    handoff_count       INTEGER NOT NULL DEFAULT 0,
+    created_at          TEXT NOT NULL,
+    updated_at          TEXT NOT NULL,
+    version             INTEGER NOT NULL DEFAULT 1,
+    CHECK ((type = 'brand') = (brand_id IS NOT NULL)),
+    CHECK ((status = 'Publishing') = (handoff_id IS NOT NULL AND handoff_expires_at IS NOT NULL))
+)
+"""
+V1_COLUMNS = (
+    "id, user_id, type, brand_id, content, media_urls, status, scheduled_at, published_at,"
+    " linkedin_post_id, live_url, last_error, created_at, updated_at, version"
+)
+
+MIGRATIONS: dict[int, list[str]] = {
+    1: [
+        POSTS_V2,
+        f"INSERT INTO posts_v2 ({V1_COLUMNS}) SELECT {V1_COLUMNS} FROM posts",
+        "DROP TABLE posts",
+        "ALTER TABLE posts_v2 RENAME TO posts",
+    ],
+}

@@ -1,0 +1,128 @@
+-- Schema of the Content Publishing Service.
+-- Every statement is idempotent: `flask --app app init-db` runs this file on
+-- every start and on databases that already hold data, so nothing here may
+-- drop or rewrite existing rows. Later changes go into store/db.py
+-- MIGRATIONS, keyed by PRAGMA user_version.
+
+CREATE TABLE IF NOT EXISTS users (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    created_at  TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS api_keys (
+    id            INTEGER PRIMARY KEY,
+    user_id       INTEGER NOT NULL REFERENCES users (id),
+    key_hash      TEXT NOT NULL UNIQUE,          -- SHA-256 hex of the whole key
+    prefix        TEXT NOT NULL,                 -- 4 characters after the key prefix, for `keys list`
+    scopes        TEXT NOT NULL,                 -- space-separated
+    revoked_at    TEXT,                          -- NULL while active
+    expires_at    TEXT,
+    last_used_at  TEXT,
+    created_at    TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS posts (
+    id                TEXT PRIMARY KEY,          -- UUID
+    user_id           INTEGER NOT NULL REFERENCES users (id),
+    type              TEXT NOT NULL CHECK (type IN ('personal', 'brand')),
+    brand_id          TEXT,
+    content           TEXT NOT NULL,
+    media_urls        TEXT NOT NULL DEFAULT '[]', -- JSON array
+    status            TEXT NOT NULL DEFAULT 'Draft'
+                      CHECK (status IN ('Draft', 'Scheduled', 'Published', 'Failed')),
+    scheduled_at      TEXT,
+    published_at      TEXT,
+    linkedin_post_id  TEXT,
+    live_url          TEXT,
+    last_error        TEXT,
+    created_at        TEXT NOT NULL,
+    updated_at        TEXT NOT NULL,
+    version           INTEGER NOT NULL DEFAULT 1,
+    CHECK ((type = 'brand') = (brand_id IS NOT NULL))
+);
+
+-- Newest-first pages, and the automation's feed ordered by scheduled_at.
+CREATE INDEX IF NOT EXISTS posts_user_created ON posts (user_id, created_at, id);
+CREATE INDEX IF NOT EXISTS posts_user_status_created ON posts (user_id, status, created_at, id);
+CREATE INDEX IF NOT EXISTS posts_user_status_scheduled ON posts (user_id, status, scheduled_at, id);
+CREATE INDEX IF NOT EXISTS posts_user_scheduled ON posts (user_id, scheduled_at, id);
+
+-- A retried create with the same Idempotency-Key returns the post it made.
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+    user_id       INTEGER NOT NULL REFERENCES users (id),
+    key           TEXT NOT NULL,
+    request_hash  TEXT NOT NULL,
+    post_id       TEXT NOT NULL REFERENCES posts (id),
+    created_at    TEXT NOT NULL,
+    PRIMARY KEY (user_id, key)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS articles (
+    id               TEXT PRIMARY KEY,           -- UUID
+    user_id          INTEGER NOT NULL REFERENCES users (id),
+    title            TEXT NOT NULL,
+    body             TEXT NOT NULL DEFAULT '',
+    excerpt          TEXT,
+    cover_image_url  TEXT,
+    tags             TEXT NOT NULL DEFAULT '[]',  -- JSON array
+    status           TEXT NOT NULL DEFAULT 'Draft' CHECK (status IN ('Draft', 'Published')),
+    published_at     TEXT,
+    live_url         TEXT,
+    created_at       TEXT NOT NULL,
+    updated_at       TEXT NOT NULL,
+    version          INTEGER NOT NULL DEFAULT 1
+);
+
+CREATE INDEX IF NOT EXISTS articles_user_created ON articles (user_id, created_at, id);
+CREATE INDEX IF NOT EXISTS articles_user_status_created ON articles (user_id, status, created_at, id);
+
+-- Row counts per owner and status, kept by triggers, so that the `total` of a
+-- list page costs a handful of rows instead of a scan of the owner's index.
+CREATE TABLE IF NOT EXISTS content_counts (
+    user_id  INTEGER NOT NULL,
+    kind     TEXT NOT NULL,      -- 'post:<type>' or 'article'
+    status   TEXT NOT NULL,
+    n        INTEGER NOT NULL,
+    PRIMARY KEY (user_id, kind, status)
+) WITHOUT ROWID;
+
+CREATE TRIGGER IF NOT EXISTS posts_count_insert AFTER INSERT ON posts BEGIN
+    INSERT INTO content_counts (user_id, kind, status, n)
+    VALUES (NEW.user_id, 'post:' || NEW.type, NEW.status, 1)
+    ON CONFLICT (user_id, kind, status) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER IF NOT EXISTS posts_count_delete AFTER DELETE ON posts BEGIN
+    UPDATE content_counts SET n = n - 1
+    WHERE user_id = OLD.user_id AND kind = 'post:' || OLD.type AND status = OLD.status;
+END;
+
+CREATE TRIGGER IF NOT EXISTS posts_count_update AFTER UPDATE OF type, status ON posts
+WHEN OLD.type IS NOT NEW.type OR OLD.status IS NOT NEW.status BEGIN
+    UPDATE content_counts SET n = n - 1
+    WHERE user_id = OLD.user_id AND kind = 'post:' || OLD.type AND status = OLD.status;
+    INSERT INTO content_counts (user_id, kind, status, n)
+    VALUES (NEW.user_id, 'post:' || NEW.type, NEW.status, 1)
+    ON CONFLICT (user_id, kind, status) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER IF NOT EXISTS articles_count_insert AFTER INSERT ON articles BEGIN
+    INSERT INTO content_counts (user_id, kind, status, n)
+    VALUES (NEW.user_id, 'article', NEW.status, 1)
+    ON CONFLICT (user_id, kind, status) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER IF NOT EXISTS articles_count_delete AFTER DELETE ON articles BEGIN
+    UPDATE content_counts SET n = n - 1
+    WHERE user_id = OLD.user_id AND kind = 'article' AND status = OLD.status;
+END;
+
+CREATE TRIGGER IF NOT EXISTS articles_count_update AFTER UPDATE OF status ON articles
+WHEN OLD.status IS NOT NEW.status BEGIN
+    UPDATE content_counts SET n = n - 1
+    WHERE user_id = OLD.user_id AND kind = 'article' AND status = OLD.status;
+    INSERT INTO content_counts (user_id, kind, status, n)
+    VALUES (NEW.user_id, 'article', NEW.status, 1)
+    ON CONFLICT (user_id, kind, status) DO UPDATE SET n = n + 1;
+END;

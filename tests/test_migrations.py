@@ -1,0 +1,74 @@
+"""An older database is brought up to date by init-db, keeping every row."""
+
+import sqlite3
+from pathlib import Path
+
+from app import create_app
+from auth import display_prefix, generate_key, hash_key
+from tests.conftest import Caller
+
+V1_SCHEMA = Path(__file__).parent / "data" / "schema_v1.sql"
+NOW = "2026-01-01T00:00:00.000000Z"
+
+
+def make_v1_database(path, key):
+    """A database as the version-1 code left it: each post status, an idempotency key."""
+    conn = sqlite3.connect(path)
+    conn.executescript(V1_SCHEMA.read_text())
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("INSERT INTO users (id, name, created_at) VALUES (1, 'alice', ?)", (NOW,))
+    conn.execute(
+        "INSERT INTO api_keys (user_id, key_hash, prefix, scopes, created_at) VALUES (1, ?, ?, ?, ?)",
+        (hash_key(key), display_prefix(key), "posts:read posts:write posts:publish", NOW),
+    )
+    rows = [
+        ("00000000-0000-4000-8000-000000000001", "Draft", None, None, None),
+        ("00000000-0000-4000-8000-000000000002", "Scheduled", "2026-01-02T00:00:00.000000Z", None, None),
+        ("00000000-0000-4000-8000-000000000003", "Failed", "2026-01-02T00:00:00.000000Z", None, "boom"),
+        ("00000000-0000-4000-8000-000000000004", "Published", "2026-01-02T00:00:00.000000Z",
+         "urn:li:share:4", None),
+    ]
+    for post_id, status, scheduled, urn, error in rows:
+        conn.execute(
+            "INSERT INTO posts (id, user_id, type, content, status, scheduled_at, linkedin_post_id,"
+            " live_url, last_error, created_at, updated_at, version)"
+            " VALUES (?, 1, 'personal', ?, ?, ?, ?, ?, ?, ?, ?, 3)",
+            (post_id, f"{status} post", status, scheduled, urn,
+             "https://x.example/p" if urn else None, error, NOW, NOW),
+        )
+    conn.execute("INSERT INTO idempotency_keys VALUES (1, 'old-key', 'hash', ?, ?)", (rows[0][0], NOW))
+    conn.commit()
+    conn.close()
+    return [r[0] for r in rows]
+
+
+def test_init_db_migrates_a_version_1_database(tmp_path):
+    path, key = tmp_path / "old.sqlite", generate_key()
+    ids = make_v1_database(path, key)
+    app = create_app({"DATABASE": str(path)})
+    for _ in range(2):  # idempotent
+        result = app.test_cli_runner().invoke(args=["init-db"])
+        assert result.exit_code == 0, result.output
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    triggers = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert {"posts_user_created", "posts_handoff_expiry"} <= indexes
+    assert "posts_count_update" in triggers
+    conn.close()
+
+    api = Caller(app.test_client(), key)
+    for post_id, status in zip(ids, ["Draft", "Scheduled", "Failed", "Published"]):
+        post = api.get(f"/functions/v1/api-v2-posts-item/{post_id}").get_json()
+        assert post["status"] == status and post["version"] == 3 and post["content"] == f"{status} post"
+        assert (post["handoff_id"], post["handoff_count"]) == (None, 0)
+    assert api.get("/functions/v1/api-v2-posts?limit=1&offset=1").get_json()["total"] == 4
+    claimed = api.post("/functions/v1/api-v2-posts-claim", json={}).get_json()["data"]
+    assert [p["id"] for p in claimed] == [ids[1]]  # the Scheduled post was due
+    assert api.get("/functions/v1/api-v2-posts?status=Publishing&limit=1&offset=1").get_json()[
+        "total"] == 1
+    # The old idempotency key still names its post, and the post can be deleted with it.
+    r = api.client.delete(f"/functions/v1/api-v2-posts-item/{ids[0]}", headers={"X-API-Key": key})
+    assert r.status_code == 204
