@@ -47,7 +47,7 @@ fuzz: install-test
 # Benchmark against a bare-Flask ceiling with wrk (installed from apt if missing).
 bench: install
 	bash bench/ensure_wrk.sh
-	$(BIN)/python bench/run.py $(ARGS)
+	$(BIN)/python -m bench $(ARGS)
 
 # Load, crash, revoke-race, full-disk and bad-start faults against real gunicorn.
 faults: install
