@@ -51,7 +51,7 @@ bench: install
 
 # Load, crash, revoke-race, full-disk and bad-start faults against real gunicorn.
 faults: install
-	$(BIN)/python faults/run.py $(ARGS)
+	$(BIN)/python -m faults $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts
