@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.live import ROOT, create_key, serve
+from harness import ROOT, create_key, serve
 
 MARKER = "<!-- readme-test -->"
 
