@@ -49,13 +49,14 @@ def create_key(database, user="alice", scopes=None, env=None):
 
 class FlaskCommand(Process):
     """A long-running `flask --app app ARGS` against `database`, ready once
-    `ready_text` shows in its log (at once if None)."""
+    `ready_text` shows in its log (at once if None). Its output is unbuffered
+    (PYTHONUNBUFFERED=1) so that a line it prints reaches the log at once."""
 
     def __init__(self, database, *args, env=None, log=None, ready_text=None, root=ROOT, name=None):
         super().__init__(
             [BIN / "flask", "--app", "app", *args],
             cwd=root,
-            env={**(env or {}), "FLASK_DATABASE": str(database)},
+            env={"PYTHONUNBUFFERED": "1", **(env or {}), "FLASK_DATABASE": str(database)},
             log=log,
             ready_text=ready_text,
             name=name or f"flask {' '.join(args)}",

@@ -180,3 +180,13 @@ def test_run_to_exit_reports_code_and_error_lines():
     assert result.code == 1 and result.error_lines() == ["error: cannot start: x"]
     slow = Process([sys.executable, "-c", "import time; time.sleep(30)"]).run_to_exit(0.5)
     assert slow.code is None
+
+
+def test_flask_command_runs_the_service_cli(tmp_path):
+    """FlaskCommand (for the coming `flask --app app dispatch`) runs the
+    service's CLI against a database, through the same Process code."""
+    from harness import FlaskCommand
+
+    result = FlaskCommand(tmp_path / "f.sqlite", "init-db").run_to_exit(30)
+    assert result.code == 0, result.stderr
+    assert (tmp_path / "f.sqlite").exists()
