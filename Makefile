@@ -22,13 +22,14 @@ install: $(VENV)/.installed
 
 install-test: $(VENV)/.installed-test
 
-# Debian's chromium (browser tests) and curl (README test). Without root or
-# apt the tests that need them skip with a reason, except under CI=true.
+# Debian's chromium (browser tests), curl (README test) and wrk (bench smoke
+# test). Without root or apt the tests that need them skip with a reason,
+# except under CI=true.
 system-packages:
-	@if command -v chromium >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then :; \
+	@if command -v chromium >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && command -v wrk >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium curl >/dev/null; \
-	else echo "note: cannot install chromium/curl here; the browser and README tests will skip"; fi
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium curl wrk >/dev/null; \
+	else echo "note: cannot install chromium/curl/wrk here; the browser, README and bench smoke tests will skip"; fi
 
 run: install
 	$(FLASK) init-db
@@ -47,11 +48,11 @@ fuzz: install-test
 # Benchmark against a bare-Flask ceiling with wrk (installed from apt if missing).
 bench: install
 	bash bench/ensure_wrk.sh
-	$(BIN)/python bench/run.py $(ARGS)
+	$(BIN)/python -m bench $(ARGS)
 
 # Load, crash, revoke-race, full-disk and bad-start faults against real gunicorn.
 faults: install
-	$(BIN)/python faults/run.py $(ARGS)
+	$(BIN)/python -m faults $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts

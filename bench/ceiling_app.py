@@ -18,5 +18,5 @@ def index():
 
 
 @app.get("/health")
-def health():  # tests/live.py waits for /health before a run
+def health():  # harness.Gunicorn waits for /health before a run
     return {"status": "ok"}

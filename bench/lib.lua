@@ -5,6 +5,8 @@
 --     and walks its own share of an id list;
 --   * parses `-- name=value ...` script arguments (init);
 --   * counts non-2xx responses per thread (response), read back in done();
+--   * with `max_requests=N`, stops each thread after its share of N responses
+--     (wrk itself only bounds a run by time; smoke runs bound both);
 --   * prints one line `BENCH_RESULT {json}` that bench/run.py parses.
 local M = {}
 
@@ -14,6 +16,8 @@ M.tid = 0
 M.nthreads = 1
 M.n = 0          -- ids taken by this thread
 M.seq = 0        -- unique tokens made by this thread
+M.answered = 0   -- responses this thread has seen
+M.limit = 0      -- stop this thread after this many responses (0: no limit)
 non2xx = 0       -- global: read from the main state with thread:get()
 statuses = ""    -- global: the distinct non-2xx status codes seen
 taken = 0        -- global: ids this thread has taken from the id list
@@ -36,6 +40,11 @@ function M.init(args)
   M.tid = tid or 0
   M.nthreads = tonumber(M.args.threads or "1")
   M.key = M.args.key
+  local max = tonumber(M.args.max_requests or "0")
+  if max > 0 then
+    M.limit = math.floor(max / M.nthreads) + ((M.tid < max % M.nthreads) and 1 or 0)
+    if M.limit < 1 then M.limit = 1 end
+  end
   math.randomseed(os.time() * 1000 + M.tid * 7919)
   if M.args.ids then
     for line in io.lines(M.args.ids) do
@@ -66,6 +75,10 @@ function M.headers(json)
 end
 
 function M.response(status, headers, body)
+  M.answered = M.answered + 1
+  if M.limit > 0 and M.answered >= M.limit then
+    wrk.thread:stop()
+  end
   if status < 200 or status > 299 then
     non2xx = non2xx + 1
     local k = tostring(status)

@@ -1,10 +1,10 @@
 """Profile the service's gunicorn workers under one bench scenario with py-spy.
 
     .venv/bin/pip install py-spy        # not in requirements.txt: a bench-only tool
-    python bench/profile_workers.py get         # or list, create, patch, callback, mixed
-    python bench/profile_workers.py list --seconds 10 --top 40 --flame /tmp/list.svg
+    python -m bench.profile_workers get         # or list, create, patch, callback, mixed
+    python -m bench.profile_workers list --seconds 10 --top 40 --raw /tmp/list.txt
 
-Seeds a scenario database like bench/run.py, starts gunicorn (4 workers,
+Run from the project root. Seeds a scenario database like `python -m bench`, starts gunicorn (4 workers,
 production settings), runs wrk with the scenario's script and, at the same
 time, `py-spy record --subprocesses` on the master. Prints the functions
 with the largest share of the workers' samples, inclusive (the function and
@@ -21,25 +21,25 @@ import tempfile
 import threading
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH))
-import run  # noqa: E402
-import seed  # noqa: E402
-from run import live  # noqa: E402
+from bench import run, seed
+from harness import BIN, create_key
+from harness import ROOT as PROJECT
 
-ROOT = str(run.ROOT) + "/"
+ROOT = str(PROJECT) + "/"
 IDLE = ("select (selectors.py", "wait (gunicorn/workers/sync.py", "accept (socket.py", "sleep (gunicorn")
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m bench.profile_workers", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     p.add_argument("scenario", choices=[s[0] for s in run.SCENARIOS])
     p.add_argument("--seconds", type=int, default=8)
     p.add_argument("--top", type=int, default=30)
     p.add_argument("--rate", type=int, default=200, help="py-spy samples per second")
     p.add_argument("--raw", help="also keep py-spy's collapsed stacks in this file")
     a = p.parse_args(argv)
-    spy = shutil.which("py-spy") or str(live.BIN / "py-spy")
+    spy = shutil.which("py-spy") or str(BIN / "py-spy")
     if not Path(spy).exists():
         sys.exit("error: py-spy is not installed: .venv/bin/pip install py-spy")
     name, label, where, script, id_list = next(s for s in run.SCENARIOS if s[0] == a.scenario)
@@ -49,7 +49,7 @@ def main(argv=None):
     try:
         db = tmp / "bench.sqlite"
         seeded = seed.seed_main(db, 10_000, 20_000 if id_list == "scheduled" else 0, progress=lambda m: None)
-        key = live.create_key(db, seed.CALLER)
+        key = create_key(db, seed.CALLER)
         sargs = {"key": key}
         if id_list == "drafts":
             sargs["ids"] = run.write_ids(tmp / "ids.txt", seeded["drafts"])

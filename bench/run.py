@@ -1,9 +1,9 @@
-"""Benchmark the service under real gunicorn with wrk: `python bench/run.py`.
+"""Benchmark the service under real gunicorn with wrk: `python -m bench`.
 
 What it does, all on 127.0.0.1:
   1. Seeds a scenario database through the service's store code (Draft posts
      to read and PATCH, Scheduled posts for the publish callback) and makes a
-     key with every scope with `flask keys create` (tests/live.py).
+     key with every scope with `flask keys create` (harness.create_key).
   2. Starts gunicorn with the production settings (gunicorn.conf.py, 4
      workers, access log to /dev/null) three times: the service with
      FLASK_SQLITE_SYNCHRONOUS=FULL (the default), the service with NORMAL on
@@ -16,13 +16,17 @@ What it does, all on 127.0.0.1:
   4. Growth: GET one post and the first list page against a database of
      1,000 posts and one of 1,000,000 posts (100,000 of them the caller's),
      interleaved; the big one is seeded once and cached in bench/.cache/.
-  5. Prints each worker's resident memory, the targets with PASS/FAIL, and
-     exits 1 only if any request failed (socket error or non-2xx).
+  5. Prints each worker's resident memory, one PASS/FAIL line per scenario
+     (it sent requests, none failed), the targets with PASS/FAIL, and exits 1
+     only if a request failed (socket error or non-2xx) or a scenario sent none.
 
-    python bench/run.py                  # full run, about 7 minutes (+1 min the first time: seeding 1M posts)
-    python bench/run.py --quiet-wait 60  # on a shared machine: wait for idle CPU before each run
-    python bench/run.py --quick          # smoke run, about 1 minute
-    python bench/run.py --duration 10 --repeats 5 --only get,list,growth
+    python -m bench                  # full run, about 7 minutes (+1 min the first time: seeding 1M posts)
+    python -m bench --quiet-wait 60  # on a shared machine: wait for idle CPU before each run
+    python -m bench --quick          # short run, about 1 minute
+    python -m bench --smoke          # every scenario once, a few hundred requests each (make test runs it)
+    python -m bench --duration 10 --repeats 5 --only get,list,growth
+
+Run from the project root (the Makefile's `make bench` does).
 """
 
 import argparse
@@ -32,27 +36,18 @@ import platform
 import re
 import resource
 import shutil
-import signal
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
+from bench import seed
+from harness import POSTS, Client, Gunicorn, create_key
+
 BENCH = Path(__file__).resolve().parent
-ROOT = BENCH.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests import live  # noqa: E402
-
-sys.path.insert(0, str(BENCH))
-import seed  # noqa: E402
-
-API = "/functions/v1"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 # name, label, server ("full" | "normal"), lua script, id list ("drafts" | "scheduled" | None)
@@ -72,28 +67,6 @@ TARGET_RATIO = {"get": 0.75, "list": 0.40, "create": 0.16, "callback": 0.16}
 TARGET_P99_FACTOR = 2.0  # GET one post p99 <= 2x the ceiling's p99
 TARGET_GROWTH = 1.20  # 1M posts: time per request at most 1.2x that with 1k
 TARGET_RSS_MB = 80
-
-
-class AppServer(live.Server):
-    """tests/live.Server serving another WSGI app with the same gunicorn.conf.py."""
-
-    def __init__(self, database, app_spec="wsgi:app", root=None, **kwargs):
-        super().__init__(database, **kwargs)
-        self.app_spec = app_spec
-        self.root = Path(root or live.ROOT)  # another checkout can be served for an A/B run
-
-    def start(self, timeout=30.0):
-        out = open(self.log, "ab") if self.log else subprocess.DEVNULL
-        self.proc = subprocess.Popen(
-            [str(live.BIN / "gunicorn"), "-c", "gunicorn.conf.py", *self.extra_args, self.app_spec],
-            cwd=self.root,
-            env=self.env,
-            stdout=out,
-            stderr=subprocess.STDOUT if self.log else subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        live.wait_for(self.url + "/health", timeout, self.proc)
-        return self
 
 
 def log(msg=""):
@@ -184,6 +157,8 @@ def wrk(args, server, script, duration, script_args, totals, name):
         f"threads={args.threads}",
         *(f"{k}={v}" for k, v in script_args.items()),
     ]
+    if args.max_requests:
+        cmd.append(f"max_requests={args.max_requests}")  # lib.lua stops each thread at its share
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
     wall = time.monotonic() - wall0
     server_cpu = cpu_seconds(pids) - cpu0
@@ -209,14 +184,12 @@ def wrk(args, server, script, duration, script_args, totals, name):
 # ---------------------------------------------------------------- helpers
 
 
-def api_get(server, key, path):
-    req = urllib.request.Request(server.url + path, headers={"X-API-Key": key})
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return json.loads(r.read())
-
-
 def published_total(server, key):
-    return api_get(server, key, f"{API}/api-v2-posts?status=Published&limit=1")["total"]
+    with Client(server.url, key, timeout=10) as client:
+        r = client.get(f"{POSTS}?status=Published&limit=1")
+    if r.status != 200:
+        raise RuntimeError(f"counting Published posts: {r.status or r.error} {r.text[:200]}")
+    return r.json["total"]
 
 
 def rss_mb(pid):
@@ -286,10 +259,18 @@ def scan_log(path):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m bench", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     p.add_argument("--duration", type=int, default=5, help="seconds per wrk run (default 5)")
     p.add_argument("--repeats", type=int, default=3, help="runs per scenario; medians (default 3)")
-    p.add_argument("--warmup", type=int, default=1, help="seconds of warm-up per server (default 1)")
+    p.add_argument("--warmup", type=int, default=1, help="seconds of warm-up per server (default 1; 0: none)")
+    p.add_argument(
+        "--max-requests",
+        type=int,
+        default=1_000_000,
+        help="stop each wrk run after this many requests (default 1,000,000; 0: no cap)",
+    )
     p.add_argument("--connections", type=int, default=64)
     p.add_argument("--threads", type=int, default=2, help="wrk threads (default 2)")
     p.add_argument("--timeout", type=int, default=5, help="wrk request timeout, seconds")
@@ -320,15 +301,26 @@ def parse_args(argv):
     p.add_argument(
         "--quick",
         action="store_true",
-        help="smoke run: 2 s runs, 1 repeat, growth with 20,000 posts (figures are indicative only)",
+        help="short run: 2 s runs, 1 repeat, growth with 20,000 posts (figures are indicative only)",
+    )
+    p.add_argument(
+        "--smoke",
+        action="store_true",
+        help="does every scenario still run? 1 s runs of at most 300 requests, 4 connections, 2 workers,\n"
+        "no warm-up, small uncached databases; targets are not judged (make test runs this)",
     )
     args = p.parse_args(argv)
-    if args.duration < 1 or args.warmup < 1 or args.repeats < 1:
-        p.error("--duration, --warmup and --repeats are whole numbers >= 1 (wrk takes whole seconds)")
+    if args.duration < 1 or args.warmup < 0 or args.repeats < 1:
+        p.error("--duration and --repeats are whole numbers >= 1, --warmup >= 0 (wrk takes whole seconds)")
     if args.quick:
         args.duration, args.repeats, args.warmup = 2, 1, 1
         if args.growth_posts == 1_000_000:
             args.growth_posts = 20_000
+    if args.smoke:
+        args.duration, args.repeats, args.warmup, args.max_requests = 1, 1, 0, 300
+        args.connections, args.threads, args.workers = 4, 1, 2
+        args.drafts, args.scheduled = 300, 1_000
+        args.growth_small, args.growth_posts = 200, 2_000
     if args.scheduled is None:
         # Up to ~2,500 callbacks/s per run, both sync modes, warm-up included.
         args.scheduled = int(2 * 2500 * (args.repeats * args.duration + args.warmup)) + 5000
@@ -359,7 +351,7 @@ def main(argv=None):
     servers = []
     started = time.monotonic()
     try:
-        log("Content Publishing Service benchmark (issue 6)")
+        log("Content Publishing Service benchmark (issue 6)" + (" -- smoke run: figures mean nothing" if args.smoke else ""))
         log(f"machine: {results['machine']}")
         log(
             f"load: wrk -t{args.threads} -c{args.connections}, {args.duration:g} s per run, "
@@ -369,11 +361,12 @@ def main(argv=None):
             f"NOTE: wrk runs on the same {os.cpu_count()} cores as gunicorn ({args.workers} sync "
             "workers), so every figure includes the load generator's own CPU use."
         )
-        b0, t0 = busy_seconds(), time.monotonic()
-        time.sleep(2)
-        background = (busy_seconds() - b0) / (time.monotonic() - t0)
-        results["background_cores"] = background
-        log(f"background CPU use before the run: {background:.2f} cores (near 0 on a quiet machine)")
+        if not args.smoke:
+            b0, t0 = busy_seconds(), time.monotonic()
+            time.sleep(2)
+            background = (busy_seconds() - b0) / (time.monotonic() - t0)
+            results["background_cores"] = background
+            log(f"background CPU use before the run: {background:.2f} cores (near 0 on a quiet machine)")
         log(f"work directory: {tmp}")
         log()
 
@@ -385,7 +378,7 @@ def main(argv=None):
         for name, server in [(s.name, s) for s in servers]:
             found = scan_log(server.log)
             results.setdefault("logs", {})[name] = found
-        report_targets(args, results, totals)
+        ran_ok = report_targets(args, results, totals)
     finally:
         for s in servers:
             s.stop()
@@ -401,21 +394,27 @@ def main(argv=None):
             f"gave up waiting {QUIET['gave_up']} time(s)"
         )
     log(f"total time: {time.monotonic() - started:.0f} s")
-    return 1 if (totals.socket_errors or totals.non2xx) else 0
+    return 1 if (totals.socket_errors or totals.non2xx or not ran_ok) else 0
 
 
-def start_server(tmp, name, database, servers, app_spec="wsgi:app", env=None, workers=4):
-    server = AppServer(
+def launch_server(tmp, name, database, servers, app="wsgi:app", env=None, workers=4):
+    """Start gunicorn with the production settings (access log off) without
+    waiting for it: several start at once, then wait_ready() on each."""
+    server = Gunicorn(
         database,
-        app_spec=app_spec,
+        app=app,
         workers=workers,
-        env=env or {},
+        env=env,
         log=tmp / f"{name}.log",
         extra_args=["--access-logfile", "/dev/null"],
+        name=name,
     )
-    server.name = name
     servers.append(server)
-    return server.start()
+    return server.launch()
+
+
+def start_server(tmp, name, database, servers, app="wsgi:app", env=None, workers=4):
+    return launch_server(tmp, name, database, servers, app, env, workers).wait_ready()
 
 
 def run_scenarios(args, wanted, tmp, totals, results, servers):
@@ -424,16 +423,18 @@ def run_scenarios(args, wanted, tmp, totals, results, servers):
     log(f"seeding {args.drafts:,} Draft + {args.scheduled:,} Scheduled posts (store.posts, 10k per transaction)")
     seeded = seed.seed_main(db, args.drafts, args.scheduled, progress=lambda m: None)
     log(f"  done in {time.monotonic() - t0:.1f} s")
-    key = live.create_key(db, seed.CALLER)
+    key = create_key(db, seed.CALLER)
     drafts_file = write_ids(tmp / "drafts.txt", seeded["drafts"])
     scheduled = [f"{pid} {n}" for n, pid in enumerate(seeded["scheduled"], start=1)]
     cursor = 0  # next never-published Scheduled post
 
     srv = {
-        "full": start_server(tmp, "service-FULL", db, servers, env={"FLASK_SQLITE_SYNCHRONOUS": "FULL"}, workers=args.workers),
-        "normal": start_server(tmp, "service-NORMAL", db, servers, env={"FLASK_SQLITE_SYNCHRONOUS": "NORMAL"}, workers=args.workers),
-        "ceiling": start_server(tmp, "ceiling", db, servers, app_spec="bench.ceiling_app:app", workers=args.workers),
+        "full": launch_server(tmp, "service-FULL", db, servers, env={"FLASK_SQLITE_SYNCHRONOUS": "FULL"}, workers=args.workers),
+        "normal": launch_server(tmp, "service-NORMAL", db, servers, env={"FLASK_SQLITE_SYNCHRONOUS": "NORMAL"}, workers=args.workers),
+        "ceiling": launch_server(tmp, "ceiling", db, servers, app="bench.ceiling_app:app", workers=args.workers),
     }
+    for server in srv.values():
+        server.wait_ready()
 
     def script_args(id_list):
         nonlocal cursor
@@ -447,10 +448,11 @@ def run_scenarios(args, wanted, tmp, totals, results, servers):
         return a
 
     # Warm-up: every worker of every server answers (connections opened, caches filled).
-    log(f"warm-up: {args.warmup:g} s per server")
-    wrk(args, srv["ceiling"], "ceiling.lua", args.warmup, {}, totals, "warm-up ceiling")
-    for name in ("full", "normal"):
-        wrk(args, srv[name], "get.lua", args.warmup, {"key": key, "ids": drafts_file}, totals, f"warm-up {name}")
+    if args.warmup:
+        log(f"warm-up: {args.warmup:g} s per server")
+        wrk(args, srv["ceiling"], "ceiling.lua", args.warmup, {}, totals, "warm-up ceiling")
+        for name in ("full", "normal"):
+            wrk(args, srv[name], "get.lua", args.warmup, {"key": key, "ids": drafts_file}, totals, f"warm-up {name}")
 
     ceiling_runs, runs, pair_ratio = [], {s[0]: [] for s in wanted}, {s[0]: [] for s in wanted}
     p99_ratio = {s[0]: [] for s in wanted}
@@ -540,16 +542,19 @@ def run_growth(args, tmp, totals, results, servers):
     t0 = time.monotonic()
     small = tmp / "growth-small.sqlite"
     small_meta = seed.seed_growth(small, args.growth_small, progress=lambda m: None)
-    big, big_meta = seed.growth_db(args.growth_posts, tmp, progress=log)
+    big, big_meta = seed.growth_db(args.growth_posts, tmp, progress=log, cache=not args.smoke)
     log(f"  databases ready in {time.monotonic() - t0:.0f} s ({big.stat().st_size / 1e6:,.0f} MB big)")
     dbs = {"small": (small, small_meta), "big": (big, big_meta)}
     cfg = {}
     for name, (path, meta) in dbs.items():
-        key = live.create_key(path, seed.CALLER)
+        key = create_key(path, seed.CALLER)
         ids = write_ids(tmp / f"growth-{name}-ids.txt", meta["caller_ids"])
-        server = start_server(tmp, f"growth-{name}", path, servers, workers=args.workers)
+        server = launch_server(tmp, f"growth-{name}", path, servers, workers=args.workers)
         cfg[name] = (server, {"key": key, "ids": ids}, meta["caller_posts"])
-        wrk(args, server, "get.lua", args.warmup, {"key": key, "ids": ids}, totals, f"warm-up growth {name}")
+    for name, (server, sargs, _) in cfg.items():
+        server.wait_ready()
+        if args.warmup:
+            wrk(args, server, "get.lua", args.warmup, sargs, totals, f"warm-up growth {name}")
     # small, big, small, big, ..., small for each request: every big-database run
     # is compared with the mean of the small-database runs on either side of it.
     runs = {(k, n): [] for k in ("get", "list") for n in dbs}
@@ -623,6 +628,7 @@ def report_targets(args, results, totals):
             f"WARNING: up to {max(others):.2f} cores went to other work during the runs (other processes,"
             " or unattributed kernel time): the machine was not quiet and the figures are low and noisy."
         )
+    ran_ok = report_requests(results)
     log()
     log("Targets")
     checks = []
@@ -633,6 +639,9 @@ def report_targets(args, results, totals):
         checks.append((ok, text))
         log(f"  {'PASS' if ok else 'FAIL'}  {text}")
 
+    if args.smoke:
+        log("  (throughput, latency and growth targets are not judged in a smoke run)")
+        sc, ceiling = {}, None
     if ceiling and "get" in sc:
         ok = sc["get"]["ratio"] >= TARGET_RATIO["get"]
         check(ok, f"GET one post >= {TARGET_RATIO['get']} of ceiling: {sc['get']['ratio']:.2f}")
@@ -653,7 +662,7 @@ def report_targets(args, results, totals):
                 sc[name]["ratio"] >= TARGET_RATIO[name],
                 f"{name} (synchronous=FULL) >= {TARGET_RATIO[name]} of ceiling: {sc[name]['ratio']:.2f}",
             )
-    g = results["growth"]
+    g = {} if args.smoke else results["growth"]
     for kind, label in (("get", "GET one post"), ("list", "list page")):
         if f"{kind}_big" in g:
             slow = g[f"{kind}_big"]["slowdown"]
@@ -678,8 +687,25 @@ def report_targets(args, results, totals):
     results["targets"] = [{"ok": ok, "text": text} for ok, text in checks]
     missed = sum(1 for ok, _ in checks if not ok)
     log(f"  {len(checks) - missed} met, {missed} missed (missed throughput targets do not fail the run)")
+    return ran_ok
 
 
-if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
-    sys.exit(main())
+def report_requests(results):
+    """One PASS/FAIL line per scenario: it ran requests and none failed.
+    Returns True if every one passed."""
+    log()
+    log("Requests per scenario (all its runs): PASS when it sent requests and none failed")
+    rows = []
+    if results.get("ceiling"):
+        rows.append(("ceiling", results["ceiling"]))
+    rows += list(results["scenarios"].items())
+    rows += [(f"growth {k}", v) for k, v in results["growth"].items() if k != "posts"]
+    ok_all = True
+    for name, s in rows:
+        ok = s["requests"] > 0 and s["socket_errors"] == 0 and s["non2xx"] == 0
+        ok_all = ok_all and ok
+        log(
+            f"  {'PASS' if ok else 'FAIL'}  {name}: {s['requests']:,} requests, {s['socket_errors']} socket errors, "
+            f"{s['non2xx']} non-2xx"
+        )
+    return ok_all

@@ -10,28 +10,28 @@ connect(): a seed that dies half-way is thrown away, never cached.
 The growth database (1,000,000 posts) is cached in bench/.cache/, keyed by the
 SHA-256 of schema.sql, and copied for each run so that the cache itself is
 never written by the service.
+
+Every call into the application's store is in the three functions under
+"store calls" below, so a change of the store's API is adapted there only.
 """
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
-import sys
 import time
 import uuid
 from datetime import timedelta
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import auth  # noqa: E402
-import timestamps  # noqa: E402
-from app import create_app  # noqa: E402
-from store import keys as key_store  # noqa: E402
-from store import posts as post_store  # noqa: E402
-from store.db import dispose_db, get_db, init_db, transaction  # noqa: E402
+import auth
+import timestamps
+from app import create_app
+from harness import ROOT
+from store import keys as key_store
+from store import posts as post_store
+from store.db import dispose_db, get_db, init_db, transaction
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 BATCH = 10_000
@@ -42,8 +42,22 @@ def schema_hash():
     return hashlib.sha256((ROOT / "schema.sql").read_bytes()).hexdigest()[:16]
 
 
-def _app(path):
-    return create_app({"DATABASE": str(path), "SQLITE_SYNCHRONOUS": "OFF"})
+# ---------------------------------------------------------------- store calls
+
+
+@contextlib.contextmanager
+def _seeding(path, cache_mib=None):
+    """An app context on a new database at `path` (schema applied), with
+    synchronous=OFF; the connection is closed on exit."""
+    app = create_app({"DATABASE": str(path), "SQLITE_SYNCHRONOUS": "OFF"})
+    with app.app_context():
+        init_db()
+        if cache_mib:
+            get_db().execute(f"PRAGMA cache_size = -{int(cache_mib) * 1024}")
+        try:
+            yield
+        finally:
+            dispose_db()
 
 
 def _user(name):
@@ -73,7 +87,7 @@ def _insert_many(owners, content, start, step_us, status_for=None, progress=None
     total = len(owners)
     done = 0
     t0 = time.monotonic()
-    ahead = timestamps.now_text(86400)
+    ahead = timestamps.to_text(timestamps.now() + timedelta(days=1))
     while done < total:
         end = min(done + BATCH, total)
         with transaction() as db:
@@ -99,12 +113,13 @@ def _insert_many(owners, content, start, step_us, status_for=None, progress=None
     return ids
 
 
+# ---------------------------------------------------------------- databases
+
+
 def seed_main(path, drafts, scheduled, progress=print):
     """The scenario database: `drafts` Draft posts and `scheduled` Scheduled
     posts of user CALLER. Returns {"drafts": [ids], "scheduled": [ids]}."""
-    app = _app(path)
-    with app.app_context():
-        init_db()
+    with _seeding(path):
         uid = _user(CALLER)
         start = timestamps.now() - timedelta(days=30)
         n = drafts + scheduled
@@ -117,17 +132,13 @@ def seed_main(path, drafts, scheduled, progress=print):
             status_for=lambda i: "Scheduled" if i >= drafts else "Draft",
             progress=progress,
         )
-        dispose_db()
     return {"drafts": ids[:drafts], "scheduled": ids[drafts:]}
 
 
 def seed_growth(path, total, users=10, sample=2000, progress=print):
     """`total` posts spread round-robin over `users` users; the caller owns
     1/users of them. Returns {"caller_ids": sample of the caller's ids}."""
-    app = _app(path)
-    with app.app_context():
-        init_db()
-        get_db().execute("PRAGMA cache_size = -262144")  # 256 MiB for the seed only
+    with _seeding(path, cache_mib=256):  # a large page cache for the seed only
         uids = [_user(CALLER)] + [_user(f"bench-other-{k}") for k in range(1, users)]
         owners = [uids[i % users] for i in range(total)]
         start = timestamps.now() - timedelta(days=365)
@@ -139,16 +150,18 @@ def seed_growth(path, total, users=10, sample=2000, progress=print):
             step,
             progress=progress,
         )
-        dispose_db()
     caller_ids = ids[0::users]
     stride = max(1, len(caller_ids) // sample)
     return {"caller_ids": caller_ids[::stride][:sample], "caller_posts": len(caller_ids)}
 
 
-def growth_db(total, workdir, progress=print):
+def growth_db(total, workdir, progress=print, cache=True):
     """A private copy of the growth database with `total` posts, seeded once
     and cached in bench/.cache/ (keyed by schema.sql's hash). Returns
-    (path, meta)."""
+    (path, meta). cache=False seeds straight into `workdir` (smoke runs)."""
+    if not cache:
+        path = Path(workdir) / f"growth-{total}.sqlite"
+        return path, seed_growth(path, total, progress=progress)
     CACHE.mkdir(exist_ok=True)
     name = f"growth-{schema_hash()}-{total}"
     cached, meta_file = CACHE / f"{name}.sqlite", CACHE / f"{name}.json"

@@ -19,13 +19,13 @@ import re
 import threading
 import time
 import urllib.parse
-import urllib.request
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from tests.live import ROOT, create_key, serve
+from harness import ROOT, Client, create_key, serve
+from tests.system import unavailable
 
 CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -60,16 +60,9 @@ DOCS_OPERATIONS = {
 }
 
 
-def _in_ci():
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
 def _unavailable(reason):
     """Skip, or fail when CI is set: CI must run these tests."""
-    if _in_ci():
-        pytest.fail(f"{reason} (CI is set, so the browser tests must run, not be skipped)",
-                    pytrace=False)
-    pytest.skip(reason)
+    unavailable(reason, "the browser tests")
 
 
 @pytest.fixture(scope="module")
@@ -140,15 +133,16 @@ def service(tmp_path, cors_origins):
     log = tmp_path / "gunicorn.log"
     with serve(tmp_path, workers=2, env={"FLASK_CORS_ORIGINS": cors_origins}, log=log) as server:
         server.key = create_key(server.database)
-        server.access_log = lambda: log.read_text(errors="replace")
+        server.access_log = server.log_text
         yield server
 
 
 def api_get(server, path):
     """GET from Python (no browser, no CORS), with the key."""
-    request = urllib.request.Request(server.url + path, headers={"X-API-Key": server.key})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.load(response)
+    with Client(server.url, server.key, timeout=10) as client:
+        response = client.get(path)
+    assert response.status == 200, response
+    return response.json
 
 
 def logged(server, pattern, timeout=5.0):

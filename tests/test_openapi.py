@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from openapi_spec_validator import validate
 
-from tests.live import BIN, ROOT, create_key, serve
+from harness import BIN, ROOT, create_key, serve
 
 SPEC = "/functions/v1/openapi.json"
 

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.live import ROOT, create_key, serve
+from harness import ROOT, create_key, serve
 
 MARKER = "<!-- readme-test -->"
 START = "FLASK_SCHEDULE_MIN_LEAD_SECONDS=2 make run"

@@ -204,17 +204,14 @@ def test_bad_settings_are_refused_naming_the_variable(tmp_path, name, value):
 
 
 def test_gunicorn_refuses_a_bad_setting_with_one_line(tmp_path):
-    import subprocess
+    from harness import Gunicorn
 
-    from tests.live import BIN, ROOT, free_port
-
-    env = {"FLASK_DATABASE": str(tmp_path / "g.sqlite"), "FLASK_SQLITE_SYNCHRONOUS": "fast",
-           "BIND": f"127.0.0.1:{free_port()}", "PATH": "/usr/bin:/bin"}
-    result = subprocess.run([str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "wsgi:app"],
-                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
-    assert result.returncode == 1
-    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert lines == ["error: cannot start: FLASK_SQLITE_SYNCHRONOUS must be OFF, NORMAL, FULL or EXTRA"]
+    env = {"FLASK_SQLITE_SYNCHRONOUS": "fast", "PATH": "/usr/bin:/bin"}
+    result = Gunicorn(tmp_path / "g.sqlite", env=env, inherit_env=False).run_to_exit(timeout=30)
+    assert result.code == 1
+    assert result.error_lines() == [
+        "error: cannot start: FLASK_SQLITE_SYNCHRONOUS must be OFF, NORMAL, FULL or EXTRA"
+    ]
     assert "Traceback" not in result.stderr
 
 

@@ -1,0 +1,58 @@
+"""Everything that drives a real server: the tests against gunicorn,
+`python -m bench` and `python -m faults` use this one package.
+
+    paths         ROOT (the checkout) and BIN (the virtualenv's programs)
+    process       Process: start in its own process group, wait until ready,
+                  stop, SIGKILL the group, run a start that must fail
+    server        Gunicorn(Process) on a free loopback port; serve()
+    flask_cli     flask_cli(), init_database(), create_key(), FlaskCommand(Process)
+    http_client   Client and Response: the one HTTP client
+    api           the service's URLs; read_posts() through the API
+    ledger        Ledger: acknowledged writes and the checks they must pass
+    load          run_load(): client threads writing through a Ledger
+    sqlite_direct the few checks that must open the SQLite file itself
+
+Kept in one place so that "start the service", "send a request" and "no
+acknowledged write was lost" mean the same thing in every tool, and a
+change to how the service runs is made once.
+"""
+
+from harness.api import CALLBACK, ITEM, POSTS, read_posts, rfc3339
+from harness.flask_cli import FlaskCommand, create_key, flask_cli, init_database
+from harness.http_client import Client, Response
+from harness.ledger import Check, Ledger
+from harness.load import MIXED, WRITES, Mix, Targets, prepare_posts, run_load, unique
+from harness.paths import BIN, ROOT
+from harness.process import Exit, Process, ProcessExited
+from harness.server import Gunicorn, free_port, serve
+
+__all__ = [
+    "BIN",
+    "CALLBACK",
+    "ITEM",
+    "MIXED",
+    "POSTS",
+    "ROOT",
+    "WRITES",
+    "Check",
+    "Client",
+    "Exit",
+    "FlaskCommand",
+    "Gunicorn",
+    "Ledger",
+    "Mix",
+    "Process",
+    "ProcessExited",
+    "Response",
+    "Targets",
+    "create_key",
+    "flask_cli",
+    "free_port",
+    "init_database",
+    "prepare_posts",
+    "read_posts",
+    "rfc3339",
+    "run_load",
+    "serve",
+    "unique",
+]

@@ -1,0 +1,64 @@
+"""The service's command line, `flask --app app ...`, as an operator runs it.
+
+flask_cli() runs a command that ends (init-db, keys create/list/revoke) and
+returns its output; create_key() makes an API key the way an operator would,
+so tests and tools never write keys into the database behind the service's
+back. FlaskCommand is a long-running command (the coming `flask --app app
+dispatch`), started, stopped and killed like gunicorn.
+"""
+
+import os
+import subprocess
+
+from harness.paths import BIN, ROOT
+from harness.process import Process
+
+
+def flask_cli(database, *args, env=None, root=ROOT, timeout=60):
+    """Run `flask --app app ARGS` against `database`; returns its stdout.
+    Raises RuntimeError (with its output) if it exits non-zero."""
+    result = subprocess.run(
+        [str(BIN / "flask"), "--app", "app", *args],
+        cwd=root,
+        env={**os.environ, **(env or {}), "FLASK_DATABASE": str(database)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"flask {' '.join(args)} failed: {result.stderr}{result.stdout}")
+    return result.stdout
+
+
+def init_database(database, env=None):
+    """`flask init-db`: a new database file with the schema; returns its path."""
+    flask_cli(database, "init-db", env=env)
+    return database
+
+
+def create_key(database, user="alice", scopes=None, env=None):
+    """`flask keys create` for `user` (every scope unless given); returns the plain key."""
+    from auth import SCOPES
+
+    args = ["keys", "create", "--user", user]
+    for scope in scopes or SCOPES:
+        args += ["--scope", scope]
+    return flask_cli(database, *args, env=env).strip().splitlines()[-1]
+
+
+class FlaskCommand(Process):
+    """A long-running `flask --app app ARGS` against `database`, ready once
+    `ready_text` shows in its log (at once if None). Its output is unbuffered
+    (PYTHONUNBUFFERED=1) so that a line it prints reaches the log at once."""
+
+    def __init__(self, database, *args, env=None, log=None, ready_text=None, root=ROOT, name=None):
+        super().__init__(
+            [BIN / "flask", "--app", "app", *args],
+            cwd=root,
+            env={"PYTHONUNBUFFERED": "1", **(env or {}), "FLASK_DATABASE": str(database)},
+            log=log,
+            ready_text=ready_text,
+            name=name or f"flask {' '.join(args)}",
+        )
+        self.database = database
