@@ -67,13 +67,18 @@ class Client:
         self.key, self.timeout = key, timeout
         self.conn = None
 
-    def request(self, method, path, body=None, headers=None, key=None):
-        """Send one request; `body` is sent as JSON unless it is bytes or str."""
+    def request(self, method, path, body=None, headers=None, key=None, chunks=None):
+        """Send one request; `body` is sent as JSON unless it is bytes or str.
+        `chunks` (an iterable of bytes) is sent instead with chunked transfer
+        encoding and no Content-Length."""
         h = {}
         if key or self.key:
             h["X-API-Key"] = key or self.key
         data = None
-        if body is not None:
+        if chunks is not None:
+            data = iter(chunks)
+            h["Content-Type"] = "application/json"
+        elif body is not None:
             if isinstance(body, (bytes, str)):
                 data = body
             else:
@@ -84,7 +89,7 @@ class Client:
         try:
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
-            self.conn.request(method, path, body=data, headers=h)
+            self.conn.request(method, path, body=data, headers=h, encode_chunked=chunks is not None)
             resp = self.conn.getresponse()
             raw = resp.read()
             got = {k.lower(): v for k, v in resp.getheaders()}
@@ -103,6 +108,9 @@ class Client:
 
     def patch(self, path, body=None, **kw):
         return self.request("PATCH", path, body, **kw)
+
+    def delete(self, path, **kw):
+        return self.request("DELETE", path, **kw)
 
     def close(self):
         if self.conn is not None:

@@ -12,12 +12,11 @@ import importlib
 import json
 import subprocess
 import time
-import urllib.request
 import uuid
 
 import pytest
 
-from tests.live import BIN, create_key, serve
+from harness import BIN, Client, create_key, serve
 
 CONFIG = "post_hooks: []\nproject_name_override: cps-client\npackage_name_override: cps_client\n"
 
@@ -27,8 +26,7 @@ def generated(tmp_path_factory):
     """Generate the client from the running service's document; yield (module getter, server)."""
     tmp = tmp_path_factory.mktemp("client")
     with serve(tmp, workers=2, env={"FLASK_SCHEDULE_MIN_LEAD_SECONDS": "1"}) as server:
-        with urllib.request.urlopen(server.url + "/functions/v1/openapi.json") as r:
-            (tmp / "openapi.json").write_text(r.read().decode())
+        (tmp / "openapi.json").write_bytes(Client(server.url).get("/functions/v1/openapi.json").body)
         (tmp / "config.yaml").write_text(CONFIG)
         result = subprocess.run(
             [str(BIN / "openapi-python-client"), "generate", "--path", str(tmp / "openapi.json"),
@@ -147,11 +145,7 @@ def test_generated_models_round_trip_the_served_records(cps, generated):
     models = m["models"]
     post = m["api.posts.create_post"].sync(client=client, body=models.Post(
         type_=models.PostType.PERSONAL, content="Round trip"))
-    request = urllib.request.Request(
-        f"{generated.url}/functions/v1/api-v2-posts-item/{post.id}",
-        headers={"X-API-Key": generated.key})
-    with urllib.request.urlopen(request) as r:
-        raw = json.loads(r.read())
+    raw = Client(generated.url, generated.key).get(f"/functions/v1/api-v2-posts-item/{post.id}").json
     assert set(raw) == set(post.to_dict())
     again = models.Post.from_dict(raw).to_dict()
     for name in raw:
