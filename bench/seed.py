@@ -1,7 +1,7 @@
 """Seed bench databases through the service's own store code.
 
 Rows go in with store.posts.insert_post / update_post inside
-`with app.app_context(): with transaction() as db:` (one transaction per
+`with app.app_context(): with transaction():` (one transaction per
 BATCH rows), users and keys with store.keys.create_key: the rows are exactly
 what the service itself writes, triggers (content_counts) included. The seeding
 connection runs with synchronous=OFF, a setting of the service's own
@@ -68,10 +68,11 @@ def _user(name):
     """
     key = auth.generate_key()
     now = timestamps.now_text()
-    key_id = key_store.create_key(
-        name, auth.hash_key(key), auth.display_prefix(key), list(auth.SCOPES), None, now
-    )
-    key_store.revoke_key(now, key_id=key_id)
+    with transaction():
+        key_id = key_store.create_key(
+            name, auth.hash_key(key), auth.display_prefix(key), list(auth.SCOPES), None, now
+        )
+        key_store.revoke_key(now, key_id=key_id)
     return key_store.find_key(auth.hash_key(key))["user_id"]
 
 
@@ -81,30 +82,32 @@ def _insert_many(owners, content, start, step_us, status_for=None, progress=None
 
     Returns the ids in insertion order. `status_for(i)` may return
     "Scheduled": the post then gets a scheduled_at a day ahead and is moved
-    with update_post, as the service's PATCH would.
+    with update_post, as the service's PATCH would; or "Due": the same with a
+    scheduled_at in the past, so that a claim takes it at once.
     """
     ids = []
     total = len(owners)
     done = 0
     t0 = time.monotonic()
-    ahead = timestamps.to_text(timestamps.now() + timedelta(days=1))
+    when = {"Scheduled": timestamps.to_text(timestamps.now() + timedelta(days=1)),
+            "Due": timestamps.to_text(timestamps.now() - timedelta(days=1))}
     while done < total:
         end = min(done + BATCH, total)
-        with transaction() as db:
+        with transaction():
             for i in range(done, end):
                 post_id = str(uuid.uuid4())
                 now = timestamps.to_text(start + timedelta(microseconds=i * step_us))
-                scheduled = status_for is not None and status_for(i) == "Scheduled"
+                status = status_for(i) if status_for is not None else "Draft"
                 fields = {
                     "type": "personal",
                     "brand_id": None,
                     "content": content(i),
                     "media_urls": [],
-                    "scheduled_at": ahead if scheduled else None,
+                    "scheduled_at": when.get(status),
                 }
-                post_store.insert_post(db, owners[i], post_id, fields, now)
-                if scheduled:
-                    post_store.update_post(db, owners[i], post_id, {"status": "Scheduled"}, now)
+                post_store.insert_post(owners[i], post_id, fields, now)
+                if status in when:
+                    post_store.update_post(owners[i], post_id, {"status": "Scheduled"}, now)
                 ids.append(post_id)
         done = end
         if progress and (done % (BATCH * 10) == 0 or done == total):
