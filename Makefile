@@ -1,4 +1,5 @@
-# `make run`: set up and serve on 127.0.0.1:8000.  `make test`: set up and run the tests.
+# `make run`: set up and serve on 127.0.0.1:8000 (with the webhook dispatcher).
+# `make test`: set up and run the tests.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -31,9 +32,12 @@ system-packages:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium curl wrk >/dev/null; \
 	else echo "note: cannot install chromium/curl/wrk here; the browser, README and bench smoke tests will skip"; fi
 
+# gunicorn and one dispatcher together; Ctrl-C (or gunicorn ending) stops both.
 run: install
 	$(FLASK) init-db
 	$(FLASK) keys demo
+	@$(FLASK) dispatch & dispatcher=$$!; \
+	trap 'kill -TERM $$dispatcher 2>/dev/null; wait $$dispatcher' EXIT INT TERM; \
 	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
 
 test: install-test system-packages

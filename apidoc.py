@@ -39,7 +39,9 @@ ERROR_TEXT = {
     409: "The change conflicts with the record's state.",
     412: "If-Match names a stale version; the ETag header carries the current one.",
     413: "The request body is larger than MAX_CONTENT_LENGTH.",
+    414: "The request line is longer than 4094 bytes (answered by gunicorn, same envelope).",
     415: "The body is not application/json.",
+    431: "Too many or too large request headers (answered by gunicorn, same envelope).",
     503: "Another writer held the database past the busy timeout; retry (Retry-After).",
     507: "The server's storage is full; nothing was written.",
 }
@@ -205,7 +207,7 @@ def _operation(view, info, rule):
         ok["links"] = info["links"]
     op["responses"][str(info["status"])] = ok
 
-    errors = {400, 401, 403, *info["errors"]}  # 400: also any unknown query parameter
+    errors = {400, 401, 403, 414, 431, *info["errors"]}  # 400: also any unknown query parameter
     if info["body"] is not None:
         errors |= {413, 415}
     if rule.methods & {"POST", "PATCH", "DELETE"}:

@@ -5,9 +5,12 @@ import os
 from flask import Flask, request
 from flask_cors import CORS
 
+import dispatcher
 import errors
 import keys_cli
 import limits
+import settings
+import webhooks_cli
 from apidoc import check_declarations
 from store import db
 
@@ -21,28 +24,19 @@ CORS_EXPOSE_HEADERS = ["ETag", "Location"]
 def create_app(test_config=None):
     """Create and configure the app.
 
-    Settings come from FLASK_-prefixed environment variables (FLASK_DATABASE,
-    FLASK_CORS_ORIGINS, ...), or from `test_config` in the tests.
+    Settings (settings.py) come from FLASK_-prefixed environment variables
+    (FLASK_DATABASE, FLASK_CORS_ORIGINS, ...), or from `test_config` in the tests.
     """
     app = Flask(__name__, instance_relative_config=True, static_folder=None)
     # werkzeug would answer `//` in a path with a redirect to the merged path,
     # built from the Host header: an open redirect. Such a path is a 404.
     app.url_map.merge_slashes = False
-    app.config.from_mapping(
-        DATABASE=os.path.join(app.instance_path, "publishing.sqlite"),
-        CORS_ORIGINS="*",
-        MAX_CONTENT_LENGTH=1024 * 1024,
-        KEY_TOUCH_INTERVAL=60,
-        SCHEDULE_MIN_LEAD_SECONDS=60,
-        SQLITE_SYNCHRONOUS="FULL",
-        SQLITE_BUSY_TIMEOUT_MS=5000,
-        SQLITE_MAX_PAGE_COUNT=None,
-    )
+    app.config.from_mapping(settings.defaults(app.instance_path))
     if test_config is None:
         app.config.from_prefixed_env()
     else:
         app.config.from_mapping(test_config)
-    _check_settings(app.config)
+    settings.check(app.config)
     app.json.sort_keys = False
     os.makedirs(app.instance_path, exist_ok=True)
 
@@ -50,6 +44,8 @@ def create_app(test_config=None):
     errors.init_app(app)
     limits.init_app(app)
     keys_cli.init_app(app)
+    webhooks_cli.init_app(app)
+    dispatcher.init_app(app)
     CORS(
         app,
         origins=_origins(app.config["CORS_ORIGINS"]),
@@ -69,26 +65,6 @@ def create_app(test_config=None):
     app.register_blueprint(api.bp)
     check_declarations(app)
     return app
-
-
-class SettingError(ValueError):
-    """A setting that cannot work; the message names the variable."""
-
-
-def _check_settings(config):
-    """Refuse a bad setting when the service starts, naming it, instead of
-    failing on some later request (or, for synchronous, silently ignoring it)."""
-    if str(config["SQLITE_SYNCHRONOUS"]).upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
-        raise SettingError("FLASK_SQLITE_SYNCHRONOUS must be OFF, NORMAL, FULL or EXTRA")
-    counts = ("MAX_CONTENT_LENGTH", "KEY_TOUCH_INTERVAL", "SQLITE_BUSY_TIMEOUT_MS")
-    for name in counts + ("SCHEDULE_MIN_LEAD_SECONDS", "SQLITE_MAX_PAGE_COUNT"):
-        value = config[name]
-        if value is None and name == "SQLITE_MAX_PAGE_COUNT":
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or (
-            name in counts and value < 0
-        ):
-            raise SettingError(f"FLASK_{name} must be a whole number, not {value!r}")
 
 
 def _cors_only_with_origin(app):

@@ -26,6 +26,7 @@ SCOPES = (
     "posts:publish",
     "articles:read",
     "articles:write",
+    "webhooks:manage",
 )
 KEY_PREFIX = "svc_live_"
 KEY_RANDOM_LENGTH = 40

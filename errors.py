@@ -25,9 +25,13 @@ CODES = {
     409: "conflict",
     412: "precondition_failed",
     413: "payload_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
+    417: "expectation_failed",
     422: "validation_error",
+    431: "headers_too_large",
     500: "internal_error",
+    501: "not_implemented",
     503: "busy",
     507: "storage_full",
 }

@@ -13,7 +13,8 @@ from accesslog import FORMAT, RedactingLogger  # noqa: E402
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", 4))
-worker_class = "sync"
+worker_class = "gunicorn_worker.EnvelopeWorker"  # sync, with gunicorn's own errors as JSON
+limit_request_line = 4094  # a longer request line is a 414 (uri_too_long)
 preload_app = False
 accesslog = "-"
 access_log_format = FORMAT  # no user name: it would be the key of `curl -u KEY:`
@@ -35,7 +36,7 @@ def on_starting(server):
 
     try:
         path = create_app().config["DATABASE"]
-    except ValueError as e:  # app.SettingError
+    except ValueError as e:  # settings.SettingError
         problem = str(e)
     else:
         problem = check_database(path)

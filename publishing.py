@@ -25,6 +25,7 @@ import uuid
 
 from marshmallow import ValidationError
 
+import events
 import timestamps
 from errors import conflict, insufficient_scope, validation_error
 from idempotency import create_once
@@ -44,7 +45,8 @@ DELETABLE = ("Draft", "Scheduled", "Failed")
 PUBLISH_SCOPE = "posts:publish"
 CALLBACK_PATH = "/functions/v1/make-post-callback"
 CLAIM_PATH = "/functions/v1/api-v2-posts-claim"
-HANDOFF_CLEARED = {"handoff_id": None, "handoff_expires_at": None}
+HANDOFF_CLEARED = {"handoff_id": None, "handoff_expires_at": None, "handoff_acknowledged": True,
+                   "handoff_error": None}
 
 
 def create_post(user_id, fields, idempotency_key, now):
@@ -66,15 +68,34 @@ def claim(user_id, now, limit, lease_seconds, post_type=None):
     return post_store.claim_due(user_id, now, limit, timestamps.later(now, lease_seconds), post_type)
 
 
-# last_error of a post whose lease ran out: before and after the expiry time.
-EXPIRED_ERROR = (
+# last_error of a post whose handoff ran out: the text before and after the
+# expiry time, for a handoff the automation took (a claim, or a pushed post.due
+# it acknowledged), then for a pushed one it never acknowledged, which is
+# followed by the last delivery error.
+EXPIRED_ERRORS = (
     "The handoff to the automation expired at ",
     " without a result: the post may already be live on the network. Check before retrying it.",
+    "No post.due delivery was acknowledged by ",
+    ", so the post was not handed to the automation. Last delivery error: ",
 )
 
 
-def expired_error(expires_at):
-    return EXPIRED_ERROR[0] + expires_at + EXPIRED_ERROR[1]
+def push_due(now, limit, max_delay, callback_url):
+    """Hand due posts of users with an enabled post.due endpoint to it (inside
+    a transaction), each with its post.due event. Not yet acknowledged: the
+    handoff's deadline is scheduled_at + max_delay until a delivery gets a
+    2xx, when the lease starts. Returns how many."""
+    pushed = post_store.push_due(now, limit, lambda at: timestamps.later(at, max_delay))
+    for post in pushed:
+        events.post_due(post["user_id"], post, callback_url, now)
+    return len(pushed)
+
+
+def expired_error(post):
+    if post["handoff_acknowledged"]:
+        return EXPIRED_ERRORS[0] + post["handoff_expires_at"] + EXPIRED_ERRORS[1]
+    return (EXPIRED_ERRORS[2] + post["handoff_expires_at"] + EXPIRED_ERRORS[3]
+            + (post["handoff_error"] or "none"))
 
 
 def _expired(post, now):
@@ -91,29 +112,35 @@ def current(post, now):
         **post,
         **HANDOFF_CLEARED,
         "status": "Failed",
-        "last_error": expired_error(post["handoff_expires_at"]),
+        "last_error": expired_error(post),
         "updated_at": post["handoff_expires_at"],
         "version": post["version"] + 1,
     }
 
 
 def settle(user_id, post, now):
-    """`current`, written: for a post read with lock_post before a change."""
+    """`current`, written (with its post.failed event): for a post read with
+    lock_post before a change, inside the caller's transaction."""
     if not _expired(post, now):
         return post
-    changes = {**HANDOFF_CLEARED, "status": "Failed",
-               "last_error": expired_error(post["handoff_expires_at"])}
-    return post_store.update_post(user_id, post["id"], changes, post["handoff_expires_at"])
+    changes = {**HANDOFF_CLEARED, "status": "Failed", "last_error": expired_error(post)}
+    settled = post_store.update_post(user_id, post["id"], changes, post["handoff_expires_at"])
+    events.post_changed(user_id, post, settled, now)
+    return settled
 
 
 def settle_all(now, user_id=None):
     """Write every lease that ran out by `now` (one user's, or all) as Failed,
-    each in the one UPDATE. Before list reads, so that filters and totals
-    agree with the records. Returns [{id, user_id}] of the posts it changed."""
-    if user_id is not None and not post_store.has_expired_handoffs(user_id, now):
-        return []
+    in one UPDATE and one transaction with their post.failed events. Before
+    list reads, so that filters and totals agree with the records. Returns
+    how many posts it changed."""
+    if not post_store.has_expired_handoffs(now, user_id):  # a read; the write lock only if needed
+        return 0
     with transaction():
-        return post_store.expire_handoffs(now, EXPIRED_ERROR, user_id)
+        expired = post_store.expire_handoffs(now, EXPIRED_ERRORS, user_id)
+        for post in post_store.records([row["id"] for row in expired]):
+            events.post_changed(post["user_id"], {"status": "Publishing"}, post, now)
+    return len(expired)
 
 
 # --- PATCH, the callback, DELETE ------------------------------------------------

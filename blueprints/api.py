@@ -7,7 +7,7 @@ checks in `before_request` run for all of them and none can forget them.
 from flask import Blueprint
 
 import auth
-from blueprints import articles, callback, posts
+from blueprints import articles, callback, posts, webhooks
 
 bp = Blueprint("api", __name__, url_prefix="/functions/v1")
 bp.before_request(auth.authenticate)
@@ -25,3 +25,4 @@ def no_store(response):
 bp.register_blueprint(posts.bp)
 bp.register_blueprint(callback.bp)
 bp.register_blueprint(articles.bp)
+bp.register_blueprint(webhooks.bp)

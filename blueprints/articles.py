@@ -12,6 +12,7 @@ from flask import Blueprint, g, url_for
 import timestamps
 from apidoc import doc, item_links
 import article_rules
+import events
 from auth import require_scope
 from blueprints.common import check_if_match, get_owned, idempotency_key, page_body, render, with_etag
 from schemas.articles import (
@@ -78,7 +79,8 @@ def update_article_item(article_id, body):
         now = timestamps.now_text()
         columns = article_rules.plan_update(article, body, now)
         if columns:
-            article = article_store.update_article(g.user_id, article["id"], columns, now)
+            before, article = article, article_store.update_article(g.user_id, article["id"], columns, now)
+            events.article_changed(g.user_id, before, article, now)
     return with_etag(render(article_schema, article), article)
 
 

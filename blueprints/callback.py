@@ -5,6 +5,7 @@
 
 from flask import Blueprint, g
 
+import events
 import publishing
 import timestamps
 from apidoc import doc
@@ -39,5 +40,6 @@ def publish_callback(body):
         post = publishing.settle(g.user_id, post, now)
         columns = publishing.plan_publish(post, body["linkedin_post_id"], body["live_url"], now)
         if columns:
-            post = post_store.update_post(g.user_id, post["id"], columns, now)
+            before, post = post, post_store.update_post(g.user_id, post["id"], columns, now)
+            events.post_changed(g.user_id, before, post, now)
     return with_etag(render(post_schema, post), post)

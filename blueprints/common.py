@@ -8,6 +8,7 @@ from flask import g, request
 from werkzeug.exceptions import BadRequest
 
 from errors import ApiError, bad_request, not_found, validation_error
+from schemas.common import render
 
 # Our bodies nest three levels at most; the parser's own limit is Python's
 # recursion limit, far deeper, and is reached as a crash, not an answer.
@@ -75,17 +76,6 @@ def item_id(value, what):
         return str(uuid.UUID(value))
     except ValueError:
         raise not_found(what)
-
-
-def render(schema, record):
-    """`schema.dump(record)` for a record from the store, without its cost.
-
-    The store returns records in wire form already (timestamps as RFC 3339
-    text, JSON columns decoded), so dumping is only a projection onto the
-    schema's fields; on the hot path marshmallow's per-field machinery cost
-    as much as the database. tests/test_openapi.py checks the two agree.
-    """
-    return {name: record[name] for name in schema.dump_fields}
 
 
 def page_body(item_schema, rows, total, query):

@@ -13,6 +13,7 @@ whose lease has run out reads as Failed even before its row is rewritten.
 
 from flask import Blueprint, current_app, g, url_for
 
+import events
 import publishing
 import timestamps
 from apidoc import doc, item_links
@@ -105,7 +106,8 @@ def update_post_item(post_id, body):
         check_if_match(post)
         columns = publishing.plan_update(post, body, g.scopes, lead, now)
         if columns:
-            post = post_store.update_post(g.user_id, post["id"], columns, now)
+            before, post = post, post_store.update_post(g.user_id, post["id"], columns, now)
+            events.post_changed(g.user_id, before, post, now)
     return with_etag(render(post_schema, post), post)
 
 

@@ -10,6 +10,7 @@
     api           the service's URLs; read_posts() through the API
     ledger        Ledger: acknowledged writes and the checks they must pass
     load          run_load(): client threads writing through a Ledger
+    receiver      Receiver: a webhook receiver that verifies signatures, answers as scripted
     sqlite_direct the few checks that must open the SQLite file itself
 
 Kept in one place so that "start the service", "send a request" and "no
@@ -18,15 +19,18 @@ change to how the service runs is made once.
 """
 
 from harness.api import CALLBACK, ITEM, POSTS, read_posts, rfc3339
-from harness.flask_cli import FlaskCommand, create_key, flask_cli, init_database
+from harness.flask_cli import Dispatcher, FlaskCommand, create_key, flask_cli, init_database
 from harness.http_client import Client, Response
 from harness.ledger import Check, Ledger
 from harness.load import MIXED, WRITES, Mix, Targets, prepare_posts, run_load, unique
 from harness.paths import BIN, ROOT
 from harness.process import Exit, Process, ProcessExited
+from harness.receiver import Answer, Arrival, Receiver
 from harness.server import Gunicorn, free_port, serve
 
 __all__ = [
+    "Answer",
+    "Arrival",
     "BIN",
     "CALLBACK",
     "ITEM",
@@ -36,6 +40,7 @@ __all__ = [
     "WRITES",
     "Check",
     "Client",
+    "Dispatcher",
     "Exit",
     "FlaskCommand",
     "Gunicorn",
@@ -43,6 +48,7 @@ __all__ = [
     "Mix",
     "Process",
     "ProcessExited",
+    "Receiver",
     "Response",
     "Targets",
     "create_key",

@@ -3,8 +3,8 @@
 flask_cli() runs a command that ends (init-db, keys create/list/revoke) and
 returns its output; create_key() makes an API key the way an operator would,
 so tests and tools never write keys into the database behind the service's
-back. FlaskCommand is a long-running command (the coming `flask --app app
-dispatch`), started, stopped and killed like gunicorn.
+back. FlaskCommand is a long-running command, started, stopped and killed
+like gunicorn; Dispatcher is `flask --app app dispatch`.
 """
 
 import os
@@ -62,3 +62,11 @@ class FlaskCommand(Process):
             name=name or f"flask {' '.join(args)}",
         )
         self.database = database
+
+
+class Dispatcher(FlaskCommand):
+    """`flask --app app dispatch --name NAME`, ready when it logs that it started."""
+
+    def __init__(self, database, name="dispatcher", env=None, log=None, root=ROOT):
+        super().__init__(database, "dispatch", "--name", name, env=env, log=log,
+                         ready_text=f"dispatcher {name} started", root=root, name=name)

@@ -121,6 +121,14 @@ class Process:
                 pass
         self.kill()  # also reaps anything of the group still alive
 
+    def terminate(self, timeout=15.0):
+        """SIGTERM only, then wait: its exit code, or None if it still runs."""
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
     def kill(self):
         """SIGKILL the process and everything in its group at once."""
         if self.proc is None:

@@ -20,7 +20,7 @@ from flask.cli import with_appcontext
 
 from store.migrations import MIGRATIONS
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class DatabaseUnavailable(Exception):

@@ -17,6 +17,11 @@ def create_key(user_name, key_hash, prefix, scopes, expires_at, now):
     )
 
 
+def find_user(user_name):
+    """The id of the user with this name, or None."""
+    return value("SELECT id FROM users WHERE name = ?", (user_name,))
+
+
 def find_key(key_hash):
     """The key with this hash and its owner, whatever its state, or None."""
     return one(

@@ -49,4 +49,10 @@ MIGRATIONS: dict[int, list[str]] = {
         "DROP TABLE posts",
         "ALTER TABLE posts_v2 RENAME TO posts",
     ],
+    # 2 -> 3: pushed handoffs (webhooks). The webhook tables are new, so
+    # schema.sql creates them.
+    2: [
+        "ALTER TABLE posts ADD COLUMN handoff_acknowledged INTEGER NOT NULL DEFAULT 1",
+        "ALTER TABLE posts ADD COLUMN handoff_error TEXT",
+    ],
 }

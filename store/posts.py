@@ -2,15 +2,17 @@
 
 import uuid
 
-from store.db import execute, execute_many, rows, value
+from store.db import execute, execute_many, one, rows, value
 from store.idempotency import post_keys
 from store.paging import POST_KINDS, page
 from store.records import OwnedTable
 
+# handoff_acknowledged and handoff_error are internal: read for the expiry
+# rule (publishing.current), never shown.
 COLUMNS = (
     "id, type, brand_id, content, media_urls, status, scheduled_at, published_at,"
     " linkedin_post_id, live_url, last_error, handoff_id, handoff_expires_at, handoff_count,"
-    " created_at, updated_at, version"
+    " handoff_acknowledged, handoff_error, created_at, updated_at, version"
 )
 CREATABLE = ("type", "brand_id", "content", "media_urls", "scheduled_at")
 posts = OwnedTable(
@@ -18,7 +20,7 @@ posts = OwnedTable(
     COLUMNS,
     json_columns=["media_urls"],
     writable=[*CREATABLE, "status", "published_at", "linkedin_post_id", "live_url", "last_error",
-              "handoff_id", "handoff_expires_at"],
+              "handoff_id", "handoff_expires_at", "handoff_acknowledged", "handoff_error"],
 )
 ORDERS = {
     "-created_at": "created_at DESC, id DESC",
@@ -100,35 +102,113 @@ def claim_due(user_id, now, limit, expires_at, post_type=None):
     )]
     if not ids:
         return []
+    _hand_off(ids, [expires_at] * len(ids), now, acknowledged=True)
+    return _records_in_order(ids)
+
+
+def _hand_off(ids, expiries, now, acknowledged):
     execute_many(
         "UPDATE posts SET status = 'Publishing', handoff_id = ?, handoff_expires_at = ?,"
-        " handoff_count = handoff_count + 1, updated_at = ?, version = version + 1 WHERE id = ?",
-        [(str(uuid.uuid4()), expires_at, now, post_id) for post_id in ids],
+        " handoff_acknowledged = ?, handoff_error = NULL, handoff_count = handoff_count + 1,"
+        " updated_at = ?, version = version + 1 WHERE id = ?",
+        [(str(uuid.uuid4()), expires, int(acknowledged), now, post_id)
+         for post_id, expires in zip(ids, expiries)],
     )
-    claimed = {
-        r["id"]: posts.record(r)
-        for r in rows(f"SELECT {COLUMNS} FROM posts WHERE id IN ({', '.join('?' * len(ids))})", ids)
+
+
+def _records_in_order(ids):
+    found = {
+        r["id"]: r
+        for r in rows(f"SELECT user_id, {COLUMNS} FROM posts WHERE id IN ({', '.join('?' * len(ids))})", ids)
     }
-    return [claimed[post_id] for post_id in ids]
+    return [posts.record(found[post_id]) for post_id in ids]
 
 
-def has_expired_handoffs(user_id, now):
-    """Whether any of the user's handoffs ran out by `now` without a result."""
+_PUSHABLE = (
+    "p.status = 'Scheduled' AND p.scheduled_at <= ? AND EXISTS (SELECT 1 FROM webhook_endpoints e"
+    " WHERE e.user_id = p.user_id AND e.enabled = 1 AND e.events LIKE '%\"post.due\"%')"
+)
+
+
+def any_pushable(now):
+    """Whether a due post waits for a post.due endpoint (a read, before the write lock)."""
+    return value(f"SELECT 1 FROM posts p WHERE {_PUSHABLE} LIMIT 1", (now,)) == 1
+
+
+def push_due(now, limit, expires_at):
+    """Hand due posts of users who have an enabled post.due webhook endpoint to
+    that endpoint, soonest first: like claim_due, but not yet acknowledged,
+    and with handoff_expires_at = expires_at(scheduled_at), the deadline for a
+    2xx. Returns their records, each with its user_id."""
+    found = rows(
+        f"SELECT p.id, p.scheduled_at FROM posts p WHERE {_PUSHABLE}"
+        " ORDER BY p.scheduled_at, p.id LIMIT ?",
+        (now, limit),
+    )
+    if not found:
+        return []
+    ids = [r["id"] for r in found]
+    _hand_off(ids, [expires_at(r["scheduled_at"]) for r in found], now, acknowledged=False)
+    return _records_in_order(ids)
+
+
+def handoff(post_id):
+    """status, handoff_id, handoff_expires_at and handoff_acknowledged of a post, or None."""
+    return one(
+        "SELECT status, handoff_id, handoff_expires_at, handoff_acknowledged FROM posts WHERE id = ?",
+        (post_id,),
+    )
+
+
+def acknowledge_handoff(post_id, handoff_id, now, expires_at):
+    """The automation took the pushed post (a 2xx): its lease starts now.
+    Only while that handoff is current and unacknowledged; True if it was."""
+    return execute(
+        "UPDATE posts SET handoff_acknowledged = 1, handoff_error = NULL, handoff_expires_at = ?,"
+        " updated_at = ?, version = version + 1 WHERE id = ? AND status = 'Publishing'"
+        " AND handoff_id = ? AND handoff_acknowledged = 0 AND handoff_expires_at > ?",
+        (expires_at, now, post_id, handoff_id, now),
+    ).rowcount == 1
+
+
+def note_handoff_error(post_id, handoff_id, error):
+    """The last failed delivery of a pushed handoff, for its last_error if no
+    delivery is ever acknowledged. Internal: no new version."""
+    execute(
+        "UPDATE posts SET handoff_error = ? WHERE id = ? AND status = 'Publishing'"
+        " AND handoff_id = ? AND handoff_acknowledged = 0",
+        (error, post_id, handoff_id),
+    )
+
+
+def has_expired_handoffs(now, user_id=None):
+    """Whether any handoff (of one user, or any) ran out by `now` without a result."""
+    if user_id is None:
+        return value(f"SELECT 1 FROM posts WHERE {_EXPIRED} LIMIT 1", (now,)) == 1
     return value(f"SELECT 1 FROM posts WHERE {_EXPIRED} AND user_id = ? LIMIT 1", (now, user_id)) == 1
 
 
-def expire_handoffs(now, error, user_id=None):
+def expire_handoffs(now, errors, user_id=None):
     """Every Publishing post whose lease ran out by `now` (of one user, or
     all) becomes Failed, as of its handoff_expires_at: that is its updated_at,
-    its version grows by one, and its last_error is error[0] + the expiry
-    time + error[1]. Returns [{id, user_id}] of the posts changed."""
+    its version grows by one, and its last_error is, for an acknowledged
+    handoff, errors[0] + the expiry time + errors[1]; for a pushed one never
+    acknowledged, errors[2] + the expiry time + errors[3] + its last delivery
+    error. Returns [{id, user_id}] of the posts changed."""
     where, params = _EXPIRED, [now]
     if user_id is not None:
         where += " AND user_id = ?"
         params.append(user_id)
     return rows(
-        "UPDATE posts SET status = 'Failed', last_error = ? || handoff_expires_at || ?,"
-        " handoff_id = NULL, handoff_expires_at = NULL, updated_at = handoff_expires_at,"
+        "UPDATE posts SET status = 'Failed', last_error = CASE WHEN handoff_acknowledged = 1"
+        " THEN ? || handoff_expires_at || ? ELSE ? || handoff_expires_at || ?"
+        " || COALESCE(handoff_error, 'none') END, handoff_id = NULL, handoff_expires_at = NULL,"
+        " handoff_acknowledged = 1, handoff_error = NULL, updated_at = handoff_expires_at,"
         f" version = version + 1 WHERE {where} RETURNING id, user_id",
-        (*error, *params),
+        (*errors, *params),
     )
+
+
+def records(post_ids):
+    """The records of these posts (any user's), each with its user_id, in that order."""
+    return _records_in_order(list(post_ids)) if post_ids else []

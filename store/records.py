@@ -8,15 +8,16 @@ from store.db import execute, one
 class OwnedTable:
     """A table whose rows belong to a user and carry a version.
 
-    `json_columns` are stored as JSON text and returned as Python values.
-    Another user's row is as unknown as a missing one: every statement here
-    names the owner.
+    `json_columns` are stored as JSON text and returned as Python values,
+    `bool_columns` as 0/1 and returned as booleans. Another user's row is as
+    unknown as a missing one: every statement here names the owner.
     """
 
-    def __init__(self, name, columns, json_columns, writable):
+    def __init__(self, name, columns, json_columns, writable, bool_columns=()):
         self.name = name
         self.columns = columns
         self.json_columns = frozenset(json_columns)
+        self.bool_columns = frozenset(bool_columns)
         self.writable = frozenset(writable)
         self._select = f"SELECT {columns} FROM {name} WHERE id = ? AND user_id = ?"
 
@@ -24,6 +25,8 @@ class OwnedTable:
         record = dict(row)
         for column in self.json_columns:
             record[column] = json.loads(record[column])
+        for column in self.bool_columns:
+            record[column] = bool(record[column])
         return record
 
     def get(self, user_id, row_id):
@@ -70,4 +73,8 @@ class OwnedTable:
         ).rowcount == 1
 
     def _store(self, column, value):
-        return json.dumps(value) if column in self.json_columns else value
+        if column in self.json_columns:
+            return json.dumps(value)
+        if column in self.bool_columns:
+            return int(value)
+        return value

@@ -56,6 +56,13 @@ DOCS_OPERATIONS = {
     ("DELETE", "/functions/v1/api-v2-posts-item/{post_id}"),
     ("POST", "/functions/v1/api-v2-posts-claim"),
     ("DELETE", "/functions/v1/articles-api-item/{article_id}"),
+    ("GET", "/functions/v1/webhooks"),
+    ("POST", "/functions/v1/webhooks"),
+    ("GET", "/functions/v1/webhooks-item/{webhook_id}"),
+    ("PATCH", "/functions/v1/webhooks-item/{webhook_id}"),
+    ("DELETE", "/functions/v1/webhooks-item/{webhook_id}"),
+    ("GET", "/functions/v1/webhook-deliveries"),
+    ("POST", "/functions/v1/webhook-deliveries-redeliver"),
     ("GET", "/health"),
 }
 

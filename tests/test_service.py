@@ -197,7 +197,7 @@ def test_full_storage_refuses_writes_and_keeps_reads(tmp_path, make_key, app):
      ("SQLITE_BUSY_TIMEOUT_MS", True), ("SQLITE_MAX_PAGE_COUNT", "many")],
 )
 def test_bad_settings_are_refused_naming_the_variable(tmp_path, name, value):
-    from app import SettingError
+    from settings import SettingError
 
     with pytest.raises(SettingError, match=f"FLASK_{name}"):
         create_app({"DATABASE": str(tmp_path / "s.sqlite"), name: value})

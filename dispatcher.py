@@ -1,0 +1,270 @@
+"""`flask --app app dispatch`: push due posts and deliver the webhook outbox.
+
+One loop, several threads:
+
+- every poll (FLASK_DISPATCH_POLL_SECONDS, 0.25 s) the loop hands due posts of
+  users with an enabled post.due endpoint to that endpoint (a claim, written
+  with its post.due event in one transaction), turns handoffs whose lease
+  ran out into Failed posts (with their post.failed events), and leases
+  ready deliveries;
+- a pool of delivery threads sends each leased delivery and records the
+  attempt, the delivery's next step (delivered, retry at a time, gave up),
+  and for post.due the handoff's acknowledgement.
+
+Several dispatchers may run at once, on one host or several: a delivery is
+leased to one of them at a time (FLASK_DISPATCH_LEASE_SECONDS), and claims
+are transactions, so nothing is sent twice while no process dies. After a
+SIGKILL, what the dead one held is sent again once its lease runs out, with
+the same webhook-id: at least once, never lost. On SIGTERM (or Ctrl-C) it
+stops taking work, waits for what is in flight for at most
+FLASK_DISPATCH_GRACE_SECONDS, gives back the leases of the rest, and exits 0.
+"""
+
+import json
+import logging
+import os
+import queue
+import random
+import signal
+import socket
+import threading
+import time
+import uuid
+from email.utils import parsedate_to_datetime
+
+import click
+from flask import current_app
+from flask.cli import with_appcontext
+
+import outbound
+import publishing
+import timestamps
+import webhook_secrets
+from store import outbox
+from store import posts as post_store
+from store import webhooks as webhook_store
+from store.db import dispose_db, needs_database, transaction
+
+log = logging.getLogger("dispatcher")
+CALLBACK_PATH = "/functions/v1/make-post-callback"
+PUSH_BATCH = 200
+RETRY_AFTER_CAP = 86400
+
+
+class Dispatcher:
+    def __init__(self, app, name=None):
+        self.app = app
+        self.config = app.config
+        self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.stopping = threading.Event()
+        self.tasks = queue.Queue()
+        self.in_flight = set()
+        self.lock = threading.Lock()
+        self.sender = outbound.Sender(
+            self.config["WEBHOOK_TIMEOUT_SECONDS"], self.config["WEBHOOK_ALLOW_PRIVATE"],
+            pool_size=self.config["DISPATCH_WORKERS"],
+        )
+        self.schedule = self.config["WEBHOOK_RETRY_SCHEDULE"]
+        self.last_purge = 0.0
+        self.delivered = 0
+
+    # --- the loop -----------------------------------------------------------------------
+
+    def run(self, seconds=None):
+        """Until SIGTERM/SIGINT (or `seconds`); returns the exit status."""
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: self.stopping.set())
+        threads = [threading.Thread(target=self._work, daemon=True, name=f"deliver-{i}")
+                   for i in range(self.config["DISPATCH_WORKERS"])]
+        for thread in threads:
+            thread.start()
+        log.info("dispatcher %s started", self.name)
+        deadline = None if seconds is None else time.monotonic() + seconds
+        poll = self.config["DISPATCH_POLL_SECONDS"]
+        while not self.stopping.is_set():
+            busy = self._tick()
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            if not busy:
+                self.stopping.wait(poll)
+        return self._shut_down()
+
+    def _tick(self):
+        """One round; True when it found work (so the next one comes at once)."""
+        try:
+            with self.app.app_context():
+                now = timestamps.now_text()
+                pushed = self.push_due(now)
+                publishing.settle_all(now)
+                leased = self.lease(now)
+                self._purge_now_and_then(now)
+            return bool(pushed or leased)
+        except Exception:
+            log.exception("dispatcher round failed; trying again")
+            self.stopping.wait(1)
+            return False
+
+    def push_due(self, now):
+        if not post_store.any_pushable(now):  # a read; the write lock only when there is work
+            return 0
+        callback_url = self.config["PUBLIC_URL"].rstrip("/") + CALLBACK_PATH
+        with transaction():
+            return publishing.push_due(now, PUSH_BATCH, self.config["HANDOFF_MAX_DELAY_SECONDS"],
+                                       callback_url)
+
+    def lease(self, now):
+        with self.lock:
+            free = 2 * self.config["DISPATCH_WORKERS"] - len(self.in_flight)
+        if free <= 0 or not outbox.any_ready(now):
+            return 0
+        until = timestamps.later(now, self.config["DISPATCH_LEASE_SECONDS"])
+        with transaction():
+            leased = outbox.lease_ready(self.name, now, until, free)
+        with self.lock:
+            self.in_flight.update(d["id"] for d in leased)
+        for delivery in leased:
+            self.tasks.put(delivery)
+        return len(leased)
+
+    def _purge_now_and_then(self, now):
+        if time.monotonic() - self.last_purge < 3600:
+            return
+        self.last_purge = time.monotonic()
+        with transaction():
+            outbox.purge(timestamps.later(now, -86400 * self.config["DELIVERY_LOG_DAYS"]))
+
+    def _shut_down(self):
+        grace = time.monotonic() + self.config["DISPATCH_GRACE_SECONDS"]
+        while time.monotonic() < grace:
+            with self.lock:
+                if not self.in_flight:
+                    break
+            time.sleep(0.05)
+        with self.lock:
+            left = list(self.in_flight)
+            self.in_flight.clear()
+        with self.app.app_context():
+            with transaction():
+                outbox.release(self.name)
+            dispose_db()
+        log.info("dispatcher %s stopped (%d delivered; %d given back)", self.name,
+                 self.delivered, len(left))
+        return 0
+
+    # --- one delivery -------------------------------------------------------------------
+
+    def _work(self):
+        while True:
+            delivery = self.tasks.get()
+            try:
+                if not self.stopping.is_set():
+                    with self.app.app_context():
+                        self.deliver(delivery)
+            except Exception:
+                log.exception("delivery %s failed; it will be tried again", delivery["id"])
+            finally:
+                with self.lock:
+                    self.in_flight.discard(delivery["id"])
+
+    def deliver(self, delivery):
+        now = timestamps.now_text()
+        endpoint = webhook_store.signing(delivery["endpoint_id"])
+        reason = self._reason_not_to_send(delivery, endpoint, now)
+        if reason:
+            with transaction():
+                outbox.cancel(delivery["id"], self.name, reason, now)
+            return
+        attempt = self.sender.send(endpoint["url"], delivery["event_id"], delivery["body"],
+                                   self._secrets(endpoint, now))
+        now = timestamps.now_text()
+        outcome = self._next_step(delivery, attempt, now)
+        row = {**attempt, "attempted_at": timestamps.to_text(attempt["attempted_at"])}
+        with transaction():
+            if not outbox.record_attempt(delivery["id"], self.name, row, outcome):
+                return  # the lease ran out and another dispatcher has it now
+            if attempt["status_code"] == 410:
+                reason = "the receiver answered 410 Gone"
+                webhook_store.disable(endpoint["id"], reason, now)
+                outbox.cancel_for_endpoint(endpoint["id"], reason, now)
+            if delivery["event_type"] == "post.due":
+                self._note_handoff(delivery, attempt, now)
+        if attempt["outcome"] == "delivered":
+            self.delivered += 1
+
+    def _reason_not_to_send(self, delivery, endpoint, now):
+        if endpoint is None:
+            return "the endpoint was deleted"
+        if not endpoint["enabled"]:
+            return "the endpoint is disabled"
+        if delivery["event_type"] == "post.due":
+            post = post_store.handoff(delivery["post_id"])
+            handoff_id = _handoff_id(delivery)
+            if post is None:
+                return "the post was deleted"
+            if post["handoff_id"] != handoff_id or post["handoff_expires_at"] <= now:
+                return "the handoff ended before this attempt: the post is no longer in it"
+        return None
+
+    def _secrets(self, endpoint, now):
+        secrets = [webhook_secrets.unseal(endpoint["secret"])]
+        if endpoint["previous_secret"] and (endpoint["previous_secret_until"] or "") > now:
+            secrets.append(webhook_secrets.unseal(endpoint["previous_secret"]))
+        return secrets
+
+    def _next_step(self, delivery, attempt, now):
+        if attempt["outcome"] == "delivered":
+            return {"outcome": "delivered", "next_attempt_at": None, "last_error": None, "now": now}
+        made = delivery["attempt_count"] + 1
+        if attempt["status_code"] == 410 or made >= len(self.schedule):
+            why = "the receiver answered 410 Gone" if attempt["status_code"] == 410 else \
+                f"gave up after {made} attempts"
+            return {"outcome": "failed", "next_attempt_at": None,
+                    "last_error": f"{attempt['error']}; {why}", "now": now}
+        delay = self.schedule[made] * (1 + random.uniform(0, 0.1))
+        if attempt["status_code"] in (429, 503):
+            delay = _retry_after(attempt["retry_after"], delay)
+        return {"outcome": "pending", "next_attempt_at": timestamps.later(now, delay),
+                "last_error": attempt["error"], "now": now}
+
+    def _note_handoff(self, delivery, attempt, now):
+        handoff_id = _handoff_id(delivery)
+        if attempt["outcome"] == "delivered":
+            lease = timestamps.later(now, self.config["HANDOFF_LEASE_SECONDS"])
+            post_store.acknowledge_handoff(delivery["post_id"], handoff_id, now, lease)
+        else:
+            post_store.note_handoff_error(delivery["post_id"], handoff_id, attempt["error"])
+
+
+def _handoff_id(delivery):
+    return json.loads(delivery["body"])["data"]["handoff_id"]
+
+
+def _retry_after(value, default):
+    """Seconds from a Retry-After header (seconds or an HTTP date), capped; else default."""
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError):
+            return default
+    return min(max(seconds, 0.0), RETRY_AFTER_CAP)
+
+
+@click.command("dispatch")
+@click.option("--name", help="This dispatcher's name in the leases (default: host:pid:random).")
+@click.option("--seconds", type=float, help="Stop after this long (default: run until SIGTERM).")
+@with_appcontext
+@needs_database
+def dispatch_command(name, seconds):
+    """Push due posts to post.due endpoints and deliver webhook events, until SIGTERM."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    app = current_app._get_current_object()
+    dispose_db()  # the loop and each thread open their own connections
+    raise SystemExit(Dispatcher(app, name).run(seconds))
+
+
+def init_app(app):
+    app.cli.add_command(dispatch_command)

@@ -1,0 +1,135 @@
+"""A webhook receiver on 127.0.0.1 for the tests, the bench and the faults.
+
+It verifies every delivery's signature with the `standardwebhooks` package,
+as a user's receiver would, records what arrived, and answers as scripted:
+a status (200, 500, 410, 429 with Retry-After, a redirect), a delay (a hang
+past the sender's timeout), or no server at all while it is "down".
+"""
+
+import contextlib
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from standardwebhooks import Webhook, WebhookVerificationError
+
+from harness.server import free_port
+
+
+class Arrival:
+    """One request as it arrived."""
+
+    def __init__(self, headers, body, secrets):
+        self.headers = {k.lower(): v for k, v in headers.items()}
+        self.body = body
+        self.at = time.time()
+        self.webhook_id = self.headers.get("webhook-id")
+        self.verified_with = [s for s in secrets if _verifies(s, body, self.headers)]
+        try:
+            self.json = json.loads(body)
+        except ValueError:
+            self.json = None
+
+    @property
+    def type(self):
+        return (self.json or {}).get("type")
+
+    @property
+    def signatures(self):
+        return self.headers.get("webhook-signature", "").split()
+
+    def __repr__(self):
+        return f"<Arrival {self.type} {self.webhook_id} verified={len(self.verified_with)}>"
+
+
+def _verifies(secret, body, headers):
+    try:
+        Webhook(secret).verify(body, headers, json_parse=False)
+        return True
+    except WebhookVerificationError:
+        return False
+
+
+class Answer:
+    """What the receiver answers: status, headers, body, after `delay` seconds."""
+
+    def __init__(self, status=200, headers=None, body=b"ok", delay=0.0):
+        self.status, self.headers, self.body, self.delay = status, headers or {}, body, delay
+
+
+class Receiver:
+    """Start with `with Receiver(secrets) as r:`; `r.url`; `r.arrivals`.
+
+    `script(arrival)` returns the Answer for each request (default: 200 at
+    once). `secrets` may grow later (a rotation): every arrival records which
+    of them verify it.
+    """
+
+    def __init__(self, secrets=(), script=None, port=None):
+        self.secrets = list(secrets)
+        self.script = script or (lambda arrival: Answer())
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}/hook"
+        self.arrivals = []
+        self.lock = threading.Lock()
+        self.server = None
+
+    def start(self):
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length).decode("utf-8")
+                arrival = Arrival(dict(self.headers), body, list(receiver.secrets))
+                with receiver.lock:
+                    receiver.arrivals.append(arrival)
+                answer = receiver.script(arrival)
+                if answer.delay:
+                    time.sleep(answer.delay)
+                self.send_response(answer.status)
+                for name, value in answer.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(answer.body)))
+                self.end_headers()
+                with contextlib.suppress(OSError):
+                    self.wfile.write(answer.body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self):
+        """Down: the port refuses connections until start() again."""
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def of_type(self, event_type):
+        with self.lock:
+            return [a for a in self.arrivals if a.type == event_type]
+
+    def wait_for(self, predicate, timeout=15.0, what="arrivals"):
+        """Wait until predicate(arrivals) is true; returns the arrivals."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                arrivals = list(self.arrivals)
+            if predicate(arrivals):
+                return arrivals
+            time.sleep(0.02)
+        raise TimeoutError(f"{what} did not arrive within {timeout} s: {self.arrivals[-10:]}")

@@ -1,0 +1,188 @@
+"""The webhook outbox: events, their deliveries to endpoints, and attempts.
+
+An event is added in the transaction of the change that causes it, with one
+pending delivery per endpoint that wants it, so it is never lost after the
+change commits and never sent for a change that rolled back. Dispatchers
+lease ready deliveries (one holder at a time, until the lease runs out),
+attempt them, and record each attempt.
+"""
+
+import uuid
+
+from store.db import execute, execute_many, one, rows, value
+from store.paging import page
+
+DELIVERY_COLUMNS = (
+    "id, event_id, endpoint_id, event_type, post_id, outcome, attempt_count, next_attempt_at,"
+    " last_error, created_at, updated_at"
+)
+ATTEMPT_COLUMNS = "delivery_id, attempted_at, outcome, status_code, duration_ms, error, response"
+
+
+def add_event(event_id, user_id, event_type, post_id, body, endpoint_ids, now):
+    """The event, and a delivery of it to each endpoint, ready at once."""
+    execute(
+        "INSERT INTO webhook_events (id, user_id, type, post_id, body, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (event_id, user_id, event_type, post_id, body, now),
+    )
+    execute_many(
+        "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, user_id, event_type, post_id,"
+        " next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(str(uuid.uuid4()), event_id, endpoint_id, user_id, event_type, post_id, now, now, now)
+         for endpoint_id in endpoint_ids],
+    )
+
+
+_READY = (
+    "outcome = 'pending' AND next_attempt_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?)"
+)
+
+
+def any_ready(now):
+    """Whether a delivery waits for a dispatcher (a read, before taking the write lock)."""
+    return value(f"SELECT 1 FROM webhook_deliveries WHERE {_READY} LIMIT 1", (now, now)) == 1
+
+
+def lease_ready(owner, now, lease_until, limit):
+    """Lease up to `limit` pending deliveries whose time has come and which
+    nobody holds (or whose holder's lease ran out): theirs until `lease_until`.
+    Returns them with the event's body."""
+    ids = [r["id"] for r in rows(
+        f"SELECT id FROM webhook_deliveries WHERE {_READY} ORDER BY next_attempt_at LIMIT ?",
+        (now, now, limit),
+    )]
+    if not ids:
+        return []
+    marks = ", ".join("?" * len(ids))
+    execute(
+        f"UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ? WHERE id IN ({marks})",
+        (owner, lease_until, *ids),
+    )
+    return rows(
+        "SELECT d.id, d.event_id, d.endpoint_id, d.user_id, d.event_type, d.post_id, d.attempt_count,"
+        " e.body, e.created_at AS event_created_at"
+        f" FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id"
+        f" WHERE d.id IN ({marks}) ORDER BY d.next_attempt_at",
+        ids,
+    )
+
+
+def record_attempt(delivery_id, owner, attempt, outcome):
+    """Store one attempt and the delivery's new state, if `owner` still holds
+    the lease; False if it does not (the attempt is then not recorded: the
+    delivery is someone else's now). `outcome` holds the delivery's outcome
+    (pending, delivered, failed), next_attempt_at, last_error and now."""
+    changed = execute(
+        "UPDATE webhook_deliveries SET outcome = ?, attempt_count = attempt_count + 1, next_attempt_at = ?,"
+        " last_error = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?"
+        " WHERE id = ? AND lease_owner = ? AND outcome = 'pending'",
+        (outcome["outcome"], outcome["next_attempt_at"], outcome["last_error"], outcome["now"],
+         delivery_id, owner),
+    ).rowcount
+    if changed != 1:
+        return False
+    execute(
+        f"INSERT INTO webhook_attempts ({ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (delivery_id, attempt["attempted_at"], attempt["outcome"], attempt["status_code"],
+         attempt["duration_ms"], attempt["error"], attempt["response"]),
+    )
+    return True
+
+
+def cancel(delivery_id, owner, reason, now):
+    """End a leased delivery that must not be sent (its handoff is over)."""
+    execute(
+        "UPDATE webhook_deliveries SET outcome = 'cancelled', last_error = ?, next_attempt_at = NULL,"
+        " lease_owner = NULL, lease_expires_at = NULL, updated_at = ?"
+        " WHERE id = ? AND lease_owner = ? AND outcome = 'pending'",
+        (reason, now, delivery_id, owner),
+    )
+
+
+def release(owner, delivery_ids=None):
+    """Give back leases (all of `owner`'s, or some) for another dispatcher."""
+    sql = "UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL" \
+          " WHERE lease_owner = ? AND outcome = 'pending'"
+    params = [owner]
+    if delivery_ids is not None:
+        if not delivery_ids:
+            return
+        sql += f" AND id IN ({', '.join('?' * len(delivery_ids))})"
+        params += list(delivery_ids)
+    execute(sql, params)
+
+
+def cancel_for_endpoint(endpoint_id, reason, now):
+    """The pending deliveries of an endpoint being deleted or disabled."""
+    execute(
+        "UPDATE webhook_deliveries SET outcome = 'cancelled', last_error = ?, next_attempt_at = NULL,"
+        " lease_owner = NULL, lease_expires_at = NULL, updated_at = ?"
+        " WHERE endpoint_id = ? AND outcome = 'pending'",
+        (reason, now, endpoint_id),
+    )
+
+
+def list_deliveries(user_id, query):
+    """One page of the user's deliveries, newest first, each with its attempts."""
+    where, params = ["user_id = ?"], [user_id]
+    for column in ("endpoint_id", "event_type", "post_id", "outcome"):
+        if query.get(column):
+            where.append(f"{column} = ?")
+            params.append(query[column])
+    found, total = page("webhook_deliveries", DELIVERY_COLUMNS, where, params,
+                        "created_at DESC, id DESC", query["limit"], query["offset"])
+    return _with_attempts(found), total
+
+
+def get_delivery(user_id, delivery_id):
+    row = one(
+        f"SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ? AND user_id = ?",
+        (delivery_id, user_id),
+    )
+    return _with_attempts([row])[0] if row else None
+
+
+def _with_attempts(deliveries):
+    if not deliveries:
+        return []
+    marks = ", ".join("?" * len(deliveries))
+    attempts = {}
+    for attempt in rows(
+        f"SELECT {ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_id IN ({marks})"
+        " ORDER BY id", [d["id"] for d in deliveries],
+    ):
+        attempts.setdefault(attempt.pop("delivery_id"), []).append(attempt)
+    return [{**d, "attempts": attempts.get(d["id"], [])} for d in deliveries]
+
+
+def redeliver(user_id, delivery, now):
+    """A new pending delivery of the same event to the same endpoint."""
+    delivery_id = str(uuid.uuid4())
+    execute(
+        "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, user_id, event_type, post_id,"
+        " next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (delivery_id, delivery["event_id"], delivery["endpoint_id"], user_id,
+         delivery["event_type"], delivery["post_id"], now, now, now),
+    )
+    return get_delivery(user_id, delivery_id)
+
+
+def backlog():
+    """How many deliveries wait: for the dispatcher's log and the metrics."""
+    return value("SELECT COUNT(*) FROM webhook_deliveries WHERE outcome = 'pending'")
+
+
+def purge(before):
+    """Forget attempts, finished deliveries and their events older than `before`."""
+    execute("DELETE FROM webhook_attempts WHERE attempted_at < ?", (before,))
+    execute(
+        "DELETE FROM webhook_deliveries WHERE outcome <> 'pending' AND updated_at < ?"
+        " AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)",
+        (before,),
+    )
+    execute(
+        "DELETE FROM webhook_events WHERE created_at < ?"
+        " AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)",
+        (before,),
+    )
