@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 FLASK  := $(BIN)/flask --app app
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
-.PHONY: run test test-slow fuzz bench faults install install-test system-packages clean
+.PHONY: run test lint format test-slow fuzz bench faults install install-test system-packages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,8 +40,17 @@ run: install
 	trap 'kill -TERM $$dispatcher 2>/dev/null; wait $$dispatcher' EXIT INT TERM; \
 	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
 
-test: install-test system-packages
+test: install-test system-packages lint
 	$(BIN)/python -m pytest
+
+# ruff's checks and formatting (settings in pyproject.toml); `make format` applies them.
+lint: install-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install-test
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
 
 test-slow: install-test
 	$(BIN)/python -m pytest -m slow

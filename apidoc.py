@@ -13,10 +13,9 @@ the document with schemathesis.
 import functools
 import re
 
-from flask import request
-
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import request
 
 from blueprints.common import (
     IDEMPOTENCY_KEY_PATTERN,
@@ -47,8 +46,20 @@ ERROR_TEXT = {
 }
 
 
-def doc(summary, *, query=None, body=None, body_required=True, response=None, status=200,
-        errors=(), description=None, headers=(), request_headers=(), links=None):
+def doc(
+    summary,
+    *,
+    query=None,
+    body=None,
+    body_required=True,
+    response=None,
+    status=200,
+    errors=(),
+    description=None,
+    headers=(),
+    request_headers=(),
+    links=None,
+):
     """Declare what a view accepts and returns; load what it accepts.
 
     The view gets the loaded query as `query=` and the loaded body as
@@ -185,14 +196,19 @@ def _operation(view, info, rule):
     }
     for arg in sorted(rule.arguments):
         op["parameters"].append(
-            {"in": "path", "name": arg, "required": True,
-             "schema": {"type": "string", "format": "uuid"}}
+            {
+                "in": "path",
+                "name": arg,
+                "required": True,
+                "schema": {"type": "string", "format": "uuid"},
+            }
         )
     if info["query"] is not None:
         op["parameters"].append({"in": "query", "schema": info["query"]})
     for name in info["request_headers"]:
-        op["parameters"].append({"in": "header", "name": name, "required": False,
-                                 **REQUEST_HEADERS[name]})
+        op["parameters"].append(
+            {"in": "header", "name": name, "required": False, **REQUEST_HEADERS[name]}
+        )
     if info["body"] is not None:
         op["requestBody"] = {
             "required": info["body_required"],
@@ -232,6 +248,9 @@ HEALTH_OPERATION = {
     "tags": ["health"],
     "security": [],
     "responses": {
-        "200": {"description": "Success.", "content": {"application/json": {"schema": health_schema}}}
+        "200": {
+            "description": "Success.",
+            "content": {"application/json": {"schema": health_schema}},
+        }
     },
 }

@@ -15,8 +15,15 @@ from apidoc import check_declarations
 from store import db
 
 # Request headers a browser may send cross-origin (README "CORS").
-CORS_ALLOW_HEADERS = ["authorization", "x-api-key", "x-client-info", "apikey", "content-type",
-                      "if-match", "idempotency-key"]
+CORS_ALLOW_HEADERS = [
+    "authorization",
+    "x-api-key",
+    "x-client-info",
+    "apikey",
+    "content-type",
+    "if-match",
+    "idempotency-key",
+]
 CORS_METHODS = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"]
 CORS_EXPOSE_HEADERS = ["ETag", "Location"]
 

@@ -23,7 +23,10 @@ def create(user_id, fields, idempotency_key, now):
     """A new Draft, or the article an earlier request with the same
     Idempotency-Key made (inside the caller's transaction)."""
     return create_once(
-        article_keys, user_id, idempotency_key, fields,
+        article_keys,
+        user_id,
+        idempotency_key,
+        fields,
         insert=lambda: article_store.insert_article(user_id, str(uuid.uuid4()), fields, now),
         get=article_store.get_article,
         now=now,

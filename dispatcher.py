@@ -61,7 +61,8 @@ class Dispatcher:
         self.in_flight = set()
         self.lock = threading.Lock()
         self.sender = outbound.Sender(
-            self.config["WEBHOOK_TIMEOUT_SECONDS"], self.config["WEBHOOK_ALLOW_PRIVATE"],
+            self.config["WEBHOOK_TIMEOUT_SECONDS"],
+            self.config["WEBHOOK_ALLOW_PRIVATE"],
             pool_size=self.config["DISPATCH_WORKERS"],
         )
         self.schedule = self.config["WEBHOOK_RETRY_SCHEDULE"]
@@ -74,8 +75,10 @@ class Dispatcher:
         """Until SIGTERM/SIGINT (or `seconds`); returns the exit status."""
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: self.stopping.set())
-        threads = [threading.Thread(target=self._work, daemon=True, name=f"deliver-{i}")
-                   for i in range(self.config["DISPATCH_WORKERS"])]
+        threads = [
+            threading.Thread(target=self._work, daemon=True, name=f"deliver-{i}")
+            for i in range(self.config["DISPATCH_WORKERS"])
+        ]
         for thread in threads:
             thread.start()
         log.info("dispatcher %s started", self.name)
@@ -109,8 +112,9 @@ class Dispatcher:
             return 0
         callback_url = self.config["PUBLIC_URL"].rstrip("/") + CALLBACK_PATH
         with transaction():
-            return publishing.push_due(now, PUSH_BATCH, self.config["HANDOFF_MAX_DELAY_SECONDS"],
-                                       callback_url)
+            return publishing.push_due(
+                now, PUSH_BATCH, self.config["HANDOFF_MAX_DELAY_SECONDS"], callback_url
+            )
 
     def lease(self, now):
         with self.lock:
@@ -147,8 +151,12 @@ class Dispatcher:
             with transaction():
                 outbox.release(self.name)
             dispose_db()
-        log.info("dispatcher %s stopped (%d delivered; %d given back)", self.name,
-                 self.delivered, len(left))
+        log.info(
+            "dispatcher %s stopped (%d delivered; %d given back)",
+            self.name,
+            self.delivered,
+            len(left),
+        )
         return 0
 
     # --- one delivery -------------------------------------------------------------------
@@ -174,8 +182,9 @@ class Dispatcher:
             with transaction():
                 outbox.cancel(delivery["id"], self.name, reason, now)
             return
-        attempt = self.sender.send(endpoint["url"], delivery["event_id"], delivery["body"],
-                                   self._secrets(endpoint, now))
+        attempt = self.sender.send(
+            endpoint["url"], delivery["event_id"], delivery["body"], self._secrets(endpoint, now)
+        )
         now = timestamps.now_text()
         outcome = self._next_step(delivery, attempt, now)
         row = {**attempt, "attempted_at": timestamps.to_text(attempt["attempted_at"])}
@@ -216,15 +225,26 @@ class Dispatcher:
             return {"outcome": "delivered", "next_attempt_at": None, "last_error": None, "now": now}
         made = delivery["attempt_count"] + 1
         if attempt["status_code"] == 410 or made >= len(self.schedule):
-            why = "the receiver answered 410 Gone" if attempt["status_code"] == 410 else \
-                f"gave up after {made} attempts"
-            return {"outcome": "failed", "next_attempt_at": None,
-                    "last_error": f"{attempt['error']}; {why}", "now": now}
+            why = (
+                "the receiver answered 410 Gone"
+                if attempt["status_code"] == 410
+                else f"gave up after {made} attempts"
+            )
+            return {
+                "outcome": "failed",
+                "next_attempt_at": None,
+                "last_error": f"{attempt['error']}; {why}",
+                "now": now,
+            }
         delay = self.schedule[made] * (1 + random.uniform(0, 0.1))
         if attempt["status_code"] in (429, 503):
             delay = _retry_after(attempt["retry_after"], delay)
-        return {"outcome": "pending", "next_attempt_at": timestamps.later(now, delay),
-                "last_error": attempt["error"], "now": now}
+        return {
+            "outcome": "pending",
+            "next_attempt_at": timestamps.later(now, delay),
+            "last_error": attempt["error"],
+            "now": now,
+        }
 
     def _note_handoff(self, delivery, attempt, now):
         handoff_id = _handoff_id(delivery)

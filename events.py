@@ -32,8 +32,11 @@ def new_id():
 
 
 def body(event_type, data, now):
-    return json.dumps({"type": event_type, "timestamp": now, "data": data},
-                      ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(
+        {"type": event_type, "timestamp": now, "data": data},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
 
 
 def emit(user_id, event_type, data, now, post_id=None):
@@ -42,8 +45,9 @@ def emit(user_id, event_type, data, now, post_id=None):
     if not endpoint_ids:
         return None
     event_id = new_id()
-    outbox.add_event(event_id, user_id, event_type, post_id, body(event_type, data, now),
-                     endpoint_ids, now)
+    outbox.add_event(
+        event_id, user_id, event_type, post_id, body(event_type, data, now), endpoint_ids, now
+    )
     return event_id
 
 
@@ -61,6 +65,9 @@ def article_changed(user_id, before, after, now):
 
 def post_due(user_id, post, callback_url, now):
     """The handoff of a due post to the user's post.due endpoint."""
-    data = {"post": render(post_schema, post), "handoff_id": post["handoff_id"],
-            "callback_url": callback_url}
+    data = {
+        "post": render(post_schema, post),
+        "handoff_id": post["handoff_id"],
+        "callback_url": callback_url,
+    }
     return emit(user_id, "post.due", data, now, post_id=post["id"])

@@ -9,7 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # gunicorn adds it only later
-from accesslog import FORMAT, RedactingLogger  # noqa: E402
+from accesslog import FORMAT, RedactingLogger
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", 4))

@@ -16,13 +16,19 @@ import errors
 
 
 def write_json_error(sock, status, reason, message):
-    body = json.dumps({"error": {
-        "code": errors.CODES.get(status, "error"),
-        "message": f"{reason}: {message}" if message else reason,
-        "details": {},
-    }}).encode("utf-8")
-    head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    body = json.dumps(
+        {
+            "error": {
+                "code": errors.CODES.get(status, "error"),
+                "message": f"{reason}: {message}" if message else reason,
+                "details": {},
+            }
+        }
+    ).encode("utf-8")
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
     util.write_nonblock(sock, head.encode("latin-1") + body)
 
 

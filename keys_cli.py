@@ -21,7 +21,9 @@ def _parse_expiry(ctx, param, value):
     try:
         return timestamps.to_text(timestamps.parse(value))
     except ValueError as e:
-        raise click.BadParameter(f"{value!r} is not an RFC 3339 timestamp with offset ({e})")
+        raise click.BadParameter(
+            f"{value!r} is not an RFC 3339 timestamp with offset ({e})"
+        ) from None
 
 
 def _new_key(user, scopes, expires_at):
@@ -101,7 +103,7 @@ def list_command():
     ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
-        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
 
 
 @keys_cli.command("revoke")

@@ -16,7 +16,7 @@ of the answer is kept.
 import ipaddress
 import socket
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import urllib3
 from standardwebhooks import Webhook
@@ -41,8 +41,15 @@ def check_address(address, allow_private):
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
         ip = ip.ipv4_mapped
     if not ip.is_global or ip.is_multicast:
-        kind = ("loopback" if ip.is_loopback else "private" if ip.is_private
-                else "link-local" if ip.is_link_local else "non-public")
+        kind = (
+            "loopback"
+            if ip.is_loopback
+            else "private"
+            if ip.is_private
+            else "link-local"
+            if ip.is_link_local
+            else "non-public"
+        )
         raise Refused(f"{address} is a {kind} address; webhooks go to public addresses only")
 
 
@@ -95,7 +102,10 @@ class Sender:
         self.timeout = timeout
         self.allow_private = allow_private
         self.pools = urllib3.PoolManager(
-            num_pools=256, maxsize=pool_size, block=False, retries=False,
+            num_pools=256,
+            maxsize=pool_size,
+            block=False,
+            retries=False,
             timeout=urllib3.Timeout(total=timeout),
         )
         http, https = _CONNECTIONS[bool(allow_private)]
@@ -107,7 +117,7 @@ class Sender:
     def send(self, url, event_id, body, secrets):
         """POST `body` signed with every secret in `secrets`; returns the attempt:
         {attempted_at, outcome, status_code, duration_ms, error, response, retry_after}."""
-        moment = datetime.now(timezone.utc)
+        moment = datetime.now(UTC)
         signatures = " ".join(Webhook(s).sign(event_id, moment, body) for s in secrets)
         headers = {
             "webhook-id": event_id,
@@ -117,21 +127,34 @@ class Sender:
             "User-Agent": USER_AGENT,
         }
         started = time.monotonic()
-        attempt = {"attempted_at": moment, "status_code": None, "error": None, "response": None,
-                   "retry_after": None}
+        attempt = {
+            "attempted_at": moment,
+            "status_code": None,
+            "error": None,
+            "response": None,
+            "retry_after": None,
+        }
         try:
-            answer = self.pools.request("POST", url, body=body.encode("utf-8"), headers=headers,
-                                        redirect=False, preload_content=False)
+            answer = self.pools.request(
+                "POST",
+                url,
+                body=body.encode("utf-8"),
+                headers=headers,
+                redirect=False,
+                preload_content=False,
+            )
             try:
                 attempt["response"] = answer.read(RESPONSE_KEPT, decode_content=True).decode(
-                    "utf-8", "replace")
+                    "utf-8", "replace"
+                )
             finally:
                 _finish(answer)
             attempt["status_code"] = answer.status
             attempt["retry_after"] = answer.headers.get("Retry-After")
             if not 200 <= answer.status < 300:
                 attempt["error"] = f"HTTP {answer.status}" + (
-                    " (redirects are not followed)" if 300 <= answer.status < 400 else "")
+                    " (redirects are not followed)" if 300 <= answer.status < 400 else ""
+                )
             elif time.monotonic() - started > self.timeout:
                 attempt["error"] = f"the answer took longer than {self.timeout:g} s"
         except Refused as e:

@@ -45,15 +45,22 @@ DELETABLE = ("Draft", "Scheduled", "Failed")
 PUBLISH_SCOPE = "posts:publish"
 CALLBACK_PATH = "/functions/v1/make-post-callback"
 CLAIM_PATH = "/functions/v1/api-v2-posts-claim"
-HANDOFF_CLEARED = {"handoff_id": None, "handoff_expires_at": None, "handoff_acknowledged": True,
-                   "handoff_error": None}
+HANDOFF_CLEARED = {
+    "handoff_id": None,
+    "handoff_expires_at": None,
+    "handoff_acknowledged": True,
+    "handoff_error": None,
+}
 
 
 def create_post(user_id, fields, idempotency_key, now):
     """A new Draft, or the post an earlier request with the same
     Idempotency-Key made (inside the caller's transaction)."""
     return create_once(
-        post_keys, user_id, idempotency_key, fields,
+        post_keys,
+        user_id,
+        idempotency_key,
+        fields,
         insert=lambda: post_store.insert_post(user_id, str(uuid.uuid4()), fields, now),
         get=post_store.get_post,
         now=now,
@@ -65,7 +72,9 @@ def create_post(user_id, fields, idempotency_key, now):
 
 def claim(user_id, now, limit, lease_seconds, post_type=None):
     """Hand up to `limit` due posts to the caller (inside a transaction)."""
-    return post_store.claim_due(user_id, now, limit, timestamps.later(now, lease_seconds), post_type)
+    return post_store.claim_due(
+        user_id, now, limit, timestamps.later(now, lease_seconds), post_type
+    )
 
 
 # last_error of a post whose handoff ran out: the text before and after the
@@ -94,8 +103,12 @@ def push_due(now, limit, max_delay, callback_url):
 def expired_error(post):
     if post["handoff_acknowledged"]:
         return EXPIRED_ERRORS[0] + post["handoff_expires_at"] + EXPIRED_ERRORS[1]
-    return (EXPIRED_ERRORS[2] + post["handoff_expires_at"] + EXPIRED_ERRORS[3]
-            + (post["handoff_error"] or "none"))
+    return (
+        EXPIRED_ERRORS[2]
+        + post["handoff_expires_at"]
+        + EXPIRED_ERRORS[3]
+        + (post["handoff_error"] or "none")
+    )
 
 
 def _expired(post, now):
@@ -189,7 +202,7 @@ def plan_update(post, changes, scopes, lead_seconds, now):
     try:
         check_brand(merged)
     except ValidationError as e:
-        raise validation_error(e.normalized_messages())
+        raise validation_error(e.normalized_messages()) from None
     if new == "Scheduled" and (new != old or rescheduled):
         _check_schedule(merged["scheduled_at"], lead_seconds, now)
     if new == "Failed" and not merged.get("last_error"):

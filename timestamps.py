@@ -13,7 +13,7 @@ microseconds are dropped (truncated, so a time never moves later).
 """
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 _DATE_TIME = re.compile(
     r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})[Tt]"
@@ -29,12 +29,12 @@ EXAMPLE = "2026-06-01T09:00:00Z"
 
 
 def now():
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def to_text(moment):
     """An aware datetime as stored text, in UTC (years always 4 digits)."""
-    utc = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    utc = moment.astimezone(UTC).replace(tzinfo=None)
     return utc.isoformat(timespec="microseconds") + "Z"
 
 

@@ -25,7 +25,7 @@ def check_destination(url, allow_private):
     try:
         outbound.check_destination(url, allow_private)
     except outbound.Refused as e:
-        raise validation_error({"url": [f"Not a public address: {e}."]})
+        raise validation_error({"url": [f"Not a public address: {e}."]}) from None
 
 
 def _one_post_due(user_id, endpoint_id, events, enabled):
@@ -58,8 +58,12 @@ def update(user_id, endpoint, changes, now):
     if columns.get("enabled") is True:
         columns["disabled_reason"] = None
     if columns.keys() & {"events", "enabled"}:
-        _one_post_due(user_id, endpoint["id"], columns.get("events", endpoint["events"]),
-                      columns.get("enabled", endpoint["enabled"]))
+        _one_post_due(
+            user_id,
+            endpoint["id"],
+            columns.get("events", endpoint["events"]),
+            columns.get("enabled", endpoint["enabled"]),
+        )
     if columns.get("enabled") is False:
         columns["disabled_reason"] = "disabled through the API"
         outbox.cancel_for_endpoint(endpoint["id"], "the endpoint was disabled", now)
@@ -85,8 +89,12 @@ def delete(user_id, endpoint, now):
 def redeliver(user_id, delivery, now):
     endpoint = webhook_store.get_endpoint(user_id, delivery["endpoint_id"])
     if endpoint is None:
-        raise conflict("The endpoint of this delivery was deleted.", {"endpoint_id": delivery["endpoint_id"]})
+        raise conflict(
+            "The endpoint of this delivery was deleted.", {"endpoint_id": delivery["endpoint_id"]}
+        )
     if not endpoint["enabled"]:
-        raise conflict("The endpoint of this delivery is disabled; enable it first.",
-                       {"endpoint_id": endpoint["id"]})
+        raise conflict(
+            "The endpoint of this delivery is disabled; enable it first.",
+            {"endpoint_id": endpoint["id"]},
+        )
     return outbox.redeliver(user_id, delivery, now)

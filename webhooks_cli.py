@@ -1,12 +1,11 @@
 """`flask --app app webhooks ...`: the operator's view of webhook endpoints.
 
-    add --user U --url URL --event post.due [--event ...] [--description D]
-        prints the signing secret alone on its last line, once
-    list           every endpoint of every user (never a secret)
-    remove ID      delete it; its pending deliveries end
-    test ID        send a signed `ping` event now and print the answer
+add --user U --url URL --event post.due [--event ...] [--description D]
+    prints the signing secret alone on its last line, once
+list           every endpoint of every user (never a secret)
+remove ID      delete it; its pending deliveries end
+test ID        send a signed `ping` event now and print the answer
 """
-
 
 import click
 from flask import current_app
@@ -29,8 +28,9 @@ webhooks_cli = AppGroup("webhooks", help="Manage webhook endpoints.")
 
 def _refuse(error):
     if isinstance(error, ApiError):
-        details = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.details.items()
-                            if isinstance(v, list))
+        details = "; ".join(
+            f"{k}: {' '.join(v)}" for k, v in error.details.items() if isinstance(v, list)
+        )
         raise click.ClickException(f"{error.message} {details}".strip())
     raise click.ClickException(
         "; ".join(f"{k}: {' '.join(v)}" for k, v in error.normalized_messages().items())
@@ -40,26 +40,36 @@ def _refuse(error):
 @webhooks_cli.command("add")
 @click.option("--user", required=True, help="The endpoint's owner (a user with a key).")
 @click.option("--url", required=True, help="Where to deliver: an absolute http(s) URL.")
-@click.option("--event", "events_", multiple=True, required=True, type=click.Choice(events.TYPES),
-              help="An event type to deliver; repeat for several.")
+@click.option(
+    "--event",
+    "events_",
+    multiple=True,
+    required=True,
+    type=click.Choice(events.TYPES),
+    help="An event type to deliver; repeat for several.",
+)
 @click.option("--description", default=None)
 @needs_database
 def add_command(user, url, events_, description):
     """Add an endpoint; its signing secret is printed once, on the last line."""
     user_id = key_store.find_user(user)
     if user_id is None:
-        raise click.BadParameter(f"no user {user!r} (create a key for them first)",
-                                 param_hint="--user")
+        raise click.BadParameter(
+            f"no user {user!r} (create a key for them first)", param_hint="--user"
+        )
     try:
-        fields = endpoint_schema.load({"url": url, "events": list(dict.fromkeys(events_)),
-                                       "description": description})
+        fields = endpoint_schema.load(
+            {"url": url, "events": list(dict.fromkeys(events_)), "description": description}
+        )
         webhook_rules.check_destination(fields["url"], current_app.config["WEBHOOK_ALLOW_PRIVATE"])
         with transaction():
             endpoint, secret = webhook_rules.create(user_id, fields, timestamps.now_text())
     except (ApiError, ValidationError) as e:
         _refuse(e)
-    click.echo(f"Added webhook endpoint {endpoint['id']} for user {user}: "
-               f"{', '.join(endpoint['events'])} -> {endpoint['url']}")
+    click.echo(
+        f"Added webhook endpoint {endpoint['id']} for user {user}: "
+        f"{', '.join(endpoint['events'])} -> {endpoint['url']}"
+    )
     click.echo("Its signing secret is shown once; store it now:")
     click.echo(secret)
 
@@ -74,13 +84,18 @@ def list_command():
         return
     header = ("ID", "USER", "STATE", "EVENTS", "URL")
     table = [header] + [
-        (r["id"], r["user_name"], "enabled" if r["enabled"] else "disabled",
-         ",".join(r["events"]), r["url"])
+        (
+            r["id"],
+            r["user_name"],
+            "enabled" if r["enabled"] else "disabled",
+            ",".join(r["events"]),
+            r["url"],
+        )
         for r in rows
     ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
-        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
 
 
 def _endpoint(endpoint_id):
@@ -110,11 +125,13 @@ def test_command(endpoint_id):
     sealed = webhook_store.signing(endpoint["id"])
     now = timestamps.now_text()
     body = events.body("ping", {"endpoint_id": endpoint["id"]}, now)
-    sender = outbound.Sender(current_app.config["WEBHOOK_TIMEOUT_SECONDS"],
-                             current_app.config["WEBHOOK_ALLOW_PRIVATE"])
+    sender = outbound.Sender(
+        current_app.config["WEBHOOK_TIMEOUT_SECONDS"], current_app.config["WEBHOOK_ALLOW_PRIVATE"]
+    )
     try:
-        attempt = sender.send(endpoint["url"], events.new_id(), body,
-                              [webhook_secrets.unseal(sealed["secret"])])
+        attempt = sender.send(
+            endpoint["url"], events.new_id(), body, [webhook_secrets.unseal(sealed["secret"])]
+        )
     finally:
         sender.close()
     status = attempt["status_code"] if attempt["status_code"] is not None else "no answer"
@@ -127,5 +144,3 @@ def test_command(endpoint_id):
 
 def init_app(app):
     app.cli.add_command(webhooks_cli)
-
-

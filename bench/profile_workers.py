@@ -26,12 +26,19 @@ from harness import BIN, create_key
 from harness import ROOT as PROJECT
 
 ROOT = str(PROJECT) + "/"
-IDLE = ("select (selectors.py", "wait (gunicorn/workers/sync.py", "accept (socket.py", "sleep (gunicorn")
+IDLE = (
+    "select (selectors.py",
+    "wait (gunicorn/workers/sync.py",
+    "accept (socket.py",
+    "sleep (gunicorn",
+)
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(
-        prog="python -m bench.profile_workers", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+        prog="python -m bench.profile_workers",
+        description=__doc__,
+        formatter_class=argparse.RawTextHelpFormatter,
     )
     p.add_argument("scenario", choices=[s[0] for s in run.SCENARIOS])
     p.add_argument("--seconds", type=int, default=8)
@@ -48,7 +55,9 @@ def main(argv=None):
     servers = []
     try:
         db = tmp / "bench.sqlite"
-        seeded = seed.seed_main(db, 10_000, 20_000 if id_list == "scheduled" else 0, progress=lambda m: None)
+        seeded = seed.seed_main(
+            db, 10_000, 20_000 if id_list == "scheduled" else 0, progress=lambda m: None
+        )
         key = create_key(db, seed.CALLER)
         sargs = {"key": key}
         if id_list == "drafts":
@@ -62,18 +71,36 @@ def main(argv=None):
         totals = run.Totals()
         run.wrk(args, server, script, 1, sargs, totals, "warm-up")
         raw = tmp / "profile.txt"
-        cmd = [spy, "record", "--pid", str(server.proc.pid), "--subprocesses", "--rate", str(a.rate),
-               "--duration", str(a.seconds), "--format", "raw", "--output", str(raw), "--nonblocking"]
+        cmd = [
+            spy,
+            "record",
+            "--pid",
+            str(server.proc.pid),
+            "--subprocesses",
+            "--rate",
+            str(a.rate),
+            "--duration",
+            str(a.seconds),
+            "--format",
+            "raw",
+            "--output",
+            str(raw),
+            "--nonblocking",
+        ]
         spy_proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         result = {}
         t = threading.Thread(
-            target=lambda: result.update(run.wrk(args, server, script, a.seconds, sargs, totals, name))
+            target=lambda: result.update(
+                run.wrk(args, server, script, a.seconds, sargs, totals, name)
+            )
         )
         t.start()
         t.join()
         spy_proc.wait(a.seconds + 60)
-        print(f"{label}: {result['rps']:.0f} req/s under py-spy ({a.rate} Hz, which slows it a little); "
-              f"errors {result['socket_errors']}+{result['non2xx']}")
+        print(
+            f"{label}: {result['rps']:.0f} req/s under py-spy ({a.rate} Hz, which slows it a little); "
+            f"errors {result['socket_errors']}+{result['non2xx']}"
+        )
         report(raw, a.top)
         if a.raw:
             shutil.copyfile(raw, a.raw)
@@ -103,7 +130,9 @@ def report(raw, top):
             inclusive[_short(f)] += n
         by_file[_file(frames[-1])] += n
     print(f"{total} busy samples in the workers ({idle} idle samples left out)")
-    print(f"\nTop {top} functions, inclusive (% of busy samples; the frames of gunicorn's worker loop,")
+    print(
+        f"\nTop {top} functions, inclusive (% of busy samples; the frames of gunicorn's worker loop,"
+    )
     print("in over 90% of the samples, are left out):")
     shown = [(f, n) for f, n in inclusive.most_common() if n <= 0.9 * total][:top]
     for f, n in shown:
@@ -121,7 +150,7 @@ def _short(frame):
     if "site-packages/" in path:
         path = path.split("site-packages/", 1)[1]
     elif path.startswith(ROOT):
-        path = path[len(ROOT):]
+        path = path[len(ROOT) :]
     return f"{func} ({path})"
 
 
@@ -131,7 +160,7 @@ def _file(frame):
     if "site-packages/" in path:
         return path.split("site-packages/", 1)[1]
     if path.startswith(ROOT):
-        return path[len(ROOT):]
+        return path[len(ROOT) :]
     return path
 
 

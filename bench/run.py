@@ -239,7 +239,9 @@ def machine_info():
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-    wrk_version = subprocess.run(["wrk", "-v"], capture_output=True, text=True).stdout.split("\n")[0]
+    wrk_version = subprocess.run(["wrk", "-v"], capture_output=True, text=True).stdout.split("\n")[
+        0
+    ]
     return (
         f"{os.cpu_count()} cores ({cpu}); Python {platform.python_version()}; "
         f"SQLite {sqlite3.sqlite_version}; {wrk_version.split(' Copyright')[0].strip()}"
@@ -264,7 +266,9 @@ def parse_args(argv):
     )
     p.add_argument("--duration", type=int, default=5, help="seconds per wrk run (default 5)")
     p.add_argument("--repeats", type=int, default=3, help="runs per scenario; medians (default 3)")
-    p.add_argument("--warmup", type=int, default=1, help="seconds of warm-up per server (default 1; 0: none)")
+    p.add_argument(
+        "--warmup", type=int, default=1, help="seconds of warm-up per server (default 1; 0: none)"
+    )
     p.add_argument(
         "--max-requests",
         type=int,
@@ -297,7 +301,9 @@ def parse_args(argv):
         help="before each run, wait up to this many seconds for the machine to be idle (default 0: off)",
     )
     p.add_argument("--json", help="also write every figure to this JSON file")
-    p.add_argument("--keep", action="store_true", help="keep the temporary directory (databases, logs)")
+    p.add_argument(
+        "--keep", action="store_true", help="keep the temporary directory (databases, logs)"
+    )
     p.add_argument(
         "--quick",
         action="store_true",
@@ -311,7 +317,9 @@ def parse_args(argv):
     )
     args = p.parse_args(argv)
     if args.duration < 1 or args.warmup < 0 or args.repeats < 1:
-        p.error("--duration and --repeats are whole numbers >= 1, --warmup >= 0 (wrk takes whole seconds)")
+        p.error(
+            "--duration and --repeats are whole numbers >= 1, --warmup >= 0 (wrk takes whole seconds)"
+        )
     if args.quick:
         args.duration, args.repeats, args.warmup = 2, 1, 1
         if args.growth_posts == 1_000_000:
@@ -346,12 +354,24 @@ def main(argv=None):
     results = {"machine": machine_info(), "settings": {}, "scenarios": {}, "growth": {}, "rss": {}}
     results["settings"] = {
         k: getattr(args, k)
-        for k in ("duration", "repeats", "warmup", "connections", "threads", "workers", "drafts", "scheduled")
+        for k in (
+            "duration",
+            "repeats",
+            "warmup",
+            "connections",
+            "threads",
+            "workers",
+            "drafts",
+            "scheduled",
+        )
     }
     servers = []
     started = time.monotonic()
     try:
-        log("Content Publishing Service benchmark (issue 6)" + (" -- smoke run: figures mean nothing" if args.smoke else ""))
+        log(
+            "Content Publishing Service benchmark (issue 6)"
+            + (" -- smoke run: figures mean nothing" if args.smoke else "")
+        )
         log(f"machine: {results['machine']}")
         log(
             f"load: wrk -t{args.threads} -c{args.connections}, {args.duration:g} s per run, "
@@ -366,7 +386,9 @@ def main(argv=None):
             time.sleep(2)
             background = (busy_seconds() - b0) / (time.monotonic() - t0)
             results["background_cores"] = background
-            log(f"background CPU use before the run: {background:.2f} cores (near 0 on a quiet machine)")
+            log(
+                f"background CPU use before the run: {background:.2f} cores (near 0 on a quiet machine)"
+            )
         log(f"work directory: {tmp}")
         log()
 
@@ -420,7 +442,9 @@ def start_server(tmp, name, database, servers, app="wsgi:app", env=None, workers
 def run_scenarios(args, wanted, tmp, totals, results, servers):
     db = tmp / "bench.sqlite"
     t0 = time.monotonic()
-    log(f"seeding {args.drafts:,} Draft + {args.scheduled:,} Scheduled posts (store.posts, 10k per transaction)")
+    log(
+        f"seeding {args.drafts:,} Draft + {args.scheduled:,} Scheduled posts (store.posts, 10k per transaction)"
+    )
     seeded = seed.seed_main(db, args.drafts, args.scheduled, progress=lambda m: None)
     log(f"  done in {time.monotonic() - t0:.1f} s")
     key = create_key(db, seed.CALLER)
@@ -429,9 +453,25 @@ def run_scenarios(args, wanted, tmp, totals, results, servers):
     cursor = 0  # next never-published Scheduled post
 
     srv = {
-        "full": launch_server(tmp, "service-FULL", db, servers, env={"FLASK_SQLITE_SYNCHRONOUS": "FULL"}, workers=args.workers),
-        "normal": launch_server(tmp, "service-NORMAL", db, servers, env={"FLASK_SQLITE_SYNCHRONOUS": "NORMAL"}, workers=args.workers),
-        "ceiling": launch_server(tmp, "ceiling", db, servers, app="bench.ceiling_app:app", workers=args.workers),
+        "full": launch_server(
+            tmp,
+            "service-FULL",
+            db,
+            servers,
+            env={"FLASK_SQLITE_SYNCHRONOUS": "FULL"},
+            workers=args.workers,
+        ),
+        "normal": launch_server(
+            tmp,
+            "service-NORMAL",
+            db,
+            servers,
+            env={"FLASK_SQLITE_SYNCHRONOUS": "NORMAL"},
+            workers=args.workers,
+        ),
+        "ceiling": launch_server(
+            tmp, "ceiling", db, servers, app="bench.ceiling_app:app", workers=args.workers
+        ),
     }
     for server in srv.values():
         server.wait_ready()
@@ -452,18 +492,29 @@ def run_scenarios(args, wanted, tmp, totals, results, servers):
         log(f"warm-up: {args.warmup:g} s per server")
         wrk(args, srv["ceiling"], "ceiling.lua", args.warmup, {}, totals, "warm-up ceiling")
         for name in ("full", "normal"):
-            wrk(args, srv[name], "get.lua", args.warmup, {"key": key, "ids": drafts_file}, totals, f"warm-up {name}")
+            wrk(
+                args,
+                srv[name],
+                "get.lua",
+                args.warmup,
+                {"key": key, "ids": drafts_file},
+                totals,
+                f"warm-up {name}",
+            )
 
     ceiling_runs, runs, pair_ratio = [], {s[0]: [] for s in wanted}, {s[0]: [] for s in wanted}
     p99_ratio = {s[0]: [] for s in wanted}
-    published = {"full": [0, 0, 0], "normal": [0, 0, 0]}  # callback requests, ids sent, posts published
+    published = {
+        "full": [0, 0, 0],
+        "normal": [0, 0, 0],
+    }  # callback requests, ids sent, posts published
     for rnd in range(args.repeats):
         # ceiling, scenario, ceiling, scenario, ..., ceiling: each scenario run is
         # compared with the mean of the ceiling runs on either side of it, which
         # cancels most of the drift of this shared machine's speed.
         before_c = wrk(args, srv["ceiling"], "ceiling.lua", args.duration, {}, totals, "ceiling")
         ceiling_runs.append(before_c)
-        for name, label, where, script, id_list in wanted:
+        for name, _label, where, script, id_list in wanted:
             before = published_total(srv[where], key) if id_list == "scheduled" else None
             r = wrk(args, srv[where], script, args.duration, script_args(id_list), totals, name)
             if id_list == "scheduled":
@@ -489,10 +540,18 @@ def run_scenarios(args, wanted, tmp, totals, results, servers):
     ceiling = summarize(ceiling_runs)
     results["ceiling"] = ceiling
     log()
-    log(f"Scenarios: medians of {args.repeats} run(s) of {args.duration:g} s. ratio = median over runs of")
-    log("req/s / mean req/s of the two ceiling runs around it. errors = socket errors + non-2xx (all runs).")
-    log("p99 x = median of p99 / mean p99 of those two ceiling runs. cpu ms/req = CPU time of gunicorn")
-    log("(master + workers) per request; wrk / other = cores used by wrk / by everything else (other")
+    log(
+        f"Scenarios: medians of {args.repeats} run(s) of {args.duration:g} s. ratio = median over runs of"
+    )
+    log(
+        "req/s / mean req/s of the two ceiling runs around it. errors = socket errors + non-2xx (all runs)."
+    )
+    log(
+        "p99 x = median of p99 / mean p99 of those two ceiling runs. cpu ms/req = CPU time of gunicorn"
+    )
+    log(
+        "(master + workers) per request; wrk / other = cores used by wrk / by everything else (other"
+    )
     log("processes, and kernel network work charged to no process) during the run.")
     log()
     head = (
@@ -510,7 +569,7 @@ def run_scenarios(args, wanted, tmp, totals, results, servers):
         )
 
     row("ceiling (bare Flask)", "-", ceiling, 1.0, 1.0)
-    for name, label, where, script, id_list in wanted:
+    for name, label, where, _script, _id_list in wanted:
         s = summarize(runs[name])
         s["ratio"] = median(pair_ratio[name])
         s["p99_ratio"] = median(p99_ratio[name])
@@ -543,7 +602,9 @@ def run_growth(args, tmp, totals, results, servers):
     small = tmp / "growth-small.sqlite"
     small_meta = seed.seed_growth(small, args.growth_small, progress=lambda m: None)
     big, big_meta = seed.growth_db(args.growth_posts, tmp, progress=log, cache=not args.smoke)
-    log(f"  databases ready in {time.monotonic() - t0:.0f} s ({big.stat().st_size / 1e6:,.0f} MB big)")
+    log(
+        f"  databases ready in {time.monotonic() - t0:.0f} s ({big.stat().st_size / 1e6:,.0f} MB big)"
+    )
     dbs = {"small": (small, small_meta), "big": (big, big_meta)}
     cfg = {}
     for name, (path, meta) in dbs.items():
@@ -561,9 +622,11 @@ def run_growth(args, tmp, totals, results, servers):
     slowdowns = {"get": [], "list": []}
     for kind in ("get", "list"):
 
-        def one(name):
+        def one(name, kind=kind):
             server, sargs, _ = cfg[name]
-            r = wrk(args, server, f"{kind}.lua", args.duration, sargs, totals, f"growth {kind} {name}")
+            r = wrk(
+                args, server, f"{kind}.lua", args.duration, sargs, totals, f"growth {kind} {name}"
+            )
             runs[(kind, name)].append(r)
             return r
 
@@ -611,14 +674,21 @@ def report_rss(results, servers):
                 continue
             figures.append((pid, rss, hwm))
         results["rss"][server.name] = figures
-        log(f"  {server.name:<16} " + ", ".join(f"pid {p}: {r:.1f} MB (peak {h:.1f})" for p, r, h in figures))
+        log(
+            f"  {server.name:<16} "
+            + ", ".join(f"pid {p}: {r:.1f} MB (peak {h:.1f})" for p, r, h in figures)
+        )
 
 
 def report_targets(args, results, totals):
     log()
-    log("Server logs: " + "; ".join(
-        f"{name}: " + ", ".join(f"{v} {k}" for k, v in found.items()) for name, found in results.get("logs", {}).items()
-    ))
+    log(
+        "Server logs: "
+        + "; ".join(
+            f"{name}: " + ", ".join(f"{v} {k}" for k, v in found.items())
+            for name, found in results.get("logs", {}).items()
+        )
+    )
     others = [s["other_cores"] for s in results["scenarios"].values()]
     if results.get("ceiling"):
         others.append(results["ceiling"]["other_cores"])
@@ -683,10 +753,15 @@ def report_targets(args, results, totals):
     ]
     if service_rss:
         worst = max(service_rss)
-        check(worst < TARGET_RSS_MB, f"service worker RSS < {TARGET_RSS_MB} MB: largest {worst:.1f} MB")
+        check(
+            worst < TARGET_RSS_MB,
+            f"service worker RSS < {TARGET_RSS_MB} MB: largest {worst:.1f} MB",
+        )
     results["targets"] = [{"ok": ok, "text": text} for ok, text in checks]
     missed = sum(1 for ok, _ in checks if not ok)
-    log(f"  {len(checks) - missed} met, {missed} missed (missed throughput targets do not fail the run)")
+    log(
+        f"  {len(checks) - missed} met, {missed} missed (missed throughput targets do not fail the run)"
+    )
     return ran_ok
 
 

@@ -89,8 +89,10 @@ def _insert_many(owners, content, start, step_us, status_for=None, progress=None
     total = len(owners)
     done = 0
     t0 = time.monotonic()
-    when = {"Scheduled": timestamps.to_text(timestamps.now() + timedelta(days=1)),
-            "Due": timestamps.to_text(timestamps.now() - timedelta(days=1))}
+    when = {
+        "Scheduled": timestamps.to_text(timestamps.now() + timedelta(days=1)),
+        "Due": timestamps.to_text(timestamps.now() - timedelta(days=1)),
+    }
     while done < total:
         end = min(done + BATCH, total)
         with transaction():

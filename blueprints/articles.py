@@ -1,20 +1,27 @@
 """Articles.
 
-    GET    /functions/v1/articles-api            list (articles:read)
-    POST   /functions/v1/articles-api            create a Draft (articles:write)
-    GET    /functions/v1/articles-api-item/{id}  read (articles:read)
-    PATCH  /functions/v1/articles-api-item/{id}  update, publish (articles:write)
-    DELETE /functions/v1/articles-api-item/{id}  delete (articles:write)
+GET    /functions/v1/articles-api            list (articles:read)
+POST   /functions/v1/articles-api            create a Draft (articles:write)
+GET    /functions/v1/articles-api-item/{id}  read (articles:read)
+PATCH  /functions/v1/articles-api-item/{id}  update, publish (articles:write)
+DELETE /functions/v1/articles-api-item/{id}  delete (articles:write)
 """
 
 from flask import Blueprint, g, url_for
 
-import timestamps
-from apidoc import doc, item_links
 import article_rules
 import events
+import timestamps
+from apidoc import doc, item_links
 from auth import require_scope
-from blueprints.common import check_if_match, get_owned, idempotency_key, page_body, render, with_etag
+from blueprints.common import (
+    check_if_match,
+    get_owned,
+    idempotency_key,
+    page_body,
+    render,
+    with_etag,
+)
 from schemas.articles import (
     article_list_query_schema,
     article_schema,
@@ -28,8 +35,7 @@ bp = Blueprint("articles", __name__)
 
 
 @bp.get("/articles-api")
-@doc("List the caller's articles", query=article_list_query_schema,
-     response=articles_page_schema)
+@doc("List the caller's articles", query=article_list_query_schema, response=articles_page_schema)
 @require_scope("articles:read")
 def list_articles(query):
     with snapshot():
@@ -68,9 +74,15 @@ def get_article_item(article_id):
 
 
 @bp.patch("/articles-api-item/<article_id>")
-@doc("Update an article", body=article_update_schema, response=article_schema, errors=[412],
-     headers=["ETag"], request_headers=["If-Match"],
-     description="Draft -> Published sets published_at; back to Draft clears it.")
+@doc(
+    "Update an article",
+    body=article_update_schema,
+    response=article_schema,
+    errors=[412],
+    headers=["ETag"],
+    request_headers=["If-Match"],
+    description="Draft -> Published sets published_at; back to Draft clears it.",
+)
 @require_scope("articles:write")
 def update_article_item(article_id, body):
     with transaction():
@@ -79,14 +91,22 @@ def update_article_item(article_id, body):
         now = timestamps.now_text()
         columns = article_rules.plan_update(article, body, now)
         if columns:
-            before, article = article, article_store.update_article(g.user_id, article["id"], columns, now)
+            before, article = (
+                article,
+                article_store.update_article(g.user_id, article["id"], columns, now),
+            )
             events.article_changed(g.user_id, before, article, now)
     return with_etag(render(article_schema, article), article)
 
 
 @bp.delete("/articles-api-item/<article_id>")
-@doc("Delete an article", status=204, errors=[412], request_headers=["If-Match"],
-     description="Any article, Draft or Published. An Idempotency-Key that named it is forgotten.")
+@doc(
+    "Delete an article",
+    status=204,
+    errors=[412],
+    request_headers=["If-Match"],
+    description="Any article, Draft or Published. An Idempotency-Key that named it is forgotten.",
+)
 @require_scope("articles:write")
 def delete_article_item(article_id):
     with transaction():

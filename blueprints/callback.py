@@ -1,6 +1,6 @@
 """The automation platform's report that a post is live.
 
-    POST /functions/v1/make-post-callback   Scheduled, Publishing or Failed -> Published (posts:publish)
+POST /functions/v1/make-post-callback   Scheduled, Publishing or Failed -> Published (posts:publish)
 """
 
 from flask import Blueprint, g

@@ -22,7 +22,7 @@ def json_body():
     try:
         body = request.get_json()
     except BadRequest:
-        raise bad_request("The request body is not valid JSON.")
+        raise bad_request("The request body is not valid JSON.") from None
     except RecursionError:
         body = None
         too_deep = True
@@ -33,7 +33,7 @@ def json_body():
     try:  # JSON may escape lone surrogates ("\ud800"), which no text can hold
         json.dumps(body, ensure_ascii=False).encode()
     except UnicodeEncodeError:
-        raise bad_request("The request body holds invalid Unicode (a lone surrogate).")
+        raise bad_request("The request body holds invalid Unicode (a lone surrogate).") from None
     return body
 
 
@@ -75,7 +75,7 @@ def item_id(value, what):
     try:
         return str(uuid.UUID(value))
     except ValueError:
-        raise not_found(what)
+        raise not_found(what) from None
 
 
 def page_body(item_schema, rows, total, query):

@@ -18,7 +18,14 @@ import publishing
 import timestamps
 from apidoc import doc, item_links
 from auth import require_scope
-from blueprints.common import check_if_match, get_owned, idempotency_key, page_body, render, with_etag
+from blueprints.common import (
+    check_if_match,
+    get_owned,
+    idempotency_key,
+    page_body,
+    render,
+    with_etag,
+)
 from schemas.posts import (
     claim_schema,
     claimed_schema,
@@ -78,7 +85,9 @@ def create_post(body):
 @doc("Get one post", response=post_schema, headers=["ETag"])
 @require_scope("posts:read")
 def get_post_item(post_id):
-    post = publishing.current(get_owned(post_store.get_post, post_id, "post"), timestamps.now_text())
+    post = publishing.current(
+        get_owned(post_store.get_post, post_id, "post"), timestamps.now_text()
+    )
     return with_etag(render(post_schema, post), post)
 
 
@@ -92,8 +101,8 @@ def get_post_item(post_id):
     request_headers=["If-Match"],
     description="Status moves and rescheduling a Scheduled post also need `posts:publish`: "
     "Draft->Scheduled, Scheduled->Draft|Failed, Failed->Draft|Scheduled. A Publishing post "
-    "takes only the automation's report: `{\"status\": \"Failed\", \"last_error\": ...}` "
-    "or `{\"status\": \"Scheduled\"}` to give it back untried (posts:publish); any other "
+    'takes only the automation\'s report: `{"status": "Failed", "last_error": ...}` '
+    'or `{"status": "Scheduled"}` to give it back untried (posts:publish); any other '
     "change is a 409. Published is reached only through the publish callback, Publishing only "
     "through a claim (409 here).",
 )

@@ -1,12 +1,12 @@
 """Webhook endpoints and the delivery log.
 
-    GET    /functions/v1/webhooks                        list endpoints (webhooks:manage)
-    POST   /functions/v1/webhooks                        add one; the secret is shown once
-    GET    /functions/v1/webhooks-item/{id}              read
-    PATCH  /functions/v1/webhooks-item/{id}              change, enable, rotate the secret
-    DELETE /functions/v1/webhooks-item/{id}              remove; its pending deliveries end
-    GET    /functions/v1/webhook-deliveries              the delivery log, with attempts
-    POST   /functions/v1/webhook-deliveries-redeliver    send one delivery's event again
+GET    /functions/v1/webhooks                        list endpoints (webhooks:manage)
+POST   /functions/v1/webhooks                        add one; the secret is shown once
+GET    /functions/v1/webhooks-item/{id}              read
+PATCH  /functions/v1/webhooks-item/{id}              change, enable, rotate the secret
+DELETE /functions/v1/webhooks-item/{id}              remove; its pending deliveries end
+GET    /functions/v1/webhook-deliveries              the delivery log, with attempts
+POST   /functions/v1/webhook-deliveries-redeliver    send one delivery's event again
 """
 
 from flask import Blueprint, current_app, g, url_for
@@ -37,8 +37,11 @@ SCOPE = "webhooks:manage"
 
 
 @bp.get("/webhooks")
-@doc("List the caller's webhook endpoints", query=endpoint_list_query_schema,
-     response=endpoints_page_schema)
+@doc(
+    "List the caller's webhook endpoints",
+    query=endpoint_list_query_schema,
+    response=endpoints_page_schema,
+)
 @require_scope(SCOPE)
 def list_webhooks(query):
     with snapshot():
@@ -106,8 +109,13 @@ def update_webhook_item(webhook_id, body):
 
 
 @bp.delete("/webhooks-item/<webhook_id>")
-@doc("Remove a webhook endpoint", status=204, errors=[412], request_headers=["If-Match"],
-     description="Its pending deliveries end (cancelled); its delivery log stays.")
+@doc(
+    "Remove a webhook endpoint",
+    status=204,
+    errors=[412],
+    request_headers=["If-Match"],
+    description="Its pending deliveries end (cancelled); its delivery log stays.",
+)
 @require_scope(SCOPE)
 def delete_webhook_item(webhook_id):
     now = timestamps.now_text()

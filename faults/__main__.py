@@ -49,27 +49,45 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(
         prog="python -m faults", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
-    p.add_argument("--steps", default=",".join(STEPS), help="comma-separated steps to run (default all)")
+    p.add_argument(
+        "--steps", default=",".join(STEPS), help="comma-separated steps to run (default all)"
+    )
     p.add_argument("--workers", type=int, default=4, help="gunicorn workers (default 4)")
     p.add_argument("--threads", type=int, default=32, help="client threads of step 1 (>= 32)")
     p.add_argument("--load-seconds", type=int, default=60)
     p.add_argument(
-        "--max-requests", type=int, default=200_000, help="request cap of each load phase, steps 1 and 2"
+        "--max-requests",
+        type=int,
+        default=200_000,
+        help="request cap of each load phase, steps 1 and 2",
     )
     p.add_argument("--shared-posts", type=int, default=16, help="posts every step-1 thread PATCHes")
-    p.add_argument("--scheduled-posts", type=int, default=800, help="posts scheduled for callbacks in step 1")
+    p.add_argument(
+        "--scheduled-posts", type=int, default=800, help="posts scheduled for callbacks in step 1"
+    )
     p.add_argument("--crash-threads", type=int, default=16)
     p.add_argument("--crash-seconds", type=int, default=30)
     p.add_argument("--kill-interval", type=float, default=0.5)
     p.add_argument(
-        "--crash-pause", type=float, default=0.0, help="seconds each step-2 writer waits between requests"
+        "--crash-pause",
+        type=float,
+        default=0.0,
+        help="seconds each step-2 writer waits between requests",
     )
     p.add_argument("--revoke-threads", type=int, default=8)
-    p.add_argument("--revoke-at", type=float, default=2.0, help="seconds of requests before the revoke")
-    p.add_argument("--revoke-after", type=float, default=3.0, help="seconds of requests after the revoke")
-    p.add_argument("--max-pages", type=int, default=400, help="FLASK_SQLITE_MAX_PAGE_COUNT of step 4")
+    p.add_argument(
+        "--revoke-at", type=float, default=2.0, help="seconds of requests before the revoke"
+    )
+    p.add_argument(
+        "--revoke-after", type=float, default=3.0, help="seconds of requests after the revoke"
+    )
+    p.add_argument(
+        "--max-pages", type=int, default=400, help="FLASK_SQLITE_MAX_PAGE_COUNT of step 4"
+    )
     p.add_argument("--keep", action="store_true", help="keep the temporary directory")
-    p.add_argument("--strict", action="store_true", help="step 5's extra cases count as failures too")
+    p.add_argument(
+        "--strict", action="store_true", help="step 5's extra cases count as failures too"
+    )
     p.add_argument("--quick", action="store_true", help="10 s of load, 8 s of crashes")
     p.add_argument(
         "--smoke",
@@ -79,12 +97,19 @@ def parse_args(argv=None):
     )
     args = p.parse_args(argv)
     if args.quick:
-        args.load_seconds, args.crash_seconds = min(args.load_seconds, 10), min(args.crash_seconds, 8)
+        args.load_seconds, args.crash_seconds = (
+            min(args.load_seconds, 10),
+            min(args.crash_seconds, 8),
+        )
         args.scheduled_posts = min(args.scheduled_posts, 200)
     if args.smoke:
         args.workers, args.threads, args.load_seconds, args.max_requests = 2, 8, 10, 300
         args.shared_posts, args.scheduled_posts = 6, 24
-        args.crash_threads, args.crash_seconds, args.crash_pause = 4, 2, 0.04  # the writes span the kills
+        args.crash_threads, args.crash_seconds, args.crash_pause = (
+            4,
+            2,
+            0.04,
+        )  # the writes span the kills
         args.revoke_threads, args.revoke_at, args.revoke_after = 4, 1.0, 1.0
         args.max_pages = 120
     steps = [s.strip() for s in args.steps.split(",") if s.strip()]
@@ -97,7 +122,10 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="faults-"))
-    log("Content Publishing Service fault harness (issue 6)" + (" -- smoke run" if args.smoke else ""))
+    log(
+        "Content Publishing Service fault harness (issue 6)"
+        + (" -- smoke run" if args.smoke else "")
+    )
     log(f"gunicorn.conf.py, {args.workers} workers, file databases under {tmp}; loopback only")
     started = time.monotonic()
     done = []

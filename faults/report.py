@@ -46,7 +46,8 @@ class Step:
         warned = sum(1 for ok, _ in self.warnings if not ok)
         return (
             f"{'PASS' if self.ok else 'FAIL'}  step {self.name:<12} {len(self.checks) - failed}/{len(self.checks)} "
-            f"checks, {self.seconds:.0f} s" + (f"; {warned} extra case(s) WARN (see above)" if warned else "")
+            f"checks, {self.seconds:.0f} s"
+            + (f"; {warned} extra case(s) WARN (see above)" if warned else "")
         )
 
 

@@ -5,7 +5,7 @@ opening its database file: the checks then hold for any storage backend
 (a PostgreSQL one is coming), and they see what a client would see.
 """
 
-from datetime import timezone
+from datetime import UTC
 
 API = "/functions/v1"
 POSTS = f"{API}/api-v2-posts"
@@ -42,4 +42,4 @@ def read_posts(client):
 
 def rfc3339(moment):
     """An aware datetime as the service's RFC 3339 text (UTC, microseconds)."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -68,5 +68,14 @@ class Dispatcher(FlaskCommand):
     """`flask --app app dispatch --name NAME`, ready when it logs that it started."""
 
     def __init__(self, database, name="dispatcher", env=None, log=None, root=ROOT):
-        super().__init__(database, "dispatch", "--name", name, env=env, log=log,
-                         ready_text=f"dispatcher {name} started", root=root, name=name)
+        super().__init__(
+            database,
+            "dispatch",
+            "--name",
+            name,
+            env=env,
+            log=log,
+            ready_text=f"dispatcher {name} started",
+            root=root,
+            name=name,
+        )

@@ -124,7 +124,9 @@ class Ledger:
         """The publish callback for a tracked post; repeats with the same URN
         and URL must answer 200 with the version of the first."""
         change = self._sent(post_id, Change("publish", urn=urn))
-        r = client.post(CALLBACK, {"post_id": post_id, "linkedin_post_id": urn, "live_url": live_url})
+        r = client.post(
+            CALLBACK, {"post_id": post_id, "linkedin_post_id": urn, "live_url": live_url}
+        )
         self._answered(change, r)
         self.record(op, r, expected)
         return r
@@ -185,16 +187,23 @@ class Ledger:
     def figures(self):
         """Lines for a report: per operation, its statuses and latencies."""
         by_op = collections.defaultdict(dict)
-        for (op, status), n in sorted(self.statuses.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        for (op, status), n in sorted(
+            self.statuses.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))
+        ):
             by_op[op][status] = n
         lines = []
         for op, counts in sorted(by_op.items()):
             lat = self.latencies[op]
             lines.append(
-                f"{op:<16} " + ", ".join(f"{s}: {n:,}" for s, n in counts.items())
+                f"{op:<16} "
+                + ", ".join(f"{s}: {n:,}" for s, n in counts.items())
                 + f"   p50 {statistics.median(lat):.0f} ms, p99 {percentile(lat, 99):.0f} ms"
             )
-        published = sum(1 for h in self.posts.values() if any(c.kind == "publish" and c.state == ACKED for c in h.changes))
+        published = sum(
+            1
+            for h in self.posts.values()
+            if any(c.kind == "publish" and c.state == ACKED for c in h.changes)
+        )
         lines.append(
             f"ledger: {len(self.posts):,} posts tracked, {self.acknowledged():,} acknowledged changes "
             f"({published:,} posts published), {self.unanswered_creates} creates unanswered"
@@ -229,16 +238,28 @@ class Ledger:
             unanswered = sum(1 for h in self.posts.values() for c in h.changes if c.state == SENT)
             slack = self.unanswered_creates
         checks = [
-            Check(not missing, f"every acknowledged create exists ({len(missing)} of {len(self.posts):,} missing{_eg(missing)})"),
+            Check(
+                not missing,
+                f"every acknowledged create exists ({len(missing)} of {len(self.posts):,} missing{_eg(missing)})",
+            ),
             Check(
                 not bad_version,
                 "every post's version = its starting version + its acknowledged changes"
                 + (f" (+ up to its {unanswered} unanswered ones)" if unanswered else "")
                 + f" ({len(bad_version)} differ{_eg(bad_version)})",
             ),
-            Check(not overwritten, f"no two acknowledged changes of a post share a version ({len(overwritten)} posts{_eg(overwritten)})"),
-            Check(not bad_content, f"every post's content is its last acknowledged one ({len(bad_content)} differ{_eg(bad_content)})"),
-            Check(not bad_publish, f"callbacks publish once: one version, Published with its URN, final ({len(bad_publish)} differ{_eg(bad_publish)})"),
+            Check(
+                not overwritten,
+                f"no two acknowledged changes of a post share a version ({len(overwritten)} posts{_eg(overwritten)})",
+            ),
+            Check(
+                not bad_content,
+                f"every post's content is its last acknowledged one ({len(bad_content)} differ{_eg(bad_content)})",
+            ),
+            Check(
+                not bad_publish,
+                f"callbacks publish once: one version, Published with its URN, final ({len(bad_publish)} differ{_eg(bad_publish)})",
+            ),
         ]
         if exact:
             checks.append(
@@ -255,17 +276,25 @@ class Ledger:
         fivexx = sum(self.server_errors.values())
         wrong = {k: n for k, n in self.unexpected.items() if k not in self.server_errors}
         checks = [
-            Check(fivexx == 0, f"zero 5xx responses ({fivexx}{_eg(list(self.server_errors.items()))})"),
+            Check(
+                fivexx == 0, f"zero 5xx responses ({fivexx}{_eg(list(self.server_errors.items()))})"
+            ),
             Check(self.locked == 0, f'zero "{LOCKED}" in response bodies ({self.locked})'),
             Check(
                 not wrong,
                 "every answer had an expected status"
-                + (f" ({sum(wrong.values())} did not: {dict(collections.Counter(wrong).most_common(5))})" if wrong else ""),
+                + (
+                    f" ({sum(wrong.values())} did not: {dict(collections.Counter(wrong).most_common(5))})"
+                    if wrong
+                    else ""
+                ),
             ),
         ]
         if not connection_errors:
             lost = self.no_answer()
-            checks.append(Check(lost == 0, f"every request was answered ({lost} connection errors)"))
+            checks.append(
+                Check(lost == 0, f"every request was answered ({lost} connection errors)")
+            )
         return checks
 
 
@@ -280,7 +309,9 @@ def _acked(h):
 def _expected_versions(h):
     """(lowest, highest) version the post may have."""
     acked = _acked(h)
-    applied = sum(1 for c in acked if c.kind == "patch") + len({c.version for c in acked if c.kind == "publish"})
+    applied = sum(1 for c in acked if c.kind == "patch") + len(
+        {c.version for c in acked if c.kind == "publish"}
+    )
     unanswered = sum(1 for c in h.changes if c.state == SENT)
     return h.start_version + applied, h.start_version + applied + unanswered
 
@@ -311,7 +342,9 @@ def _allowed_contents(h):
 def _publish_problem(h, post):
     acked = [c for c in _acked(h) if c.kind == "publish"]
     if not acked:
-        if post["status"] == "Published" and not any(c.kind == "publish" and c.state == SENT for c in h.changes):
+        if post["status"] == "Published" and not any(
+            c.kind == "publish" and c.state == SENT for c in h.changes
+        ):
             return "Published without a callback"
         return None
     versions, urns = {c.version for c in acked}, {c.urn for c in acked}

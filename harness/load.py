@@ -26,7 +26,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from harness.api import ITEM, POSTS, rfc3339
 from harness.http_client import Client
@@ -76,7 +76,7 @@ def unique(tag):
 def schedule_time(seconds):
     """A scheduled_at far enough ahead to stay valid for a load of `seconds`
     (the service wants at least a minute of lead)."""
-    return rfc3339(datetime.now(timezone.utc) + timedelta(seconds=max(120, seconds + 90)))
+    return rfc3339(datetime.now(UTC) + timedelta(seconds=max(120, seconds + 90)))
 
 
 def prepare_posts(url, key, ledger, *, shared, scheduled, seconds, threads=8):
@@ -89,21 +89,33 @@ def prepare_posts(url, key, ledger, *, shared, scheduled, seconds, threads=8):
             if r.status != 201:
                 raise RuntimeError(f"setup: create answered {r.status or r.error} {r.text[:200]}")
             pid = r.json["id"]
-            r = ledger.patch(client, pid, {"status": "Scheduled", "scheduled_at": when}, op="setup-schedule")
+            r = ledger.patch(
+                client, pid, {"status": "Scheduled", "scheduled_at": when}, op="setup-schedule"
+            )
             if r.status != 200:
-                raise RuntimeError(f"setup: scheduling answered {r.status or r.error} {r.text[:200]}")
+                raise RuntimeError(
+                    f"setup: scheduling answered {r.status or r.error} {r.text[:200]}"
+                )
             return pid
 
     with ThreadPoolExecutor(max(1, threads)) as pool:
         ids = list(pool.map(one, range(shared + scheduled)))
-    return Targets(shared=ids[:shared], scheduled=ids[shared:], to_publish=collections.deque(ids[shared:]))
+    return Targets(
+        shared=ids[:shared], scheduled=ids[shared:], to_publish=collections.deque(ids[shared:])
+    )
 
 
 class Load:
     """The state the client threads share."""
 
     def __init__(self, url, key, ledger, mix, targets, seconds, max_requests, stop, timeout, pause):
-        self.url, self.key, self.ledger, self.targets, self.timeout = url, key, ledger, targets, timeout
+        self.url, self.key, self.ledger, self.targets, self.timeout = (
+            url,
+            key,
+            ledger,
+            targets,
+            timeout,
+        )
         self.pause = pause
         self.ops = [(w, OPS[name]) for name, w in asdict(mix).items() if w > 0]
         self.total = sum(w for w, _ in self.ops)
@@ -133,13 +145,29 @@ class Load:
         return self.ops[-1][1]
 
 
-def run_load(url, key, ledger, *, threads, seconds, max_requests=None, mix=MIXED, targets=None,
-             stop=None, seed=0, timeout=15.0, pause=0.0, grace=30.0):
+def run_load(
+    url,
+    key,
+    ledger,
+    *,
+    threads,
+    seconds,
+    max_requests=None,
+    mix=MIXED,
+    targets=None,
+    stop=None,
+    seed=0,
+    timeout=15.0,
+    pause=0.0,
+    grace=30.0,
+):
     """Run `threads` client threads for at most `seconds` and `max_requests`
     operations in all (or until `stop` is set). `pause`: seconds each thread
     waits between operations (spreads a small budget over the whole run).
     Returns a LoadResult."""
-    load = Load(url, key, ledger, mix, targets or Targets(), seconds, max_requests, stop, timeout, pause)
+    load = Load(
+        url, key, ledger, mix, targets or Targets(), seconds, max_requests, stop, timeout, pause
+    )
     before = ledger.requests()
     pool = [
         threading.Thread(target=client_thread, args=(load, seed * 1000 + n, n), daemon=True)
@@ -202,8 +230,12 @@ def do_patch_if_match(load, client, rnd, n, mine):
     if got.status != 200:
         return got
     return load.ledger.patch(
-        client, pid, {"content": unique(f"t{n} if-match")},
-        headers={"If-Match": got.headers.get("etag", "")}, op="patch-if-match", expected=(200, 412),
+        client,
+        pid,
+        {"content": unique(f"t{n} if-match")},
+        headers={"If-Match": got.headers.get("etag", "")},
+        op="patch-if-match",
+        expected=(200, 412),
     )
 
 
@@ -214,7 +246,10 @@ def do_callback(load, client, rnd, n, mine):
         again = rnd.choice(targets.published) if pid is None and targets.published else None
     if pid is not None:
         share = rnd.randrange(10**12)
-        urn, url = f"urn:li:share:{share}", f"https://www.linkedin.com/feed/update/urn:li:share:{share}"
+        urn, url = (
+            f"urn:li:share:{share}",
+            f"https://www.linkedin.com/feed/update/urn:li:share:{share}",
+        )
         r = load.ledger.publish(client, pid, urn, url)
         if r.status == 200:
             with load.lock:

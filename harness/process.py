@@ -48,7 +48,9 @@ class Process:
     log; subclasses may override ready() instead.
     """
 
-    def __init__(self, argv, *, cwd=ROOT, env=None, inherit_env=True, log=None, ready_text=None, name=None):
+    def __init__(
+        self, argv, *, cwd=ROOT, env=None, inherit_env=True, log=None, ready_text=None, name=None
+    ):
         self.argv = [str(a) for a in argv]
         self.cwd = Path(cwd)
         self.env = {**(os.environ if inherit_env else {}), **(env or {})}
@@ -64,7 +66,7 @@ class Process:
         several at once, then wait_ready() on each)."""
         if self.ready_text is not None and self.log is None:
             raise ValueError(f"{self.name}: ready_text needs a log file to look in")
-        out = open(self.log, "ab") if self.log else subprocess.DEVNULL
+        out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
         try:
             self.proc = subprocess.Popen(
                 self.argv,
@@ -96,7 +98,9 @@ class Process:
             if self.ready():
                 return self
             if time.monotonic() >= deadline:
-                raise TimeoutError(f"{self.name} was not ready within {timeout}s" + self._log_tail())
+                raise TimeoutError(
+                    f"{self.name} was not ready within {timeout}s" + self._log_tail()
+                )
             time.sleep(0.1)
 
     def start(self, timeout=30.0):
@@ -115,10 +119,8 @@ class Process:
             return
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                pass
         self.kill()  # also reaps anything of the group still alive
 
     def terminate(self, timeout=15.0):

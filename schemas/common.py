@@ -37,8 +37,11 @@ class Timestamp(fields.AwareDateTime):
     """
 
     def __init__(self, **kwargs):
-        metadata = {"pattern": timestamps.PATTERN, "example": timestamps.EXAMPLE,
-                    **kwargs.pop("metadata", {})}
+        metadata = {
+            "pattern": timestamps.PATTERN,
+            "example": timestamps.EXAMPLE,
+            **kwargs.pop("metadata", {}),
+        }
         super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
@@ -59,8 +62,12 @@ def HttpUrl(metadata=None, **kwargs):
     """An absolute http(s) URL that a browser accepts (schemas/urls.py)."""
     return fields.String(
         validate=[validate.Length(max=urls.MAX_LENGTH), urls.check],
-        metadata={"format": "uri", "pattern": urls.PATTERN, "description": urls.DESCRIPTION,
-                  **(metadata or {})},
+        metadata={
+            "format": "uri",
+            "pattern": urls.PATTERN,
+            "description": urls.DESCRIPTION,
+            **(metadata or {}),
+        },
         **kwargs,
     )
 
@@ -69,8 +76,11 @@ def Text(max_length, multiline=False, metadata=None, **kwargs):
     """1 to `max_length` characters, at least one visible, no control
     characters (tab and line breaks only where `multiline`)."""
     return fields.String(
-        validate=[validate.Length(min=1, max=max_length), text.no_controls(multiline),
-                  text.not_blank],
+        validate=[
+            validate.Length(min=1, max=max_length),
+            text.no_controls(multiline),
+            text.not_blank,
+        ],
         metadata={"pattern": text.pattern(multiline, blank_ok=False), **(metadata or {})},
         **kwargs,
     )

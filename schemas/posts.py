@@ -24,8 +24,10 @@ def brand_id_field(**kwargs):
     return Text(
         100,
         allow_none=True,
-        metadata={"description": "The company page the automation posts to. Required (not null) "
-                  "when type is brand; must be null or absent when type is personal."},
+        metadata={
+            "description": "The company page the automation posts to. Required (not null) "
+            "when type is brand; must be null or absent when type is personal."
+        },
         **kwargs,
     )
 
@@ -69,14 +71,21 @@ class PostSchema(Schema):
     live_url = fields.String(dump_only=True, allow_none=True)
     last_error = fields.String(dump_only=True, allow_none=True)
     handoff_id = fields.String(
-        dump_only=True, allow_none=True,
-        metadata={"format": "uuid", "description": "The current handoff to an automation "
-                  "(Publishing only); null otherwise."},
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "format": "uuid",
+            "description": "The current handoff to an automation "
+            "(Publishing only); null otherwise.",
+        },
     )
     handoff_expires_at = Timestamp(
-        dump_only=True, allow_none=True,
-        metadata={"description": "When the current handoff's lease runs out: without a callback "
-                  "or a report by then, the post becomes Failed."},
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "description": "When the current handoff's lease runs out: without a callback "
+            "or a report by then, the post becomes Failed."
+        },
     )
     handoff_count = fields.Integer(
         dump_only=True, metadata={"description": "How many times the post has been handed off."}
@@ -126,13 +135,18 @@ class ClaimSchema(Schema):
     """POST /api-v2-posts-claim: every field optional."""
 
     limit = fields.Integer(
-        strict=True, load_default=10, validate=validate.Range(min=1, max=50),
+        strict=True,
+        load_default=10,
+        validate=validate.Range(min=1, max=50),
         metadata={"description": "At most this many posts (1-50, default 10)."},
     )
     lease_seconds = fields.Integer(
-        strict=True, load_default=600, validate=validate.Range(min=1, max=86400),
-        metadata={"description": "Seconds the automation has to report back (1-86400, "
-                  "default 600)."},
+        strict=True,
+        load_default=600,
+        validate=validate.Range(min=1, max=86400),
+        metadata={
+            "description": "Seconds the automation has to report back (1-86400, default 600)."
+        },
     )
     type = fields.String(
         validate=validate.OneOf(POST_TYPES),
@@ -141,8 +155,11 @@ class ClaimSchema(Schema):
 
 
 class ClaimedSchema(Schema):
-    data = fields.List(fields.Nested(PostSchema), required=True,
-                       metadata={"description": "The posts now Publishing, soonest first."})
+    data = fields.List(
+        fields.Nested(PostSchema),
+        required=True,
+        metadata={"description": "The posts now Publishing, soonest first."},
+    )
 
 
 class CallbackSchema(Schema):

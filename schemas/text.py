@@ -36,7 +36,9 @@ def pattern(multiline, blank_ok):
     return f"^[^{control}]*[^{control}{_INVISIBLE}][^{control}]*$"
 
 
-_CONTROLS = {ml: re.compile(f"[{_CONTROL if ml else _CONTROL + _LINE_BREAKS}]") for ml in (True, False)}
+_CONTROLS = {
+    ml: re.compile(f"[{_CONTROL if ml else _CONTROL + _LINE_BREAKS}]") for ml in (True, False)
+}
 _VISIBLE = re.compile(f"[^{_CONTROL}{_LINE_BREAKS}{_INVISIBLE}{_INVISIBLE_ASTRAL}]")
 
 
@@ -57,4 +59,6 @@ def no_controls(multiline):
 
 def not_blank(value):
     if not _VISIBLE.search(value):
-        raise ValidationError("Must contain a visible character, not only white space or invisible ones.")
+        raise ValidationError(
+            "Must contain a visible character, not only white space or invisible ones."
+        )

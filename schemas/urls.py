@@ -32,7 +32,9 @@ PATTERN = r"^[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#@\\]"
 def parse(value):
     """ada's parts of an acceptable URL (hostname in ASCII), or ValidationError saying why."""
     if not value[:8].lower().startswith(SCHEMES):
-        raise ValidationError("Must be an absolute http or https URL, such as https://example.com/a.png.")
+        raise ValidationError(
+            "Must be an absolute http or https URL, such as https://example.com/a.png."
+        )
     bad = _REWRITTEN.search(value)
     if bad:
         raise ValidationError(

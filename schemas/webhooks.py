@@ -36,8 +36,12 @@ class EndpointSchema(Schema):
     url = HttpUrl(required=True)
     events = events_field(required=True)
     description = description_field(load_default=None)
-    enabled = fields.Boolean(dump_only=True, metadata={
-        "description": "false after PATCH enabled=false, or when the receiver answered 410 Gone."})
+    enabled = fields.Boolean(
+        dump_only=True,
+        metadata={
+            "description": "false after PATCH enabled=false, or when the receiver answered 410 Gone."
+        },
+    )
     disabled_reason = fields.String(dump_only=True, allow_none=True)
     created_at = Timestamp(dump_only=True)
     updated_at = Timestamp(dump_only=True)
@@ -47,9 +51,13 @@ class EndpointSchema(Schema):
 class EndpointWithSecretSchema(EndpointSchema):
     """The answer to a create or a rotation: the only time the secret is shown."""
 
-    secret = fields.String(dump_only=True, metadata={
-        "description": "whsec_ and the base64 of 32 random bytes: the Standard Webhooks signing "
-        "secret. Shown only in this answer; store it now."})
+    secret = fields.String(
+        dump_only=True,
+        metadata={
+            "description": "whsec_ and the base64 of 32 random bytes: the Standard Webhooks signing "
+            "secret. Shown only in this answer; store it now."
+        },
+    )
 
 
 class EndpointUpdateSchema(Schema):
@@ -59,9 +67,12 @@ class EndpointUpdateSchema(Schema):
     events = events_field()
     description = description_field()
     enabled = fields.Boolean()
-    rotate_secret = fields.Boolean(metadata={
-        "description": "true: a new secret, returned once; for 24 hours deliveries carry "
-        "signatures with both the old and the new secret."})
+    rotate_secret = fields.Boolean(
+        metadata={
+            "description": "true: a new secret, returned once; for 24 hours deliveries carry "
+            "signatures with both the old and the new secret."
+        }
+    )
 
 
 class EndpointListQuerySchema(PageQuerySchema):
@@ -75,20 +86,28 @@ class EndpointPageSchema(PageSchema):
 class AttemptSchema(Schema):
     attempted_at = Timestamp(required=True)
     outcome = fields.String(required=True, validate=validate.OneOf(("delivered", "failed")))
-    status_code = fields.Integer(allow_none=True, required=True,
-                                 metadata={"description": "null when no answer came."})
+    status_code = fields.Integer(
+        allow_none=True, required=True, metadata={"description": "null when no answer came."}
+    )
     duration_ms = fields.Integer(required=True)
     error = fields.String(allow_none=True, required=True)
-    response = fields.String(allow_none=True, required=True,
-                             metadata={"description": "The first 1 KB of the answer's body."})
+    response = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The first 1 KB of the answer's body."},
+    )
 
 
 class DeliverySchema(Schema):
     """One event to one endpoint, and its attempts."""
 
     id = fields.String(dump_only=True, metadata={"format": "uuid"})
-    event_id = fields.String(dump_only=True, metadata={
-        "description": "The webhook-id header: the same on every attempt and redelivery."})
+    event_id = fields.String(
+        dump_only=True,
+        metadata={
+            "description": "The webhook-id header: the same on every attempt and redelivery."
+        },
+    )
     endpoint_id = fields.String(dump_only=True, metadata={"format": "uuid"})
     event_type = fields.String(dump_only=True, validate=validate.OneOf(TYPES))
     post_id = fields.String(dump_only=True, allow_none=True, metadata={"format": "uuid"})
@@ -113,7 +132,9 @@ class DeliveryPageSchema(PageSchema):
 
 
 class RedeliverSchema(Schema):
-    delivery_id = fields.UUID(required=True, metadata={"description": "The delivery to send again."})
+    delivery_id = fields.UUID(
+        required=True, metadata={"description": "The delivery to send again."}
+    )
 
 
 endpoint_schema = EndpointSchema()

@@ -250,7 +250,10 @@ def _probe(path):
     except sqlite3.DatabaseError as e:
         return f"database file {path} is not a usable SQLite database ({e})", None
     if version > SCHEMA_VERSION:
-        return f"database schema version {version} is newer than this code ({SCHEMA_VERSION})", version
+        return (
+            f"database schema version {version} is newer than this code ({SCHEMA_VERSION})",
+            version,
+        )
     return None, version
 
 

@@ -29,14 +29,14 @@ def add_event(event_id, user_id, event_type, post_id, body, endpoint_ids, now):
     execute_many(
         "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, user_id, event_type, post_id,"
         " next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(str(uuid.uuid4()), event_id, endpoint_id, user_id, event_type, post_id, now, now, now)
-         for endpoint_id in endpoint_ids],
+        [
+            (str(uuid.uuid4()), event_id, endpoint_id, user_id, event_type, post_id, now, now, now)
+            for endpoint_id in endpoint_ids
+        ],
     )
 
 
-_READY = (
-    "outcome = 'pending' AND next_attempt_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?)"
-)
+_READY = "outcome = 'pending' AND next_attempt_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?)"
 
 
 def any_ready(now):
@@ -48,10 +48,13 @@ def lease_ready(owner, now, lease_until, limit):
     """Lease up to `limit` pending deliveries whose time has come and which
     nobody holds (or whose holder's lease ran out): theirs until `lease_until`.
     Returns them with the event's body."""
-    ids = [r["id"] for r in rows(
-        f"SELECT id FROM webhook_deliveries WHERE {_READY} ORDER BY next_attempt_at LIMIT ?",
-        (now, now, limit),
-    )]
+    ids = [
+        r["id"]
+        for r in rows(
+            f"SELECT id FROM webhook_deliveries WHERE {_READY} ORDER BY next_attempt_at LIMIT ?",
+            (now, now, limit),
+        )
+    ]
     if not ids:
         return []
     marks = ", ".join("?" * len(ids))
@@ -77,15 +80,28 @@ def record_attempt(delivery_id, owner, attempt, outcome):
         "UPDATE webhook_deliveries SET outcome = ?, attempt_count = attempt_count + 1, next_attempt_at = ?,"
         " last_error = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?"
         " WHERE id = ? AND lease_owner = ? AND outcome = 'pending'",
-        (outcome["outcome"], outcome["next_attempt_at"], outcome["last_error"], outcome["now"],
-         delivery_id, owner),
+        (
+            outcome["outcome"],
+            outcome["next_attempt_at"],
+            outcome["last_error"],
+            outcome["now"],
+            delivery_id,
+            owner,
+        ),
     ).rowcount
     if changed != 1:
         return False
     execute(
         f"INSERT INTO webhook_attempts ({ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (delivery_id, attempt["attempted_at"], attempt["outcome"], attempt["status_code"],
-         attempt["duration_ms"], attempt["error"], attempt["response"]),
+        (
+            delivery_id,
+            attempt["attempted_at"],
+            attempt["outcome"],
+            attempt["status_code"],
+            attempt["duration_ms"],
+            attempt["error"],
+            attempt["response"],
+        ),
     )
     return True
 
@@ -102,8 +118,10 @@ def cancel(delivery_id, owner, reason, now):
 
 def release(owner, delivery_ids=None):
     """Give back leases (all of `owner`'s, or some) for another dispatcher."""
-    sql = "UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL" \
-          " WHERE lease_owner = ? AND outcome = 'pending'"
+    sql = (
+        "UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL"
+        " WHERE lease_owner = ? AND outcome = 'pending'"
+    )
     params = [owner]
     if delivery_ids is not None:
         if not delivery_ids:
@@ -130,8 +148,15 @@ def list_deliveries(user_id, query):
         if query.get(column):
             where.append(f"{column} = ?")
             params.append(query[column])
-    found, total = page("webhook_deliveries", DELIVERY_COLUMNS, where, params,
-                        "created_at DESC, id DESC", query["limit"], query["offset"])
+    found, total = page(
+        "webhook_deliveries",
+        DELIVERY_COLUMNS,
+        where,
+        params,
+        "created_at DESC, id DESC",
+        query["limit"],
+        query["offset"],
+    )
     return _with_attempts(found), total
 
 
@@ -150,7 +175,8 @@ def _with_attempts(deliveries):
     attempts = {}
     for attempt in rows(
         f"SELECT {ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_id IN ({marks})"
-        " ORDER BY id", [d["id"] for d in deliveries],
+        " ORDER BY id",
+        [d["id"] for d in deliveries],
     ):
         attempts.setdefault(attempt.pop("delivery_id"), []).append(attempt)
     return [{**d, "attempts": attempts.get(d["id"], [])} for d in deliveries]
@@ -162,8 +188,17 @@ def redeliver(user_id, delivery, now):
     execute(
         "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, user_id, event_type, post_id,"
         " next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (delivery_id, delivery["event_id"], delivery["endpoint_id"], user_id,
-         delivery["event_type"], delivery["post_id"], now, now, now),
+        (
+            delivery_id,
+            delivery["event_id"],
+            delivery["endpoint_id"],
+            user_id,
+            delivery["event_type"],
+            delivery["post_id"],
+            now,
+            now,
+            now,
+        ),
     )
     return get_delivery(user_id, delivery_id)
 

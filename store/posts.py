@@ -19,8 +19,18 @@ posts = OwnedTable(
     "posts",
     COLUMNS,
     json_columns=["media_urls"],
-    writable=[*CREATABLE, "status", "published_at", "linkedin_post_id", "live_url", "last_error",
-              "handoff_id", "handoff_expires_at", "handoff_acknowledged", "handoff_error"],
+    writable=[
+        *CREATABLE,
+        "status",
+        "published_at",
+        "linkedin_post_id",
+        "live_url",
+        "last_error",
+        "handoff_id",
+        "handoff_expires_at",
+        "handoff_acknowledged",
+        "handoff_error",
+    ],
 )
 ORDERS = {
     "-created_at": "created_at DESC, id DESC",
@@ -97,9 +107,13 @@ def claim_due(user_id, now, limit, expires_at, post_type=None):
     if post_type:
         where += " AND type = ?"
         params.append(post_type)
-    ids = [r["id"] for r in rows(
-        f"SELECT id FROM posts WHERE {where} ORDER BY scheduled_at, id LIMIT ?", (*params, limit)
-    )]
+    ids = [
+        r["id"]
+        for r in rows(
+            f"SELECT id FROM posts WHERE {where} ORDER BY scheduled_at, id LIMIT ?",
+            (*params, limit),
+        )
+    ]
     if not ids:
         return []
     _hand_off(ids, [expires_at] * len(ids), now, acknowledged=True)
@@ -111,15 +125,19 @@ def _hand_off(ids, expiries, now, acknowledged):
         "UPDATE posts SET status = 'Publishing', handoff_id = ?, handoff_expires_at = ?,"
         " handoff_acknowledged = ?, handoff_error = NULL, handoff_count = handoff_count + 1,"
         " updated_at = ?, version = version + 1 WHERE id = ?",
-        [(str(uuid.uuid4()), expires, int(acknowledged), now, post_id)
-         for post_id, expires in zip(ids, expiries)],
+        [
+            (str(uuid.uuid4()), expires, int(acknowledged), now, post_id)
+            for post_id, expires in zip(ids, expiries, strict=True)
+        ],
     )
 
 
 def _records_in_order(ids):
     found = {
         r["id"]: r
-        for r in rows(f"SELECT user_id, {COLUMNS} FROM posts WHERE id IN ({', '.join('?' * len(ids))})", ids)
+        for r in rows(
+            f"SELECT user_id, {COLUMNS} FROM posts WHERE id IN ({', '.join('?' * len(ids))})", ids
+        )
     }
     return [posts.record(found[post_id]) for post_id in ids]
 
@@ -163,12 +181,15 @@ def handoff(post_id):
 def acknowledge_handoff(post_id, handoff_id, now, expires_at):
     """The automation took the pushed post (a 2xx): its lease starts now.
     Only while that handoff is current and unacknowledged; True if it was."""
-    return execute(
-        "UPDATE posts SET handoff_acknowledged = 1, handoff_error = NULL, handoff_expires_at = ?,"
-        " updated_at = ?, version = version + 1 WHERE id = ? AND status = 'Publishing'"
-        " AND handoff_id = ? AND handoff_acknowledged = 0 AND handoff_expires_at > ?",
-        (expires_at, now, post_id, handoff_id, now),
-    ).rowcount == 1
+    return (
+        execute(
+            "UPDATE posts SET handoff_acknowledged = 1, handoff_error = NULL, handoff_expires_at = ?,"
+            " updated_at = ?, version = version + 1 WHERE id = ? AND status = 'Publishing'"
+            " AND handoff_id = ? AND handoff_acknowledged = 0 AND handoff_expires_at > ?",
+            (expires_at, now, post_id, handoff_id, now),
+        ).rowcount
+        == 1
+    )
 
 
 def note_handoff_error(post_id, handoff_id, error):
@@ -185,7 +206,9 @@ def has_expired_handoffs(now, user_id=None):
     """Whether any handoff (of one user, or any) ran out by `now` without a result."""
     if user_id is None:
         return value(f"SELECT 1 FROM posts WHERE {_EXPIRED} LIMIT 1", (now,)) == 1
-    return value(f"SELECT 1 FROM posts WHERE {_EXPIRED} AND user_id = ? LIMIT 1", (now, user_id)) == 1
+    return (
+        value(f"SELECT 1 FROM posts WHERE {_EXPIRED} AND user_id = ? LIMIT 1", (now, user_id)) == 1
+    )
 
 
 def expire_handoffs(now, errors, user_id=None):

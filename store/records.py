@@ -68,9 +68,12 @@ class OwnedTable:
 
     def delete(self, user_id, row_id):
         """Remove the user's row; True if there was one."""
-        return execute(
-            f"DELETE FROM {self.name} WHERE id = ? AND user_id = ?", (row_id, user_id)
-        ).rowcount == 1
+        return (
+            execute(
+                f"DELETE FROM {self.name} WHERE id = ? AND user_id = ?", (row_id, user_id)
+            ).rowcount
+            == 1
+        )
 
     def _store(self, column, value):
         if column in self.json_columns:

@@ -12,14 +12,22 @@ endpoints = OwnedTable(
     COLUMNS,
     json_columns=["events"],
     bool_columns=["enabled"],
-    writable=["url", "events", "description", "enabled", "disabled_reason", "secret",
-              "previous_secret", "previous_secret_until"],
+    writable=[
+        "url",
+        "events",
+        "description",
+        "enabled",
+        "disabled_reason",
+        "secret",
+        "previous_secret",
+        "previous_secret_until",
+    ],
 )
 
 
 def _wants(event_type):
     """A LIKE pattern for an event type in the JSON array column."""
-    return f'%{json.dumps(event_type)}%'
+    return f"%{json.dumps(event_type)}%"
 
 
 def get_endpoint(user_id, endpoint_id):
@@ -44,19 +52,27 @@ def delete_endpoint(user_id, endpoint_id):
 
 def list_endpoints(user_id, query):
     found, total = page(
-        "webhook_endpoints", COLUMNS, ["user_id = ?"], [user_id], "created_at DESC, id DESC",
-        query["limit"], query["offset"],
+        "webhook_endpoints",
+        COLUMNS,
+        ["user_id = ?"],
+        [user_id],
+        "created_at DESC, id DESC",
+        query["limit"],
+        query["offset"],
     )
     return [endpoints.record(r) for r in found], total
 
 
 def subscribed(user_id, event_type):
     """Ids of the user's enabled endpoints that want `event_type`."""
-    return [r["id"] for r in rows(
-        "SELECT id FROM webhook_endpoints WHERE user_id = ? AND enabled = 1 AND events LIKE ?"
-        " ORDER BY created_at, id",
-        (user_id, _wants(event_type)),
-    )]
+    return [
+        r["id"]
+        for r in rows(
+            "SELECT id FROM webhook_endpoints WHERE user_id = ? AND enabled = 1 AND events LIKE ?"
+            " ORDER BY created_at, id",
+            (user_id, _wants(event_type)),
+        )
+    ]
 
 
 def other_enabled_for(user_id, event_type, endpoint_id):

@@ -78,22 +78,25 @@ def test_create_rejects_bad_bodies(api, body, field):
 def test_body_at_the_field_limit_is_accepted(api):
     body = "é" * 200_000  # 400 kB as UTF-8, under the 1 MiB request cap
     raw = json.dumps({"title": "t", "body": body}, ensure_ascii=False).encode()
-    r = api.client.post(ARTICLES, data=raw, content_type="application/json",
-                        headers={"X-API-Key": api.key})
+    r = api.client.post(
+        ARTICLES, data=raw, content_type="application/json", headers={"X-API-Key": api.key}
+    )
     assert r.status_code == 201
     assert api.get(r.headers["Location"]).get_json()["body"] == body
 
 
 def test_body_over_the_field_limit_is_400(api):
-    err = assert_error(api.post(ARTICLES, json={"title": "t", "body": "x" * 200_001}), 400,
-                       "validation_error")
+    err = assert_error(
+        api.post(ARTICLES, json={"title": "t", "body": "x" * 200_001}), 400, "validation_error"
+    )
     assert "body" in err["details"]
 
 
 def test_request_over_the_size_cap_is_413(api):
     raw = json.dumps({"title": "t", "body": "x" * (1024 * 1024)})
-    r = api.client.post(ARTICLES, data=raw, content_type="application/json",
-                        headers={"X-API-Key": api.key})
+    r = api.client.post(
+        ARTICLES, data=raw, content_type="application/json", headers={"X-API-Key": api.key}
+    )
     assert_error(r, 413, "payload_too_large")
     assert api.get(ARTICLES).get_json()["total"] == 0
 
@@ -101,11 +104,12 @@ def test_request_over_the_size_cap_is_413(api):
 def test_get_with_json_content_type_and_no_body(api):
     """The reference reaches /articles-api with a GET carrying a JSON content type."""
     create(api)
-    r = api.client.get(ARTICLES, headers={"X-API-Key": api.key,
-                                          "Content-Type": "application/json"})
+    r = api.client.get(ARTICLES, headers={"X-API-Key": api.key, "Content-Type": "application/json"})
     assert r.status_code == 200 and r.get_json()["total"] == 1
-    r = api.client.get(ITEM + r.get_json()["data"][0]["id"],
-                       headers={"X-API-Key": api.key, "Content-Type": "application/json"})
+    r = api.client.get(
+        ITEM + r.get_json()["data"][0]["id"],
+        headers={"X-API-Key": api.key, "Content-Type": "application/json"},
+    )
     assert r.status_code == 200
 
 
@@ -122,8 +126,14 @@ def test_list_paging_filter_and_order(api):
 
 @pytest.mark.parametrize(
     "query, param",
-    [("limit=0", "limit"), ("limit=101", "limit"), ("offset=-5", "offset"),
-     ("status=Scheduled", "status"), ("status=published", "status"), ("type=brand", "type")],
+    [
+        ("limit=0", "limit"),
+        ("limit=101", "limit"),
+        ("offset=-5", "offset"),
+        ("status=Scheduled", "status"),
+        ("status=published", "status"),
+        ("type=brand", "type"),
+    ],
 )
 def test_list_rejects_bad_parameters(api, query, param):
     err = assert_error(api.get(f"{ARTICLES}?{query}"), 400, "validation_error")
@@ -132,8 +142,9 @@ def test_list_rejects_bad_parameters(api, query, param):
 
 def test_publish_and_unpublish(api):
     article = create(api)
-    r = api.patch(ITEM + article["id"], json={"status": "Published",
-                                              "live_url": "https://blog.example.com/a"})
+    r = api.patch(
+        ITEM + article["id"], json={"status": "Published", "live_url": "https://blog.example.com/a"}
+    )
     assert r.status_code == 200
     published = r.get_json()
     assert published["status"] == "Published" and published["published_at"].endswith("Z")
@@ -148,8 +159,15 @@ def test_publish_and_unpublish(api):
 
 def test_patch_fields(api):
     article = create(api)
-    r = api.patch(ITEM + article["id"], json={"title": "New", "tags": ["a"], "excerpt": None,
-                                              "cover_image_url": "http://img.example/x.png"})
+    r = api.patch(
+        ITEM + article["id"],
+        json={
+            "title": "New",
+            "tags": ["a"],
+            "excerpt": None,
+            "cover_image_url": "http://img.example/x.png",
+        },
+    )
     updated = r.get_json()
     assert r.status_code == 200 and updated["title"] == "New" and updated["tags"] == ["a"]
     assert updated["version"] == 2 and api.get(ITEM + article["id"]).get_json() == updated

@@ -79,8 +79,9 @@ def browser():
     except ImportError as exc:
         _unavailable(f"playwright cannot be imported ({exc}); pip install playwright")
     if not (os.path.isfile(CHROMIUM_PATH) and os.access(CHROMIUM_PATH, os.X_OK)):
-        _unavailable(f"no Chromium at {CHROMIUM_PATH}: apt-get install -y chromium "
-                     "(or set CHROMIUM_PATH)")
+        _unavailable(
+            f"no Chromium at {CHROMIUM_PATH}: apt-get install -y chromium (or set CHROMIUM_PATH)"
+        )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS, timeout=30_000
@@ -123,8 +124,9 @@ def page_server():
     handler = functools.partial(_QuietHandler, directory=str(PAGES))
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.1},
-                              daemon=True)
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}"
@@ -171,10 +173,11 @@ def run_cors_page(page, page_origin, server):
     fragment = urllib.parse.urlencode({"api": server.url, "key": server.key})
     page.goto(f"{page_origin}/cors.html#{fragment}")
     try:
-        page.wait_for_function("() => window.corsResult !== undefined",
-                               timeout=SCENARIO_TIMEOUT_MS)
+        page.wait_for_function("() => window.corsResult !== undefined", timeout=SCENARIO_TIMEOUT_MS)
     except Exception as exc:
-        raise AssertionError(f"cors.html did not finish: {exc}\nconsole: {page.console_lines}")
+        raise AssertionError(
+            f"cors.html did not finish: {exc}\nconsole: {page.console_lines}"
+        ) from exc
     result = page.evaluate("() => window.corsResult")
     assert "crashed" not in result, result
     assert result["origin"] == page_origin
@@ -306,7 +309,9 @@ def test_docs_page_renders_and_tries_a_call(page, tmp_path):
         scheme.locator("button.btn-done").click()
         page.locator(".modal-ux").wait_for(state="detached")
         # The key lives in sessionStorage (gone with the tab), never in localStorage.
-        stored = page.evaluate("() => [JSON.stringify(localStorage), JSON.stringify(sessionStorage)]")
+        stored = page.evaluate(
+            "() => [JSON.stringify(localStorage), JSON.stringify(sessionStorage)]"
+        )
         assert server.key not in stored[0] and server.key in stored[1]
 
         operation = page.locator("#operations-posts-list_posts")
@@ -319,15 +324,21 @@ def test_docs_page_renders_and_tries_a_call(page, tmp_path):
         body = operation.locator(".live-responses-table .response-col_description pre")
         assert '"total": 0' in body.first.text_content()
         # The curl example shows the key: mask it in the artifact.
-        page.screenshot(path=str(ARTIFACTS / "docs-try-it-out.png"), full_page=True,
-                        mask=[operation.locator(".curl-command")])
+        page.screenshot(
+            path=str(ARTIFACTS / "docs-try-it-out.png"),
+            full_page=True,
+            mask=[operation.locator(".curl-command")],
+        )
 
         # The page's Content-Security-Policy let everything it needs through.
         blocked = [line for line in page.console_lines if "Content Security Policy" in line]
         assert not blocked, blocked
 
         # The page works offline: everything it loaded came from the service itself.
-        outside = [u for u in page.seen_urls
-                   if not u.startswith(server.url + "/") and not u.startswith("data:")]
+        outside = [
+            u
+            for u in page.seen_urls
+            if not u.startswith(server.url + "/") and not u.startswith("data:")
+        ]
         assert not outside, outside
         logged(server, r'"GET /functions/v1/api-v2-posts\?\S* HTTP/1\.1" 200')

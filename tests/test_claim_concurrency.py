@@ -17,8 +17,14 @@ def seed_due_posts(url, key, n):
     def one(i):
         client = getattr(local, "client", None) or Client(url, key, timeout=30)
         local.client = client
-        r = client.post(POSTS, {"type": "personal", "content": f"due {i}",
-                                "scheduled_at": f"2020-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}Z"})
+        r = client.post(
+            POSTS,
+            {
+                "type": "personal",
+                "content": f"due {i}",
+                "scheduled_at": f"2020-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}Z",
+            },
+        )
         assert r.status == 201, r
         r = client.patch(ITEM + r.json["id"], {"status": "Scheduled"})
         assert r.status == 200, r

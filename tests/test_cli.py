@@ -75,12 +75,15 @@ def test_revoke_by_id_and_by_key(client, runner, make_key):
     assert runner.invoke(args=["keys", "list"]).output.count(" revoked ") == 2
 
 
-@pytest.mark.parametrize("value, exit_code, text", [
-    ("99", 1, "Error: No such key."),
-    ("svc_live_" + "x" * 40, 1, "Error: No such key."),
-    ("nonsense", 2, "give a key id or a whole svc_live_ key"),
-    ("\u0661", 2, "give a key id or a whole svc_live_ key"),
-])
+@pytest.mark.parametrize(
+    "value, exit_code, text",
+    [
+        ("99", 1, "Error: No such key."),
+        ("svc_live_" + "x" * 40, 1, "Error: No such key."),
+        ("nonsense", 2, "give a key id or a whole svc_live_ key"),
+        ("\u0661", 2, "give a key id or a whole svc_live_ key"),
+    ],
+)
 def test_revoke_unknown_or_garbage_fails(runner, key, value, exit_code, text):
     result = runner.invoke(args=["keys", "revoke", value])
     assert_refused(result, text, exit_code=exit_code)
@@ -112,8 +115,9 @@ def test_init_db_refuses_a_missing_directory(tmp_path):
 
     app = create_app({"DATABASE": str(tmp_path / "nope" / "db.sqlite")})
     result = app.test_cli_runner().invoke(args=["init-db"])
-    assert_refused(result, f"Error: database directory {tmp_path / 'nope'} does not exist",
-                   exit_code=1)
+    assert_refused(
+        result, f"Error: database directory {tmp_path / 'nope'} does not exist", exit_code=1
+    )
 
 
 def test_init_db_refuses_files_that_are_not_usable_databases(tmp_path):
@@ -132,9 +136,11 @@ def test_init_db_refuses_files_that_are_not_usable_databases(tmp_path):
     conn.close()
     for name, data in cases.items():
         (tmp_path / name).write_bytes(data)
-    for name, expected in [("text.sqlite", "not an SQLite database"),
-                           ("corrupt.sqlite", "not a usable SQLite database"),
-                           ("newer.sqlite", "newer than this code")]:
+    for name, expected in [
+        ("text.sqlite", "not an SQLite database"),
+        ("corrupt.sqlite", "not a usable SQLite database"),
+        ("newer.sqlite", "newer than this code"),
+    ]:
         app = create_app({"DATABASE": str(tmp_path / name)})
         result = app.test_cli_runner().invoke(args=["init-db"])
         assert_refused(result, expected, exit_code=1)
@@ -145,8 +151,15 @@ def test_create_refuses_an_empty_user(runner):
     assert_refused(result, "Invalid value for --user: must not be empty")
 
 
-@pytest.mark.parametrize("args", [["keys", "list"], ["keys", "demo"], ["keys", "revoke", "1"],
-                                  ["keys", "create", "--user", "a", "--scope", "posts:read"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["keys", "list"],
+        ["keys", "demo"],
+        ["keys", "revoke", "1"],
+        ["keys", "create", "--user", "a", "--scope", "posts:read"],
+    ],
+)
 def test_commands_refuse_a_database_that_is_not_there(tmp_path, args):
     """Run without the FLASK_DATABASE the server uses, a command must not
     create an empty database, and says in one line what to do."""
@@ -158,9 +171,11 @@ def test_commands_refuse_a_database_that_is_not_there(tmp_path, args):
     result = app.test_cli_runner().invoke(args=args)
     assert_refused(result, exit_code=1)
     lines = result.output.strip().splitlines()
-    assert lines == [f"Error: database {path} does not exist. Set FLASK_DATABASE to the "
-                     "database the server uses, or create this one with `flask --app app "
-                     "init-db`."], result.output
+    assert lines == [
+        f"Error: database {path} does not exist. Set FLASK_DATABASE to the "
+        "database the server uses, or create this one with `flask --app app "
+        "init-db`."
+    ], result.output
     assert not path.exists()
 
 

@@ -22,14 +22,27 @@ def scenario(tmp_path, threads, seconds, shared=6, scheduled=40):
     ledger = Ledger()
     with serve(tmp_path, workers=4) as server:
         key = create_key(server.database)
-        targets = prepare_posts(server.url, key, ledger, shared=shared, scheduled=scheduled, seconds=seconds)
-        result = run_load(server.url, key, ledger, threads=threads, seconds=seconds,
-                          max_requests=threads * 5000, targets=targets)
+        targets = prepare_posts(
+            server.url, key, ledger, shared=shared, scheduled=scheduled, seconds=seconds
+        )
+        result = run_load(
+            server.url,
+            key,
+            ledger,
+            threads=threads,
+            seconds=seconds,
+            max_requests=threads * 5000,
+            targets=targets,
+        )
         with Client(server.url, key) as client:
             posts = read_posts(client)
     failed = [c.text for c in ledger.check_posts(posts) + ledger.check_responses() if not c.ok]
     assert not failed, "\n".join(failed + ledger.figures())
-    assert result.requests > 0 and ledger.acknowledged("patch") > 0 and ledger.acknowledged("publish") > 0
+    assert (
+        result.requests > 0
+        and ledger.acknowledged("patch") > 0
+        and ledger.acknowledged("publish") > 0
+    )
     assert len(posts) > shared + scheduled  # the load created posts too
 
 

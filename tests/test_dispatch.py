@@ -5,7 +5,7 @@ rotation, several dispatchers, SIGKILL and SIGTERM, a receiver that is down."""
 import threading
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -52,8 +52,12 @@ def dispatchers(server):
 
     def start(name=None, **env):
         name = name or f"d-{uuid.uuid4().hex[:6]}"
-        process = Dispatcher(server.database, name=name, log=server.tmp / f"{name}.log",
-                             env={**DISPATCH_ENV, "FLASK_PUBLIC_URL": server.url, **env})
+        process = Dispatcher(
+            server.database,
+            name=name,
+            log=server.tmp / f"{name}.log",
+            env={**DISPATCH_ENV, "FLASK_PUBLIC_URL": server.url, **env},
+        )
         started.append(process)
         return process.start(timeout=30)
 
@@ -69,7 +73,7 @@ def add_endpoint(client, url, events):
 
 
 def at(seconds):
-    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat()
+    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat()
 
 
 def schedule(client, seconds=0.0, content="Hello"):
@@ -82,8 +86,14 @@ def schedule(client, seconds=0.0, content="Hello"):
 
 def publish(client, n=1):
     post = schedule(client, -1, f"post {n}")
-    r = client.post(CALLBACK, {"post_id": post["id"], "linkedin_post_id": f"urn:li:share:{n}",
-                               "live_url": f"https://www.linkedin.com/feed/update/{n}"})
+    r = client.post(
+        CALLBACK,
+        {
+            "post_id": post["id"],
+            "linkedin_post_id": f"urn:li:share:{n}",
+            "live_url": f"https://www.linkedin.com/feed/update/{n}",
+        },
+    )
     assert r.status == 200, r
     return r.json
 
@@ -113,7 +123,9 @@ def test_end_to_end_push_callback_and_published(server, user, dispatchers):
         lag = due.at - datetime.fromisoformat(post["scheduled_at"]).timestamp()
         assert 0 <= lag < 1.5, lag  # noticed within a second of scheduled_at
         assert due.verified_with == [hook["secret"]]
-        assert due.webhook_id.startswith("msg_") and due.headers["content-type"] == "application/json"
+        assert (
+            due.webhook_id.startswith("msg_") and due.headers["content-type"] == "application/json"
+        )
         assert "content-publishing-service" in due.headers["user-agent"]
         assert abs(int(due.headers["webhook-timestamp"]) - due.at) < 5
         data = due.json["data"]
@@ -121,15 +133,22 @@ def test_end_to_end_push_callback_and_published(server, user, dispatchers):
         assert data["post"]["status"] == "Publishing" and data["handoff_id"]
         assert data["callback_url"] == server.url + CALLBACK
 
-        handed = wait_until(lambda: (p := user.get(ITEM + post["id"]).json)["version"] == 4 and p,
-                            what="acknowledgement")
+        handed = wait_until(
+            lambda: (p := user.get(ITEM + post["id"]).json)["version"] == 4 and p,
+            what="acknowledgement",
+        )
         assert handed["status"] == "Publishing" and handed["handoff_id"] == data["handoff_id"]
         lease = datetime.fromisoformat(handed["handoff_expires_at"]).timestamp() - due.at
         assert 25 < lease < 32  # the lease started when the delivery was acknowledged
 
-        r = user.post(data["callback_url"].replace(server.url, ""), {
-            "post_id": post["id"], "linkedin_post_id": "urn:li:share:42",
-            "live_url": "https://www.linkedin.com/feed/update/urn:li:share:42"})
+        r = user.post(
+            data["callback_url"].replace(server.url, ""),
+            {
+                "post_id": post["id"],
+                "linkedin_post_id": "urn:li:share:42",
+                "live_url": "https://www.linkedin.com/feed/update/urn:li:share:42",
+            },
+        )
         assert r.status == 200 and r.json["status"] == "Published"
         published = receiver.wait_for(lambda a: len(a) == 2, what="post.published")[1]
         assert published.type == "post.published" and published.verified_with
@@ -137,8 +156,14 @@ def test_end_to_end_push_callback_and_published(server, user, dispatchers):
         assert published.json["data"]["status"] == "Published"
         assert published.webhook_id != due.webhook_id
 
-        entries = wait_until(lambda: (d := log_of(user)["data"]) and
-                             all(e["outcome"] == "delivered" for e in d) and len(d) == 2 and d)
+        entries = wait_until(
+            lambda: (
+                (d := log_of(user)["data"])
+                and all(e["outcome"] == "delivered" for e in d)
+                and len(d) == 2
+                and d
+            )
+        )
         for entry in entries:
             (attempt,) = entry["attempts"]
             assert attempt["status_code"] == 200 and attempt["outcome"] == "delivered"
@@ -146,8 +171,15 @@ def test_end_to_end_push_callback_and_published(server, user, dispatchers):
 
 
 def test_every_retry_outcome(server, user, dispatchers):
-    answers = iter([Answer(500, body=b"boom"), Answer(200, delay=2.0), Answer(302, {"Location": "/x"}),
-                    Answer(429, {"Retry-After": "1"}), Answer(200, body=b"thanks")])
+    answers = iter(
+        [
+            Answer(500, body=b"boom"),
+            Answer(200, delay=2.0),
+            Answer(302, {"Location": "/x"}),
+            Answer(429, {"Retry-After": "1"}),
+            Answer(200, body=b"thanks"),
+        ]
+    )
     with Receiver(script=lambda arrival: next(answers)) as receiver:
         hook = add_endpoint(user, receiver.url, ["post.published"])
         receiver.secrets.append(hook["secret"])
@@ -157,7 +189,9 @@ def test_every_retry_outcome(server, user, dispatchers):
         assert len({a.webhook_id for a in arrivals}) == 1  # the same id on every retry
         assert all(a.verified_with for a in arrivals)
         assert arrivals[4].at - arrivals[3].at >= 0.95  # Retry-After was honoured
-        (entry,) = wait_until(lambda: (d := log_of(user)["data"])[0]["outcome"] == "delivered" and d)
+        (entry,) = wait_until(
+            lambda: (d := log_of(user)["data"])[0]["outcome"] == "delivered" and d
+        )
         attempts = entry["attempts"]
         assert [a["status_code"] for a in attempts] == [500, None, 302, 429, 200]
         assert [a["outcome"] for a in attempts] == ["failed"] * 4 + ["delivered"]
@@ -170,18 +204,23 @@ def test_every_retry_outcome(server, user, dispatchers):
 
 
 def test_410_disables_the_endpoint_and_giving_up(server, user, dispatchers):
-    with Receiver(script=lambda a: Answer(410)) as gone, \
-            Receiver(script=lambda a: Answer(500)) as broken:
+    with (
+        Receiver(script=lambda a: Answer(410)) as gone,
+        Receiver(script=lambda a: Answer(500)) as broken,
+    ):
         gone_hook = add_endpoint(user, gone.url, ["post.published"])
         broken_hook = add_endpoint(user, broken.url, ["post.published"])
         dispatchers(FLASK_WEBHOOK_RETRY_SCHEDULE="0,0.2,0.2")
         publish(user, 1)
         gone.wait_for(lambda a: len(a) == 1)
         broken.wait_for(lambda a: len(a) == 3)
-        record = wait_until(lambda: not (h := user.get(HOOK + gone_hook["id"]).json)["enabled"] and h)
+        record = wait_until(
+            lambda: not (h := user.get(HOOK + gone_hook["id"]).json)["enabled"] and h
+        )
         assert "410" in record["disabled_reason"]
-        entries = wait_until(lambda: (d := log_of(user)["data"]) and
-                             {e["outcome"] for e in d} == {"failed"} and d)
+        entries = wait_until(
+            lambda: (d := log_of(user)["data"]) and {e["outcome"] for e in d} == {"failed"} and d
+        )
         by_endpoint = {e["endpoint_id"]: e for e in entries}
         assert by_endpoint[gone_hook["id"]]["attempt_count"] == 1
         assert "410" in by_endpoint[gone_hook["id"]]["last_error"]
@@ -193,8 +232,10 @@ def test_410_disables_the_endpoint_and_giving_up(server, user, dispatchers):
 
 
 def test_an_unacknowledged_push_fails_the_post(server, user, dispatchers):
-    with Receiver(script=lambda a: Answer(500, body=b"scenario is off")) as due_receiver, \
-            Receiver() as failed_receiver:
+    with (
+        Receiver(script=lambda a: Answer(500, body=b"scenario is off")) as due_receiver,
+        Receiver() as failed_receiver,
+    ):
         add_endpoint(user, due_receiver.url, ["post.due"])
         failed_hook = add_endpoint(user, failed_receiver.url, ["post.failed"])
         failed_receiver.secrets.append(failed_hook["secret"])
@@ -284,8 +325,10 @@ def receiver_down_and_back(server, user, dispatchers, seconds):
     receiver = Receiver()
     hook = add_endpoint(user, receiver.url, ["post.published"])
     receiver.secrets.append(hook["secret"])
-    dispatchers(FLASK_WEBHOOK_RETRY_SCHEDULE="0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,2,2,2,2,2,2,2,2,"
-                "2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2")
+    dispatchers(
+        FLASK_WEBHOOK_RETRY_SCHEDULE="0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2,2,2,2,2,2,2,2,2,"
+        "2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2"
+    )
     for i in range(10):
         publish(user, 3000 + i)
     time.sleep(seconds)  # down: every attempt is refused

@@ -2,7 +2,7 @@
 lease expiry, and deleting posts and articles."""
 
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -18,7 +18,7 @@ WRITER = ["posts:read", "posts:write"]  # no posts:publish
 
 
 def at(seconds):
-    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat()
+    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat()
 
 
 @pytest.fixture(autouse=True)
@@ -53,8 +53,11 @@ def claim(who, **body):
 
 
 def callback(post_id, n=1):
-    return {"post_id": post_id, "linkedin_post_id": f"urn:li:share:{n}",
-            "live_url": f"https://www.linkedin.com/feed/update/urn:li:share:{n}"}
+    return {
+        "post_id": post_id,
+        "linkedin_post_id": f"urn:li:share:{n}",
+        "live_url": f"https://www.linkedin.com/feed/update/urn:li:share:{n}",
+    }
 
 
 # --- claim --------------------------------------------------------------------------------
@@ -62,7 +65,11 @@ def callback(post_id, n=1):
 
 def test_new_posts_have_no_handoff(api, due):
     post = api.post(POSTS, json={"type": "personal", "content": "x"}).get_json()
-    assert (post["handoff_id"], post["handoff_expires_at"], post["handoff_count"]) == (None, None, 0)
+    assert (post["handoff_id"], post["handoff_expires_at"], post["handoff_count"]) == (
+        None,
+        None,
+        0,
+    )
 
 
 def test_claim_hands_due_posts_over_soonest_first(api, due):
@@ -71,7 +78,7 @@ def test_claim_hands_due_posts_over_soonest_first(api, due):
     before = time.time()
     claimed = claim(api, lease_seconds=120)
     assert [p["id"] for p in claimed] == [sooner["id"], later["id"]]
-    for post, old in zip(claimed, (sooner, later)):
+    for post, old in zip(claimed, (sooner, later), strict=True):
         assert post["status"] == "Publishing"
         assert post["version"] == old["version"] + 1 and post["handoff_count"] == 1
         expires = datetime.fromisoformat(post["handoff_expires_at"])
@@ -91,7 +98,10 @@ def test_claim_limit_and_type(api, due):
     got = claim(api, limit=1, type="brand")
     assert [p["id"] for p in got] == [brands[0]["id"]]
     assert [p["id"] for p in claim(api, limit=50)] == [
-        brands[1]["id"], brands[2]["id"], personals[2]["id"]]
+        brands[1]["id"],
+        brands[2]["id"],
+        personals[2]["id"],
+    ]
 
 
 def test_claim_defaults_and_an_empty_body(api, due):
@@ -100,17 +110,24 @@ def test_claim_defaults_and_an_empty_body(api, due):
     assert r.status_code == 200
     data = r.get_json()["data"]
     assert [p["id"] for p in data] == [p["id"] for p in posts[:10]]
-    lease = datetime.fromisoformat(data[0]["handoff_expires_at"]) - datetime.now(timezone.utc)
+    lease = datetime.fromisoformat(data[0]["handoff_expires_at"]) - datetime.now(UTC)
     assert timedelta(seconds=590) < lease <= timedelta(seconds=600)
     assert len(claim(api)) == 2
 
 
 BAD_CLAIMS = [
-    ({"limit": 0}, "limit"), ({"limit": 51}, "limit"), ({"limit": "5"}, "limit"),
-    ({"limit": 2.5}, "limit"), ({"limit": True}, "limit"), ({"limit": None}, "limit"),
-    ({"lease_seconds": 0}, "lease_seconds"), ({"lease_seconds": 86401}, "lease_seconds"),
-    ({"lease_seconds": "600"}, "lease_seconds"), ({"type": "company"}, "type"),
-    ({"status": "Scheduled"}, "status"), ({"user_id": 2}, "user_id"),
+    ({"limit": 0}, "limit"),
+    ({"limit": 51}, "limit"),
+    ({"limit": "5"}, "limit"),
+    ({"limit": 2.5}, "limit"),
+    ({"limit": True}, "limit"),
+    ({"limit": None}, "limit"),
+    ({"lease_seconds": 0}, "lease_seconds"),
+    ({"lease_seconds": 86401}, "lease_seconds"),
+    ({"lease_seconds": "600"}, "lease_seconds"),
+    ({"type": "company"}, "type"),
+    ({"status": "Scheduled"}, "status"),
+    ({"user_id": 2}, "user_id"),
 ]
 
 
@@ -152,8 +169,9 @@ def test_callback_publishes_a_publishing_post_and_ends_the_handoff(api, due):
     assert published["handoff_count"] == 1
 
 
-@pytest.mark.parametrize("report", [{"status": "Failed", "last_error": "LinkedIn said 429"},
-                                    {"status": "Scheduled"}])
+@pytest.mark.parametrize(
+    "report", [{"status": "Failed", "last_error": "LinkedIn said 429"}, {"status": "Scheduled"}]
+)
 @pytest.mark.parametrize("if_match", [None, "current"])
 def test_the_automation_reports_back(api, due, report, if_match):
     due()
@@ -175,13 +193,18 @@ def test_the_automation_reports_back(api, due, report, if_match):
 def test_a_report_with_a_stale_if_match_is_412(api, due):
     due()
     (post,) = claim(api)
-    r = api.patch(ITEM + post["id"], json={"status": "Scheduled"},
-                  headers={"If-Match": f'"{post["version"] - 1}"'})
+    r = api.patch(
+        ITEM + post["id"],
+        json={"status": "Scheduled"},
+        headers={"If-Match": f'"{post["version"] - 1}"'},
+    )
     assert_error(r, 412, "precondition_failed")
     assert api.get(ITEM + post["id"]).get_json() == post
 
 
-@pytest.mark.parametrize("report", [{"status": "Failed", "last_error": "x"}, {"status": "Scheduled"}])
+@pytest.mark.parametrize(
+    "report", [{"status": "Failed", "last_error": "x"}, {"status": "Scheduled"}]
+)
 def test_reports_need_publish_scope(api, caller, due, report):
     due()
     (post,) = claim(api)
@@ -191,12 +214,19 @@ def test_reports_need_publish_scope(api, caller, due, report):
     assert api.get(ITEM + post["id"]).get_json() == post
 
 
-@pytest.mark.parametrize("body", [
-    {"content": "edited"}, {"media_urls": ["https://a.example/x.png"]},
-    {"scheduled_at": "2099-01-01T00:00:00Z"}, {"type": "brand", "brand_id": "acme"},
-    {"status": "Draft"}, {"status": "Scheduled", "scheduled_at": "2099-01-01T00:00:00Z"},
-    {"status": "Failed", "last_error": "x", "content": "also"}, {"last_error": "just this"},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"content": "edited"},
+        {"media_urls": ["https://a.example/x.png"]},
+        {"scheduled_at": "2099-01-01T00:00:00Z"},
+        {"type": "brand", "brand_id": "acme"},
+        {"status": "Draft"},
+        {"status": "Scheduled", "scheduled_at": "2099-01-01T00:00:00Z"},
+        {"status": "Failed", "last_error": "x", "content": "also"},
+        {"last_error": "just this"},
+    ],
+)
 def test_any_other_change_to_a_publishing_post_is_409(api, due, body):
     due()
     (post,) = claim(api)
@@ -208,8 +238,9 @@ def test_any_other_change_to_a_publishing_post_is_409(api, due, body):
 def test_a_failure_report_needs_last_error(api, due):
     due()
     (post,) = claim(api)
-    err = assert_error(api.patch(ITEM + post["id"], json={"status": "Failed"}), 400,
-                       "validation_error")
+    err = assert_error(
+        api.patch(ITEM + post["id"], json={"status": "Failed"}), 400, "validation_error"
+    )
     assert "last_error" in err["details"]
 
 
@@ -262,7 +293,10 @@ def test_an_expired_lease_reads_as_failed_everywhere(api, due):
     item = api.get(ITEM + post["id"])
     read = item.get_json()
     assert read["status"] == "Failed"
-    assert post["handoff_expires_at"] in read["last_error"] and "may already be live" in read["last_error"]
+    assert (
+        post["handoff_expires_at"] in read["last_error"]
+        and "may already be live" in read["last_error"]
+    )
     assert read["handoff_id"] is None and read["handoff_expires_at"] is None
     assert read["handoff_count"] == 1 and read["version"] == post["version"] + 1
     assert read["updated_at"] == post["handoff_expires_at"]
@@ -308,8 +342,9 @@ def test_an_expired_post_can_be_retried_with_if_match_of_what_was_read(api, due)
     (post,) = claim(api, lease_seconds=1)
     wait_past(post["handoff_expires_at"])
     read = api.get(ITEM + post["id"])
-    r = api.patch(ITEM + post["id"], json={"status": "Scheduled"},
-                  headers={"If-Match": read.headers["ETag"]})
+    r = api.patch(
+        ITEM + post["id"], json={"status": "Scheduled"}, headers={"If-Match": read.headers["ETag"]}
+    )
     assert r.status_code == 200 and r.get_json()["status"] == "Scheduled"
     (again,) = claim(api)
     assert again["handoff_count"] == 2
@@ -323,13 +358,15 @@ def test_delete_a_post(api, due, status):
     post = due(status="Draft" if status == "Draft" else "Scheduled")
     if status == "Failed":
         post = api.patch(ITEM + post["id"], json={"status": "Failed", "last_error": "x"}).get_json()
-    r = api.client.delete(ITEM + post["id"], headers={"X-API-Key": api.key,
-                                                      "If-Match": f'"{post["version"]}"'})
+    r = api.client.delete(
+        ITEM + post["id"], headers={"X-API-Key": api.key, "If-Match": f'"{post["version"]}"'}
+    )
     assert r.status_code == 204 and r.data == b""
     assert_error(api.get(ITEM + post["id"]), 404, "not_found")
     assert_error(api.patch(ITEM + post["id"], json={"content": "x"}), 404, "not_found")
-    assert_error(api.client.delete(ITEM + post["id"], headers={"X-API-Key": api.key}), 404,
-                 "not_found")
+    assert_error(
+        api.client.delete(ITEM + post["id"], headers={"X-API-Key": api.key}), 404, "not_found"
+    )
     assert_error(api.post(CALLBACK, json=callback(post["id"])), 404, "not_found")
     assert claim(api) == []  # a deleted Scheduled post is never claimed
     assert api.get(POSTS).get_json()["total"] == 0
@@ -351,8 +388,9 @@ def test_an_expired_handoff_can_be_deleted_as_failed(api, due):
     due()
     (post,) = claim(api, lease_seconds=1)
     wait_past(post["handoff_expires_at"])
-    r = api.client.delete(ITEM + post["id"], headers={"X-API-Key": api.key,
-                                                      "If-Match": f'"{post["version"] + 1}"'})
+    r = api.client.delete(
+        ITEM + post["id"], headers={"X-API-Key": api.key, "If-Match": f'"{post["version"] + 1}"'}
+    )
     assert r.status_code == 204
 
 
@@ -370,8 +408,9 @@ def test_delete_needs_write_scope_and_ownership(api, caller, due):
     bob = caller("bob")
     r = reader.client.delete(ITEM + post["id"], headers={"X-API-Key": reader.key})
     assert assert_error(r, 403, "insufficient_scope")["details"]["required_scope"] == "posts:write"
-    assert_error(bob.client.delete(ITEM + post["id"], headers={"X-API-Key": bob.key}), 404,
-                 "not_found")
+    assert_error(
+        bob.client.delete(ITEM + post["id"], headers={"X-API-Key": bob.key}), 404, "not_found"
+    )
     assert api.get(ITEM + post["id"]).get_json() == post
 
 
@@ -389,13 +428,17 @@ def test_delete_an_article(api, caller, publish):
     if publish:
         article = api.patch(ARTICLE + article["id"], json={"status": "Published"}).get_json()
     bob = caller("bob")
-    assert_error(bob.client.delete(ARTICLE + article["id"], headers={"X-API-Key": bob.key}), 404,
-                 "not_found")
-    stale = api.client.delete(ARTICLE + article["id"],
-                              headers={"X-API-Key": api.key, "If-Match": '"99"'})
+    assert_error(
+        bob.client.delete(ARTICLE + article["id"], headers={"X-API-Key": bob.key}), 404, "not_found"
+    )
+    stale = api.client.delete(
+        ARTICLE + article["id"], headers={"X-API-Key": api.key, "If-Match": '"99"'}
+    )
     assert_error(stale, 412, "precondition_failed")
-    r = api.client.delete(ARTICLE + article["id"],
-                          headers={"X-API-Key": api.key, "If-Match": f'"{article["version"]}"'})
+    r = api.client.delete(
+        ARTICLE + article["id"],
+        headers={"X-API-Key": api.key, "If-Match": f'"{article["version"]}"'},
+    )
     assert r.status_code == 204
     assert_error(api.get(ARTICLE + article["id"]), 404, "not_found")
     assert api.get(ARTICLES).get_json()["total"] == 0

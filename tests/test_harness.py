@@ -23,33 +23,46 @@ class FakeService:
         self.cut = False  # True: the connection breaks before the answer (after applying, if apply)
 
     def answer(self, status, body):
-        return Response(status, {}, json.dumps(body).encode(), None, time.monotonic(), time.monotonic())
+        return Response(
+            status, {}, json.dumps(body).encode(), None, time.monotonic(), time.monotonic()
+        )
 
     def post(self, path, body, **kw):
         if path == POSTS:
-            post = {"id": f"p{len(self.posts)}", "version": 1, "content": body["content"],
-                    "status": "Scheduled", "linkedin_post_id": None}
+            post = {
+                "id": f"p{len(self.posts)}",
+                "version": 1,
+                "content": body["content"],
+                "status": "Scheduled",
+                "linkedin_post_id": None,
+            }
             self.posts[post["id"]] = post
             return self.answer(201, post)
         assert path == CALLBACK
         post = self.posts[body["post_id"]]
         if post["status"] != "Published":
-            post.update(status="Published", linkedin_post_id=body["linkedin_post_id"], version=post["version"] + 1)
+            post.update(
+                status="Published",
+                linkedin_post_id=body["linkedin_post_id"],
+                version=post["version"] + 1,
+            )
         return self.answer(200, post)
 
     def patch(self, path, body, headers=None):
-        post = self.posts[path[len(ITEM):]]
+        post = self.posts[path[len(ITEM) :]]
         if post["status"] == "Published":
             return self.answer(409, {"error": {"code": "conflict"}})
         new = {**post, **body, "version": post["version"] + self.bump}
         if self.apply:
             self.posts[post["id"]] = new
         if self.cut:
-            return Response(None, {}, b"", "ConnectionResetError", time.monotonic(), time.monotonic())
+            return Response(
+                None, {}, b"", "ConnectionResetError", time.monotonic(), time.monotonic()
+            )
         return self.answer(200, new)
 
     def get(self, path):
-        return self.answer(200, self.posts[path[len(ITEM):]])
+        return self.answer(200, self.posts[path[len(ITEM) :]])
 
 
 def failed(ledger, service):
@@ -79,7 +92,9 @@ def test_a_lost_create_is_caught():
     ledger, service = Ledger(), FakeService()
     a, _ = some_writes(ledger, service)
     del service.posts[a]
-    assert any("every acknowledged create exists (1 of 2 missing" in t for t in failed(ledger, service))
+    assert any(
+        "every acknowledged create exists (1 of 2 missing" in t for t in failed(ledger, service)
+    )
 
 
 def test_an_acknowledged_change_that_was_not_stored_is_caught():
@@ -89,7 +104,10 @@ def test_an_acknowledged_change_that_was_not_stored_is_caught():
     ledger.patch(service, a, {"content": "a2"})
     problems = failed(ledger, service)
     assert any(t.startswith("every post's version") for t in problems)
-    assert any(t.startswith("every post's content is its last acknowledged one (1 differ") for t in problems)
+    assert any(
+        t.startswith("every post's content is its last acknowledged one (1 differ")
+        for t in problems
+    )
 
 
 def test_two_changes_with_one_version_are_caught():
@@ -99,7 +117,10 @@ def test_two_changes_with_one_version_are_caught():
     service.bump = False
     ledger.patch(service, a, {"content": "a3"})  # overwrote a2 under the same version
     problems = failed(ledger, service)
-    assert any(t.startswith("no two acknowledged changes of a post share a version (1 posts") for t in problems)
+    assert any(
+        t.startswith("no two acknowledged changes of a post share a version (1 posts")
+        for t in problems
+    )
 
 
 def test_an_unanswered_change_may_or_may_not_have_been_applied():
@@ -120,7 +141,9 @@ def test_an_unanswered_change_may_or_may_not_have_been_applied():
 def test_bad_answers_are_caught():
     ledger = Ledger()
     now = time.monotonic()
-    ledger.record("create", Response(500, {}, b'{"error": "database is locked"}', None, now, now), (201,))
+    ledger.record(
+        "create", Response(500, {}, b'{"error": "database is locked"}', None, now, now), (201,)
+    )
     ledger.record("get", Response(404, {}, b"{}", None, now, now), (200,))
     problems = failed(ledger, FakeService())
     assert any(t.startswith("zero 5xx responses (1") for t in problems)
@@ -141,7 +164,10 @@ def test_unknown_posts_are_caught():
     ledger, service = Ledger(), FakeService()
     some_writes(ledger, service)
     service.post(POSTS, {"content": "made behind the ledger's back"})
-    assert any(t.startswith("no post the ledger does not know of (1 unknown") for t in failed(ledger, service))
+    assert any(
+        t.startswith("no post the ledger does not know of (1 unknown")
+        for t in failed(ledger, service)
+    )
 
 
 CHILD = """
@@ -154,7 +180,9 @@ time.sleep(60)
 
 
 def test_process_waits_for_ready_and_kills_the_whole_group(tmp_path):
-    proc = Process([sys.executable, "-c", CHILD], log=tmp_path / "p.log", ready_text="dispatcher ready")
+    proc = Process(
+        [sys.executable, "-c", CHILD], log=tmp_path / "p.log", ready_text="dispatcher ready"
+    )
     with proc:
         assert "dispatcher ready" in proc.log_text()
         children = proc.child_pids()
@@ -169,14 +197,23 @@ def test_process_waits_for_ready_and_kills_the_whole_group(tmp_path):
 
 
 def test_process_that_exits_before_it_is_ready_is_reported(tmp_path):
-    proc = Process([sys.executable, "-c", "print('no such thing'); raise SystemExit(3)"],
-                   log=tmp_path / "p.log", ready_text="ready")
+    proc = Process(
+        [sys.executable, "-c", "print('no such thing'); raise SystemExit(3)"],
+        log=tmp_path / "p.log",
+        ready_text="ready",
+    )
     with pytest.raises(ProcessExited, match="(?s)exited with 3.*no such thing"):
         proc.start(timeout=10)
 
 
 def test_run_to_exit_reports_code_and_error_lines():
-    result = Process([sys.executable, "-c", "import sys; print('error: cannot start: x', file=sys.stderr); sys.exit(1)"]).run_to_exit(10)
+    result = Process(
+        [
+            sys.executable,
+            "-c",
+            "import sys; print('error: cannot start: x', file=sys.stderr); sys.exit(1)",
+        ]
+    ).run_to_exit(10)
     assert result.code == 1 and result.error_lines() == ["error: cannot start: x"]
     slow = Process([sys.executable, "-c", "import time; time.sleep(30)"]).run_to_exit(0.5)
     assert slow.code is None

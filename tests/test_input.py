@@ -90,8 +90,11 @@ def test_real_urls_are_accepted_and_stored_as_sent(api, url):
 
 @pytest.mark.parametrize("url, reason", MUST_REFUSE_URLS)
 def test_bad_urls_are_refused_saying_why(api, url, reason):
-    err = assert_error(api.post(POSTS, json={"type": "personal", "content": "x",
-                                             "media_urls": [url]}), 400, "validation_error")
+    err = assert_error(
+        api.post(POSTS, json={"type": "personal", "content": "x", "media_urls": [url]}),
+        400,
+        "validation_error",
+    )
     assert reason in " ".join(err["details"]["media_urls.0"]), err
     assert api.get(POSTS).get_json()["total"] == 0
 
@@ -101,8 +104,14 @@ def test_callback_accepts_a_hyphenated_live_url(app, api):
     app.config["SCHEDULE_MIN_LEAD_SECONDS"] = 0
     post = create(api, scheduled_at="2099-01-01T00:00:00Z")
     api.patch(ITEM + post["id"], json={"status": "Scheduled"})
-    r = api.post(CALLBACK, json={"post_id": post["id"], "linkedin_post_id": "urn:li:share:1",
-                                 "live_url": "https://www.acme-corp.com/news/launch"})
+    r = api.post(
+        CALLBACK,
+        json={
+            "post_id": post["id"],
+            "linkedin_post_id": "urn:li:share:1",
+            "live_url": "https://www.acme-corp.com/news/launch",
+        },
+    )
     assert r.status_code == 200 and r.get_json()["status"] == "Published"
 
 
@@ -110,8 +119,14 @@ def test_a_refused_live_url_changes_nothing(make_key, app, api):
     post = create(api, scheduled_at="2099-01-01T00:00:00Z")
     api.patch(ITEM + post["id"], json={"status": "Scheduled"})
     before = api.get(ITEM + post["id"]).get_json()
-    r = api.post(CALLBACK, json={"post_id": post["id"], "linkedin_post_id": "urn:li:share:1",
-                                 "live_url": "https://me:secret@www.example.com/p"})
+    r = api.post(
+        CALLBACK,
+        json={
+            "post_id": post["id"],
+            "linkedin_post_id": "urn:li:share:1",
+            "live_url": "https://me:secret@www.example.com/p",
+        },
+    )
     assert "live_url" in assert_error(r, 400, "validation_error")["details"]
     assert api.get(ITEM + post["id"]).get_json() == before
 
@@ -183,8 +198,19 @@ def test_query_timestamps_are_rfc3339_too(api, text):
 # --- text ---------------------------------------------------------------------
 
 CONTROL = ["\x00", "\x01", "\x07", "\x1b[31m", "\x7f", "\x85", "\x9b", "\x0b", "\x0c"]
-INVISIBLE = ["\u200b", "\u200b\u200c\u200d", "\u2060\ufeff", "\u00ad", "\u3164", "\u2800",
-             "\u180e", "\ufe0f", "\U000e0041\U000e0042", " \u200b\n\t", "\u00a0\u2003"]
+INVISIBLE = [
+    "\u200b",
+    "\u200b\u200c\u200d",
+    "\u2060\ufeff",
+    "\u00ad",
+    "\u3164",
+    "\u2800",
+    "\u180e",
+    "\ufe0f",
+    "\U000e0041\U000e0042",
+    " \u200b\n\t",
+    "\u00a0\u2003",
+]
 
 
 @pytest.mark.parametrize("char", CONTROL)
@@ -196,15 +222,18 @@ def test_control_characters_are_refused(api, char, field):
     assert api.get(POSTS).get_json()["total"] == 0
 
 
-@pytest.mark.parametrize("path, body, field", [
-    (ARTICLES, {"title": "a\x00b"}, "title"),
-    (ARTICLES, {"title": "t", "body": "a\x00b"}, "body"),
-    (ARTICLES, {"title": "t", "excerpt": "a\x1bb"}, "excerpt"),
-    (ARTICLES, {"title": "t", "tags": ["ok", "a\x00"]}, "tags.1"),
-    (ARTICLES, {"title": "line\nbreak"}, "title"),
-    (ARTICLES, {"title": "t", "tags": ["tab\there"]}, "tags.0"),
-    (POSTS, {"type": "brand", "brand_id": "acme\n", "content": "x"}, "brand_id"),
-])
+@pytest.mark.parametrize(
+    "path, body, field",
+    [
+        (ARTICLES, {"title": "a\x00b"}, "title"),
+        (ARTICLES, {"title": "t", "body": "a\x00b"}, "body"),
+        (ARTICLES, {"title": "t", "excerpt": "a\x1bb"}, "excerpt"),
+        (ARTICLES, {"title": "t", "tags": ["ok", "a\x00"]}, "tags.1"),
+        (ARTICLES, {"title": "line\nbreak"}, "title"),
+        (ARTICLES, {"title": "t", "tags": ["tab\there"]}, "tags.0"),
+        (POSTS, {"type": "brand", "brand_id": "acme\n", "content": "x"}, "brand_id"),
+    ],
+)
 def test_control_characters_in_every_text_field(api, path, body, field):
     err = assert_error(api.post(path, json=body), 400, "validation_error")
     assert field in err["details"], err
@@ -221,29 +250,34 @@ def test_tab_and_line_breaks_are_fine_in_long_text(api):
 
 @pytest.mark.parametrize("text", INVISIBLE)
 def test_invisible_only_content_is_blank(api, text):
-    err = assert_error(api.post(POSTS, json={"type": "personal", "content": text}), 400,
-                       "validation_error")
+    err = assert_error(
+        api.post(POSTS, json={"type": "personal", "content": text}), 400, "validation_error"
+    )
     assert "visible" in err["details"]["content"][0]
     err = assert_error(api.post(ARTICLES, json={"title": text}), 400, "validation_error")
     assert "title" in err["details"]
 
 
-@pytest.mark.parametrize("text", ["a\u200bb", "🙂", "\u200b🙂", "ب", "\u0301e", "x\u2800y",
-                                  "👩\u200d💻", "☃️"])
+@pytest.mark.parametrize(
+    "text", ["a\u200bb", "🙂", "\u200b🙂", "ب", "\u0301e", "x\u2800y", "👩\u200d💻", "☃️"]
+)
 def test_visible_text_with_invisible_parts_is_kept(api, text):
     assert create(api, content=text)["content"] == text
 
 
-@pytest.mark.parametrize("query, param", [
-    ("limit=\u0661\u0662", "limit"),       # Arabic-Indic digits
-    ("offset=\uff11", "offset"),            # fullwidth 1
-    ("limit=1_0", "limit"),
-    ("limit=+5", "limit"),
-    ("limit=%205", "limit"),
-    ("limit=1&limit=100", "limit"),
-    ("status=Draft&status=Scheduled", "status"),
-    ("due=true&due=false", "due"),
-])
+@pytest.mark.parametrize(
+    "query, param",
+    [
+        ("limit=\u0661\u0662", "limit"),  # Arabic-Indic digits
+        ("offset=\uff11", "offset"),  # fullwidth 1
+        ("limit=1_0", "limit"),
+        ("limit=+5", "limit"),
+        ("limit=%205", "limit"),
+        ("limit=1&limit=100", "limit"),
+        ("status=Draft&status=Scheduled", "status"),
+        ("due=true&due=false", "due"),
+    ],
+)
 def test_numeric_and_repeated_query_parameters(api, query, param):
     err = assert_error(api.get(f"{POSTS}?{query}"), 400, "validation_error")
     assert list(err["details"]) == [param]
@@ -270,21 +304,26 @@ def test_unknown_query_parameter_on_create_and_callback_is_400(api):
 
 # --- patterns match whole values ------------------------------------------------
 
-@pytest.mark.parametrize("urn", ["urn:li:share:1\n", "urn:li:share:1\r\n", "\nurn:li:share:1",
-                                 "urn:li:share:1 "])
+
+@pytest.mark.parametrize(
+    "urn", ["urn:li:share:1\n", "urn:li:share:1\r\n", "\nurn:li:share:1", "urn:li:share:1 "]
+)
 def test_linkedin_post_id_is_matched_whole(app, api, urn):
     app.config["SCHEDULE_MIN_LEAD_SECONDS"] = 0
     post = create(api, scheduled_at="2099-01-01T00:00:00Z")
     api.patch(ITEM + post["id"], json={"status": "Scheduled"})
     body = {"post_id": post["id"], "linkedin_post_id": urn, "live_url": "https://x.example/p"}
-    assert "linkedin_post_id" in assert_error(api.post(CALLBACK, json=body), 400,
-                                              "validation_error")["details"]
+    assert (
+        "linkedin_post_id"
+        in assert_error(api.post(CALLBACK, json=body), 400, "validation_error")["details"]
+    )
     body["linkedin_post_id"] = "urn:li:share:1"
     assert api.post(CALLBACK, json=body).status_code == 200
     assert api.post(CALLBACK, json=body).status_code == 200  # the retry still matches
 
 
 # --- nesting ------------------------------------------------------------------------
+
 
 def nested(depth):
     return "[" * depth + "]" * depth
@@ -293,8 +332,10 @@ def nested(depth):
 @pytest.mark.parametrize("depth", [33, 200, 1000, 5000, 50_000])
 @pytest.mark.parametrize("path", [POSTS, CALLBACK, ARTICLES, "ITEM", "ARTICLE"])
 def test_deeply_nested_json_is_400(api, path, depth):
-    path = {"ITEM": ITEM + create(api)["id"],
-            "ARTICLE": ARTICLE + api.post(ARTICLES, json={"title": "t"}).get_json()["id"]}.get(path, path)
+    path = {
+        "ITEM": ITEM + create(api)["id"],
+        "ARTICLE": ARTICLE + api.post(ARTICLES, json={"title": "t"}).get_json()["id"],
+    }.get(path, path)
     for raw in (nested(depth), '{"content": ' + nested(depth) + "}"):
         method = api.client.patch if "item" in path else api.client.post
         r = method(path, data=raw, content_type="application/json", headers={"X-API-Key": api.key})
@@ -303,20 +344,36 @@ def test_deeply_nested_json_is_400(api, path, depth):
 
 
 def test_nesting_within_the_cap_is_an_ordinary_validation_error(api):
-    r = api.client.post(POSTS, data='{"content": ' + nested(30) + "}",
-                        content_type="application/json", headers={"X-API-Key": api.key})
+    r = api.client.post(
+        POSTS,
+        data='{"content": ' + nested(30) + "}",
+        content_type="application/json",
+        headers={"X-API-Key": api.key},
+    )
     assert "content" in assert_error(r, 400, "validation_error")["details"]
 
 
 # --- idempotency ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("first, retry", [
-    ({"type": "personal", "content": "a"}, {"content": "a", "type": "personal"}),
-    ({"type": "personal", "content": "a"}, {"type": "personal", "content": "a", "media_urls": []}),
-    ({"type": "personal", "content": "a"}, {"type": "personal", "content": "a", "brand_id": None}),
-    ({"type": "personal", "content": "a", "scheduled_at": "2030-01-01T10:00:00+01:00"},
-     {"type": "personal", "content": "a", "scheduled_at": "2030-01-01T09:00:00Z"}),
-])
+
+@pytest.mark.parametrize(
+    "first, retry",
+    [
+        ({"type": "personal", "content": "a"}, {"content": "a", "type": "personal"}),
+        (
+            {"type": "personal", "content": "a"},
+            {"type": "personal", "content": "a", "media_urls": []},
+        ),
+        (
+            {"type": "personal", "content": "a"},
+            {"type": "personal", "content": "a", "brand_id": None},
+        ),
+        (
+            {"type": "personal", "content": "a", "scheduled_at": "2030-01-01T10:00:00+01:00"},
+            {"type": "personal", "content": "a", "scheduled_at": "2030-01-01T09:00:00Z"},
+        ),
+    ],
+)
 def test_idempotent_retry_compares_loaded_fields(api, first, retry):
     a = api.post(POSTS, json=first, headers={"Idempotency-Key": "retry-1"})
     b = api.post(POSTS, json=retry, headers={"Idempotency-Key": "retry-1"})
@@ -335,8 +392,14 @@ def test_article_creation_honours_idempotency_key(api, caller):
     assert_error(r, 409, "conflict")
     assert api.get(ARTICLES).get_json()["total"] == 1
     bob = caller("bob")
-    assert bob.post(ARTICLES, json=body, headers={"Idempotency-Key": "art-1"}).get_json()["id"] \
+    assert (
+        bob.post(ARTICLES, json=body, headers={"Idempotency-Key": "art-1"}).get_json()["id"]
         != a.get_json()["id"]
+    )
     # A post and an article may use the same key: they are different requests.
-    assert api.post(POSTS, json={"type": "personal", "content": "x"},
-                    headers={"Idempotency-Key": "art-1"}).status_code == 201
+    assert (
+        api.post(
+            POSTS, json={"type": "personal", "content": "x"}, headers={"Idempotency-Key": "art-1"}
+        ).status_code
+        == 201
+    )

@@ -1,6 +1,6 @@
 """Status moves through PATCH, and the publish callback."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -13,7 +13,7 @@ WRITER = ["posts:read", "posts:write"]  # no posts:publish
 
 
 def future(seconds=3600):
-    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat()
+    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat()
 
 
 def callback_body(post_id, n=1, **over):
@@ -121,8 +121,9 @@ def test_published_post_cannot_change(api, make_post, body):
 
 def test_schedule_needs_a_scheduled_at(api, make_post):
     post = make_post(scheduled_at=None)
-    err = assert_error(api.patch(ITEM + post["id"], json={"status": "Scheduled"}), 400,
-                       "validation_error")
+    err = assert_error(
+        api.patch(ITEM + post["id"], json={"status": "Scheduled"}), 400, "validation_error"
+    )
     assert "scheduled_at" in err["details"]
 
 
@@ -145,22 +146,25 @@ def test_schedule_with_time_in_same_request(api, make_post):
 def test_lead_time_is_a_setting(app, api, make_post):
     app.config["SCHEDULE_MIN_LEAD_SECONDS"] = 7200
     post = make_post()  # scheduled an hour ahead
-    assert_error(api.patch(ITEM + post["id"], json={"status": "Scheduled"}), 400,
-                 "validation_error")
+    assert_error(
+        api.patch(ITEM + post["id"], json={"status": "Scheduled"}), 400, "validation_error"
+    )
 
 
 def test_failed_needs_last_error(api, make_post):
     post = make_post("Scheduled")
-    err = assert_error(api.patch(ITEM + post["id"], json={"status": "Failed"}), 400,
-                       "validation_error")
+    err = assert_error(
+        api.patch(ITEM + post["id"], json={"status": "Failed"}), 400, "validation_error"
+    )
     assert "last_error" in err["details"]
 
 
 def test_reschedule_needs_publish_scope(api, writer, make_post):
     post = make_post("Scheduled")
     new_time = future(7200)
-    err = assert_error(writer.patch(ITEM + post["id"], json={"scheduled_at": new_time}), 403,
-                       "insufficient_scope")
+    err = assert_error(
+        writer.patch(ITEM + post["id"], json={"scheduled_at": new_time}), 403, "insufficient_scope"
+    )
     assert err["details"]["required_scope"] == "posts:publish"
     r = api.patch(ITEM + post["id"], json={"scheduled_at": new_time})
     assert r.status_code == 200 and r.get_json()["status"] == "Scheduled"
@@ -236,8 +240,9 @@ def test_callback_on_unknown_post_is_404(api):
 
 def test_callback_needs_publish_scope(writer, make_post):
     post = make_post("Scheduled")
-    err = assert_error(writer.post(CALLBACK, json=callback_body(post["id"])), 403,
-                       "insufficient_scope")
+    err = assert_error(
+        writer.post(CALLBACK, json=callback_body(post["id"])), 403, "insufficient_scope"
+    )
     assert err["details"]["required_scope"] == "posts:publish"
 
 

@@ -12,7 +12,7 @@ MIB = 1024 * 1024
 
 
 def chunks_of(payload, size=64 * 1024):
-    return [payload[i:i + size] for i in range(0, len(payload), size)]
+    return [payload[i : i + size] for i in range(0, len(payload), size)]
 
 
 @pytest.fixture(scope="module")
@@ -63,16 +63,19 @@ def test_no_key_reaches_the_access_log(server):
     while server.log_text().count("svc_live_[redacted]") < 6 and time.monotonic() < deadline:
         time.sleep(0.05)
     log = server.log_text()
-    assert key not in log and key[len("svc_live_"):] not in log
+    assert key not in log and key[len("svc_live_") :] not in log
     assert log.count("svc_live_[redacted]") >= 6, log[-3000:]
     assert "apikey=svc_live_[redacted]" in log
 
 
-@pytest.mark.parametrize("path, headers, status, code", [
-    (POSTS + "?limit=" + "1" * 5000, {}, 414, "uri_too_long"),
-    (POSTS, {f"X-Filler-{i}": "x" for i in range(120)}, 431, "headers_too_large"),
-    (POSTS, {"X-Big": "x" * 9000}, 431, "headers_too_large"),
-])
+@pytest.mark.parametrize(
+    "path, headers, status, code",
+    [
+        (POSTS + "?limit=" + "1" * 5000, {}, 414, "uri_too_long"),
+        (POSTS, {f"X-Filler-{i}": "x" for i in range(120)}, 431, "headers_too_large"),
+        (POSTS, {"X-Big": "x" * 9000}, 431, "headers_too_large"),
+    ],
+)
 def test_gunicorns_own_refusals_use_the_envelope(server, path, headers, status, code):
     r = Client(server.url, server.key).get(path, headers=headers)
     assert r.status == status, r

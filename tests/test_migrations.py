@@ -23,20 +23,48 @@ def make_v1_database(path, key):
     )
     rows = [
         ("00000000-0000-4000-8000-000000000001", "Draft", None, None, None),
-        ("00000000-0000-4000-8000-000000000002", "Scheduled", "2026-01-02T00:00:00.000000Z", None, None),
-        ("00000000-0000-4000-8000-000000000003", "Failed", "2026-01-02T00:00:00.000000Z", None, "boom"),
-        ("00000000-0000-4000-8000-000000000004", "Published", "2026-01-02T00:00:00.000000Z",
-         "urn:li:share:4", None),
+        (
+            "00000000-0000-4000-8000-000000000002",
+            "Scheduled",
+            "2026-01-02T00:00:00.000000Z",
+            None,
+            None,
+        ),
+        (
+            "00000000-0000-4000-8000-000000000003",
+            "Failed",
+            "2026-01-02T00:00:00.000000Z",
+            None,
+            "boom",
+        ),
+        (
+            "00000000-0000-4000-8000-000000000004",
+            "Published",
+            "2026-01-02T00:00:00.000000Z",
+            "urn:li:share:4",
+            None,
+        ),
     ]
     for post_id, status, scheduled, urn, error in rows:
         conn.execute(
             "INSERT INTO posts (id, user_id, type, content, status, scheduled_at, linkedin_post_id,"
             " live_url, last_error, created_at, updated_at, version)"
             " VALUES (?, 1, 'personal', ?, ?, ?, ?, ?, ?, ?, ?, 3)",
-            (post_id, f"{status} post", status, scheduled, urn,
-             "https://x.example/p" if urn else None, error, NOW, NOW),
+            (
+                post_id,
+                f"{status} post",
+                status,
+                scheduled,
+                urn,
+                "https://x.example/p" if urn else None,
+                error,
+                NOW,
+                NOW,
+            ),
         )
-    conn.execute("INSERT INTO idempotency_keys VALUES (1, 'old-key', 'hash', ?, ?)", (rows[0][0], NOW))
+    conn.execute(
+        "INSERT INTO idempotency_keys VALUES (1, 'old-key', 'hash', ?, ?)", (rows[0][0], NOW)
+    )
     conn.commit()
     conn.close()
     return [r[0] for r in rows]
@@ -60,15 +88,21 @@ def test_init_db_migrates_a_version_1_database(tmp_path):
     conn.close()
 
     api = Caller(app.test_client(), key)
-    for post_id, status in zip(ids, ["Draft", "Scheduled", "Failed", "Published"]):
+    for post_id, status in zip(ids, ["Draft", "Scheduled", "Failed", "Published"], strict=True):
         post = api.get(f"/functions/v1/api-v2-posts-item/{post_id}").get_json()
-        assert post["status"] == status and post["version"] == 3 and post["content"] == f"{status} post"
+        assert (
+            post["status"] == status
+            and post["version"] == 3
+            and post["content"] == f"{status} post"
+        )
         assert (post["handoff_id"], post["handoff_count"]) == (None, 0)
     assert api.get("/functions/v1/api-v2-posts?limit=1&offset=1").get_json()["total"] == 4
     claimed = api.post("/functions/v1/api-v2-posts-claim", json={}).get_json()["data"]
     assert [p["id"] for p in claimed] == [ids[1]]  # the Scheduled post was due
-    assert api.get("/functions/v1/api-v2-posts?status=Publishing&limit=1&offset=1").get_json()[
-        "total"] == 1
+    assert (
+        api.get("/functions/v1/api-v2-posts?status=Publishing&limit=1&offset=1").get_json()["total"]
+        == 1
+    )
     # The old idempotency key still names its post, and the post can be deleted with it.
     r = api.client.delete(f"/functions/v1/api-v2-posts-item/{ids[0]}", headers={"X-API-Key": key})
     assert r.status_code == 204

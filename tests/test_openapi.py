@@ -76,7 +76,9 @@ def test_operations_name_scope_security_and_errors(spec, path, method, scope):
         assert {"400", "413", "415", "503", "507"} <= set(op["responses"])
         assert "requestBody" in op
     if method == "delete":
-        assert {"204", "409" if "posts-item" in path else "412", "503", "507"} <= set(op["responses"])
+        assert {"204", "409" if "posts-item" in path else "412", "503", "507"} <= set(
+            op["responses"]
+        )
         assert "content" not in op["responses"]["204"]
 
 
@@ -88,8 +90,16 @@ def test_security_schemes(spec):
 
 def test_query_parameters_and_bodies_come_from_the_schemas(spec):
     params = {p["name"] for p in spec["paths"]["/functions/v1/api-v2-posts"]["get"]["parameters"]}
-    assert params == {"limit", "offset", "status", "type", "scheduled_before", "scheduled_after",
-                      "due", "order"}
+    assert params == {
+        "limit",
+        "offset",
+        "status",
+        "type",
+        "scheduled_before",
+        "scheduled_after",
+        "due",
+        "order",
+    }
     post = spec["components"]["schemas"]["Post"]
     assert post["properties"]["content"]["maxLength"] == 3000
     assert post["properties"]["id"]["readOnly"] is True
@@ -109,8 +119,11 @@ def test_docs_page_and_its_assets_are_served_locally(client):
     csp = page.headers["Content-Security-Policy"]
     assert "script-src 'self';" in csp and "frame-ancestors 'none'" in csp
     assert page.headers["X-Frame-Options"] == "DENY"
-    for asset, size in (("swagger-ui-bundle.js", 10_000), ("swagger-ui.css", 10_000),
-                        ("docs.js", 500)):
+    for asset, size in (
+        ("swagger-ui-bundle.js", 10_000),
+        ("swagger-ui.css", 10_000),
+        ("docs.js", 500),
+    ):
         r = client.get(f"/functions/v1/docs/assets/{asset}")
         assert r.status_code == 200 and len(r.data) > size
     assert "SwaggerUIBundle" in client.get("/functions/v1/docs/assets/docs.js").get_data(True)
@@ -123,11 +136,17 @@ def run_schemathesis(tmp_path, examples, seed=None):
     with serve(tmp_path, workers=2) as server:
         key = create_key(server.database)
         args = [
-            str(BIN / "schemathesis"), "run", server.url + SPEC,
-            "--header", f"X-API-Key: {key}",
-            "--checks", "all",
-            "--max-examples", str(examples),
-            "--phases", "examples,coverage,fuzzing,stateful",
+            str(BIN / "schemathesis"),
+            "run",
+            server.url + SPEC,
+            "--header",
+            f"X-API-Key: {key}",
+            "--checks",
+            "all",
+            "--max-examples",
+            str(examples),
+            "--phases",
+            "examples,coverage,fuzzing,stateful",
             "--no-color",
         ]
         if seed is not None:
@@ -161,22 +180,31 @@ def test_render_is_what_the_schemas_dump(app, api):
     from store.db import snapshot
 
     api.post("/functions/v1/api-v2-posts", json={"type": "personal", "content": "plain"})
-    post = api.post("/functions/v1/api-v2-posts", json={
-        "type": "brand", "brand_id": "acme", "content": "x\nüñí",
-        "media_urls": ["https://a.example/x.png"], "scheduled_at": "2099-01-01T00:00:00+01:00",
-    }).get_json()
+    post = api.post(
+        "/functions/v1/api-v2-posts",
+        json={
+            "type": "brand",
+            "brand_id": "acme",
+            "content": "x\nüñí",
+            "media_urls": ["https://a.example/x.png"],
+            "scheduled_at": "2099-01-01T00:00:00+01:00",
+        },
+    ).get_json()
     api.patch(f"/functions/v1/api-v2-posts-item/{post['id']}", json={"status": "Scheduled"})
     api.post("/functions/v1/articles-api", json={"title": "t"})
-    article = api.post("/functions/v1/articles-api", json={"title": "t", "tags": ["a"],
-                                                          "excerpt": None}).get_json()
+    article = api.post(
+        "/functions/v1/articles-api", json={"title": "t", "tags": ["a"], "excerpt": None}
+    ).get_json()
     api.patch(f"/functions/v1/articles-api-item/{article['id']}", json={"status": "Published"})
     query = {"limit": 100, "offset": 0, "order": "-created_at"}
     with app.app_context(), snapshot():
         posts, _ = post_store.list_posts(1, query, "2100-01-01T00:00:00.000000Z")
         articles, _ = article_store.list_articles(1, query)
     assert len(posts) == 2 and len(articles) == 2
-    for schema, records, path in ((post_schema, posts, "api-v2-posts-item"),
-                                  (article_schema, articles, "articles-api-item")):
+    for schema, records, path in (
+        (post_schema, posts, "api-v2-posts-item"),
+        (article_schema, articles, "articles-api-item"),
+    ):
         for record in records:
             assert render(schema, record) == schema.dump(record)
             assert list(render(schema, record)) == list(schema.dump_fields)

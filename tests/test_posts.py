@@ -1,6 +1,6 @@
 """Posts: create, list, read and update through the HTTP interface."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -11,7 +11,7 @@ ITEM = "/functions/v1/api-v2-posts-item/"
 
 
 def future(seconds=3600):
-    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat()
+    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat()
 
 
 def create(api, **fields):
@@ -80,7 +80,10 @@ BAD_CREATE = [
     ({"type": "personal", "content": "x", "status": "Published"}, "status"),
     ({"type": "personal", "content": "x", "version": 7}, "version"),
     ({"type": "personal", "content": "x", "live_url": "https://x.example"}, "live_url"),
-    ({"type": "personal", "content": "x", "linkedin_post_id": "urn:li:share:1"}, "linkedin_post_id"),
+    (
+        {"type": "personal", "content": "x", "linkedin_post_id": "urn:li:share:1"},
+        "linkedin_post_id",
+    ),
     ({"type": "personal", "content": "x", "published_at": "2030-01-01T00:00:00Z"}, "published_at"),
     ({"type": "personal", "content": "x", "created_at": "2030-01-01T00:00:00Z"}, "created_at"),
     ({"type": "personal", "content": "x", "updated_at": "2030-01-01T00:00:00Z"}, "updated_at"),
@@ -132,13 +135,16 @@ def test_idempotency_keys_are_per_user(api, caller):
 
 def test_without_idempotency_key_each_create_is_new(api):
     body = {"type": "personal", "content": "a"}
-    assert api.post(POSTS, json=body).get_json()["id"] != api.post(POSTS, json=body).get_json()["id"]
+    assert (
+        api.post(POSTS, json=body).get_json()["id"] != api.post(POSTS, json=body).get_json()["id"]
+    )
 
 
 @pytest.mark.parametrize("value", ["", "x" * 256, "with space", "tab\there", "caf\u00e9"])
 def test_bad_idempotency_key_is_400(api, value):
-    r = api.post(POSTS, json={"type": "personal", "content": "a"},
-                 headers={"Idempotency-Key": value})
+    r = api.post(
+        POSTS, json={"type": "personal", "content": "a"}, headers={"Idempotency-Key": value}
+    )
     assert_error(r, 400, "bad_request")
 
 
@@ -184,7 +190,10 @@ def test_list_paging_is_stable_and_complete(api):
         seen += [p["id"] for p in page["data"]]
     assert seen == ids[::-1]
     assert api.get(f"{POSTS}?limit=100&offset=25").get_json() == {
-        "total": 25, "limit": 100, "offset": 25, "data": []
+        "total": 25,
+        "limit": 100,
+        "offset": 25,
+        "data": [],
     }
 
 
@@ -283,7 +292,9 @@ def test_patch_without_change_keeps_version(api):
 
 def test_patch_type_to_brand_needs_brand_id(api):
     post = create(api)
-    err = assert_error(api.patch(ITEM + post["id"], json={"type": "brand"}), 400, "validation_error")
+    err = assert_error(
+        api.patch(ITEM + post["id"], json={"type": "brand"}), 400, "validation_error"
+    )
     assert "brand_id" in err["details"]
     r = api.patch(ITEM + post["id"], json={"type": "brand", "brand_id": "acme"})
     assert r.status_code == 200 and r.get_json()["brand_id"] == "acme"
@@ -358,7 +369,9 @@ def test_if_match_stale_or_weak_is_412_and_nothing_changes(api, value):
     assert api.get(ITEM + post["id"]).get_json() == post
 
 
-@pytest.mark.parametrize("value", ["garbage", "1", "", " ", '"1" "2"', '"1', 'W/1', '*, "1"', '"1 "'])
+@pytest.mark.parametrize(
+    "value", ["garbage", "1", "", " ", '"1" "2"', '"1', "W/1", '*, "1"', '"1 "']
+)
 def test_malformed_if_match_is_400_and_nothing_changes(api, value):
     post = create(api)
     r = api.patch(ITEM + post["id"], json={"content": "lost"}, headers={"If-Match": value})
@@ -379,8 +392,11 @@ def test_users_never_see_or_change_each_others_posts(api, caller):
     assert_error(api.get(ITEM + theirs["id"]), 404, "not_found")
     assert_error(api.patch(ITEM + theirs["id"], json={"content": "hijack"}), 404, "not_found")
     assert_error(api.patch(ITEM + theirs["id"], json={"status": "Scheduled"}), 404, "not_found")
-    callback = {"post_id": theirs["id"], "linkedin_post_id": "urn:li:share:1",
-                "live_url": "https://www.linkedin.com/feed/update/urn:li:share:1"}
+    callback = {
+        "post_id": theirs["id"],
+        "linkedin_post_id": "urn:li:share:1",
+        "live_url": "https://www.linkedin.com/feed/update/urn:li:share:1",
+    }
     assert_error(api.post("/functions/v1/make-post-callback", json=callback), 404, "not_found")
     assert bob.get(ITEM + theirs["id"]).get_json() == theirs
     assert api.get(f"{POSTS}?status=Draft").get_json()["total"] == 1

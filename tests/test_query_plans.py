@@ -52,14 +52,18 @@ def test_reads_use_indexes(app, api, path):
         api.post(POSTS, json={"type": "brand", "brand_id": "b", "content": "y"})
     claims = {"CLAIM": {}, "CLAIM_BRAND": {"type": "brand"}}
     if path in claims:
+
         def call():
             return api.post("/functions/v1/api-v2-posts-claim", json=claims[path])
     else:
-        path = {"ITEM_POST": f"/functions/v1/api-v2-posts-item/{post['id']}",
-                "ITEM_ARTICLE": f"/functions/v1/articles-api-item/{article['id']}"}.get(path, path)
+        path = {
+            "ITEM_POST": f"/functions/v1/api-v2-posts-item/{post['id']}",
+            "ITEM_ARTICLE": f"/functions/v1/articles-api-item/{article['id']}",
+        }.get(path, path)
 
         def call():
             return api.get(path)
+
     plans = captured(app, call)
     assert any("posts" in sql or "articles" in sql for sql in plans)
     for sql, steps in plans.items():

@@ -32,7 +32,9 @@ def test_readme_curl_walkthrough(tmp_path):
         )
         result = subprocess.run(
             ["bash", "-euo", "pipefail", "-c", script],
-            capture_output=True, text=True, timeout=60,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
     assert result.returncode == 0, result.stderr
     documents = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]

@@ -69,7 +69,7 @@ def test_cors_origins_from_settings(tmp_path):
 def test_no_origin_no_cors_headers(api):
     r = api.get(POSTS)
     assert r.status_code == 200
-    assert not [h for h in r.headers.keys() if h.lower().startswith("access-control-")]
+    assert not [h for h, _ in r.headers if h.lower().startswith("access-control-")]
     r = api.get(POSTS, headers={"Origin": "http://elsewhere.test"})
     assert r.headers["Access-Control-Allow-Origin"] in ("*", "http://elsewhere.test")
     assert "ETag" in r.headers.get("Access-Control-Expose-Headers", "")
@@ -95,8 +95,12 @@ def test_wrong_method_is_405_envelope(api):
 @pytest.mark.parametrize("headers", [{}, {"X-API-Key": "x"}])
 def test_payload_too_large_is_413_before_the_key_is_looked_at(tmp_path, headers):
     app = create_app({"DATABASE": str(tmp_path / "s.sqlite"), "MAX_CONTENT_LENGTH": 100})
-    r = app.test_client().post(POSTS, data=json.dumps({"content": "x" * 500}),
-                               content_type="application/json", headers=headers)
+    r = app.test_client().post(
+        POSTS,
+        data=json.dumps({"content": "x" * 500}),
+        content_type="application/json",
+        headers=headers,
+    )
     err = assert_error(r, 413, "payload_too_large")
     assert "100 bytes" in err["message"]
 
@@ -122,8 +126,9 @@ def test_non_json_body_is_415_envelope(api, kwargs):
 
 @pytest.mark.parametrize("raw", ["{", "", "{'a': 1}", "[1,", "nul"])
 def test_malformed_json_is_400_envelope(api, raw):
-    r = api.client.post(POSTS, data=raw, content_type="application/json",
-                        headers={"X-API-Key": api.key})
+    r = api.client.post(
+        POSTS, data=raw, content_type="application/json", headers={"X-API-Key": api.key}
+    )
     err = assert_error(r, 400, "bad_request")
     assert "JSON" in err["message"]
 
@@ -174,8 +179,11 @@ def test_full_storage_refuses_writes_and_keeps_reads(tmp_path, make_key, app):
     headers = {"X-API-Key": key}
     created, refused = [], None
     for i in range(200):
-        r = client.post("/functions/v1/api-v2-posts", headers=headers,
-                        json={"type": "personal", "content": f"{i} " + "x" * 2990})
+        r = client.post(
+            "/functions/v1/api-v2-posts",
+            headers=headers,
+            json={"type": "personal", "content": f"{i} " + "x" * 2990},
+        )
         if r.status_code != 201:
             refused = r
             break
@@ -193,8 +201,13 @@ def test_full_storage_refuses_writes_and_keeps_reads(tmp_path, make_key, app):
 
 @pytest.mark.parametrize(
     "name, value",
-    [("SQLITE_SYNCHRONOUS", "fast"), ("MAX_CONTENT_LENGTH", "1MB"), ("KEY_TOUCH_INTERVAL", -1),
-     ("SQLITE_BUSY_TIMEOUT_MS", True), ("SQLITE_MAX_PAGE_COUNT", "many")],
+    [
+        ("SQLITE_SYNCHRONOUS", "fast"),
+        ("MAX_CONTENT_LENGTH", "1MB"),
+        ("KEY_TOUCH_INTERVAL", -1),
+        ("SQLITE_BUSY_TIMEOUT_MS", True),
+        ("SQLITE_MAX_PAGE_COUNT", "many"),
+    ],
 )
 def test_bad_settings_are_refused_naming_the_variable(tmp_path, name, value):
     from settings import SettingError
@@ -222,8 +235,15 @@ def test_health_reports_a_database_that_does_not_answer(tmp_path):
     assert r.get_json() == {"status": "degraded", "database": False}
 
 
-@pytest.mark.parametrize("path", ["/functions/v1//api-v2-posts", "//functions/v1/api-v2-posts",
-                                  "/functions//v1/api-v2-posts", "/functions/v1/api-v2-posts/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/functions/v1//api-v2-posts",
+        "//functions/v1/api-v2-posts",
+        "/functions//v1/api-v2-posts",
+        "/functions/v1/api-v2-posts/",
+    ],
+)
 def test_doubled_slashes_are_404_not_a_redirect(api, path):
     r = api.get(path, headers={"Host": "evil.example"})
     assert_error(r, 404, "not_found")
@@ -231,17 +251,29 @@ def test_doubled_slashes_are_404_not_a_redirect(api, path):
 
 
 def test_vary_origin_with_listed_origins(tmp_path, make_key):
-    app = create_app({"DATABASE": str(tmp_path / "test.sqlite"),
-                      "CORS_ORIGINS": "https://a.example,https://b.example"})
+    app = create_app(
+        {
+            "DATABASE": str(tmp_path / "test.sqlite"),
+            "CORS_ORIGINS": "https://a.example,https://b.example",
+        }
+    )
     client = app.test_client()
-    for r in (client.get("/health"), client.get("/functions/v1/openapi.json"),
-              client.get(POSTS), client.get(POSTS, headers={"Origin": "https://a.example"}),
-              preflight(client, "https://b.example")):
+    for r in (
+        client.get("/health"),
+        client.get("/functions/v1/openapi.json"),
+        client.get(POSTS),
+        client.get(POSTS, headers={"Origin": "https://a.example"}),
+        preflight(client, "https://b.example"),
+    ):
         assert "Origin" in r.headers.get("Vary", ""), r.headers
 
 
 def test_authenticated_answers_are_not_stored(api):
-    for r in (api.get(POSTS), api.post(POSTS, json={"type": "personal", "content": "x"}),
-              api.get(POSTS + "?limit=0"), api.get("/functions/v1/api-v2-posts-item/x")):
+    for r in (
+        api.get(POSTS),
+        api.post(POSTS, json={"type": "personal", "content": "x"}),
+        api.get(POSTS + "?limit=0"),
+        api.get("/functions/v1/api-v2-posts-item/x"),
+    ):
         assert r.headers["Cache-Control"] == "no-store", r.status_code
     assert api.client.get(POSTS).headers["Cache-Control"] == "no-store"  # the 401 too

@@ -25,23 +25,39 @@ def run_tool(*args):
         [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT
     )
     output = result.stdout + result.stderr
-    assert result.returncode == 0, f"python -m {' '.join(args)} exited {result.returncode}:\n{output[-8000:]}"
+    assert result.returncode == 0, (
+        f"python -m {' '.join(args)} exited {result.returncode}:\n{output[-8000:]}"
+    )
     return result.stdout
 
 
 def test_bench_smoke():
     if shutil.which("wrk") is None:
-        unavailable("wrk is not installed: apt-get install -y wrk (make test does, as root)", "the bench smoke test")
+        unavailable(
+            "wrk is not installed: apt-get install -y wrk (make test does, as root)",
+            "the bench smoke test",
+        )
     out = run_tool("bench", "--smoke")
-    names = ["ceiling", *(s[0] for s in SCENARIOS), *(f"growth {k}_{n}" for k in ("get", "list") for n in ("small", "big"))]
+    names = [
+        "ceiling",
+        *(s[0] for s in SCENARIOS),
+        *(f"growth {k}_{n}" for k in ("get", "list") for n in ("small", "big")),
+    ]
     for name in names:
-        assert re.search(rf"^  PASS  {name}: [\d,]+ requests, 0 socket errors, 0 non-2xx$", out, re.MULTILINE), (name, out[-6000:])
-    assert re.search(r"^  PASS  zero socket errors and zero non-2xx", out, re.MULTILINE), out[-3000:]
+        assert re.search(
+            rf"^  PASS  {name}: [\d,]+ requests, 0 socket errors, 0 non-2xx$", out, re.MULTILINE
+        ), (name, out[-6000:])
+    assert re.search(r"^  PASS  zero socket errors and zero non-2xx", out, re.MULTILINE), out[
+        -3000:
+    ]
 
 
 def test_faults_smoke():
     out = run_tool("faults", "--smoke")
     for number, module in STEPS.items():
         name = module.__name__.rsplit(".", 1)[1]
-        assert re.search(rf"^  PASS  step {number} {name} +(\d+)/\1 checks", out, re.MULTILINE), (name, out[-6000:])
+        assert re.search(rf"^  PASS  step {number} {name} +(\d+)/\1 checks", out, re.MULTILINE), (
+            name,
+            out[-6000:],
+        )
     assert "FAIL" not in out, out[-6000:]

@@ -23,7 +23,7 @@ SECRET = re.compile(r"whsec_([A-Za-z0-9+/]{43}=)")
 
 @pytest.fixture(autouse=True)
 def settings(app):
-    app.config["SCHEDULE_MIN_LEAD_SECONDS"] = -10**9  # schedules in the past are fine here
+    app.config["SCHEDULE_MIN_LEAD_SECONDS"] = -(10**9)  # schedules in the past are fine here
 
 
 @pytest.fixture
@@ -42,11 +42,18 @@ def delete(who, path, **headers):
 
 
 def publish_a_post(api, n=1):
-    post = api.post(POSTS, json={"type": "personal", "content": f"p{n}",
-                                 "scheduled_at": "2020-01-01T00:00:00Z"}).get_json()
+    post = api.post(
+        POSTS, json={"type": "personal", "content": f"p{n}", "scheduled_at": "2020-01-01T00:00:00Z"}
+    ).get_json()
     api.patch(ITEM + post["id"], json={"status": "Scheduled"})
-    r = api.post(CALLBACK, json={"post_id": post["id"], "linkedin_post_id": f"urn:li:share:{n}",
-                                 "live_url": "https://www.linkedin.com/feed/update/x"})
+    r = api.post(
+        CALLBACK,
+        json={
+            "post_id": post["id"],
+            "linkedin_post_id": f"urn:li:share:{n}",
+            "live_url": "https://www.linkedin.com/feed/update/x",
+        },
+    )
     assert r.status_code == 200
     return r.get_json()
 
@@ -55,8 +62,14 @@ def publish_a_post(api, n=1):
 
 
 def test_create_shows_the_secret_once(api):
-    r = api.post(HOOKS, json={"url": PUBLIC, "events": ["post.due", "post.failed"],
-                              "description": "Make.com scenario"})
+    r = api.post(
+        HOOKS,
+        json={
+            "url": PUBLIC,
+            "events": ["post.due", "post.failed"],
+            "description": "Make.com scenario",
+        },
+    )
     assert r.status_code == 201
     hook = r.get_json()
     match = SECRET.fullmatch(hook["secret"])
@@ -71,7 +84,9 @@ def test_create_shows_the_secret_once(api):
 def test_secrets_are_not_stored_in_plain_text(app, api, tmp_path):
     hook = add(api)
     rotated = api.patch(HOOK + hook["id"], json={"rotate_secret": True}).get_json()
-    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("test.sqlite"))
+    stored = b"".join(
+        p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("test.sqlite")
+    )
     for secret in (hook["secret"], rotated["secret"]):
         assert secret.encode() not in stored and secret[6:].encode() not in stored
     assert b"whsec_" not in stored
@@ -103,19 +118,30 @@ def test_bad_endpoints_are_refused(api, body, field):
 
 
 PRIVATE = [
-    "http://127.0.0.1:9000/hook", "http://localhost/hook", "http://10.1.2.3/hook",
-    "http://192.168.1.10/hook", "http://172.16.0.1/hook", "http://[::1]/hook",
-    "http://169.254.169.254/latest/meta-data", "http://[::ffff:127.0.0.1]/hook",
-    "http://0.0.0.0/hook", "http://100.64.0.1/hook", "http://[fd00::1]/hook",
-    "http://[fe80::1]/hook", "http://224.0.0.1/hook", "http://2130706433/hook",
-    "http://0x7f.1/hook", "http://no-such-host.invalid/hook",
+    "http://127.0.0.1:9000/hook",
+    "http://localhost/hook",
+    "http://10.1.2.3/hook",
+    "http://192.168.1.10/hook",
+    "http://172.16.0.1/hook",
+    "http://[::1]/hook",
+    "http://169.254.169.254/latest/meta-data",
+    "http://[::ffff:127.0.0.1]/hook",
+    "http://0.0.0.0/hook",
+    "http://100.64.0.1/hook",
+    "http://[fd00::1]/hook",
+    "http://[fe80::1]/hook",
+    "http://224.0.0.1/hook",
+    "http://2130706433/hook",
+    "http://0x7f.1/hook",
+    "http://no-such-host.invalid/hook",
 ]
 
 
 @pytest.mark.parametrize("url", PRIVATE)
 def test_the_ssrf_guard_refuses_non_public_hosts(api, url):
-    err = assert_error(api.post(HOOKS, json={"url": url, "events": ["post.due"]}), 400,
-                       "validation_error")
+    err = assert_error(
+        api.post(HOOKS, json={"url": url, "events": ["post.due"]}), 400, "validation_error"
+    )
     assert "public" in err["details"]["url"][0] or "resolve" in err["details"]["url"][0]
     hook = add(api)
     r = api.patch(HOOK + hook["id"], json={"url": url})
@@ -142,13 +168,19 @@ def test_one_enabled_post_due_endpoint_per_user(api, caller):
 
 def test_patch_changes_fields_and_rotates_the_secret(api):
     hook = add(api, description="first")
-    r = api.patch(HOOK + hook["id"], json={"url": PUBLIC + "/v2", "events": ["post.failed"],
-                                           "description": None},
-                  headers={"If-Match": '"1"'})
+    r = api.patch(
+        HOOK + hook["id"],
+        json={"url": PUBLIC + "/v2", "events": ["post.failed"], "description": None},
+        headers={"If-Match": '"1"'},
+    )
     changed = r.get_json()
     assert r.status_code == 200 and "secret" not in changed
-    assert (changed["url"], changed["events"], changed["description"], changed["version"]) == \
-        (PUBLIC + "/v2", ["post.failed"], None, 2)
+    assert (changed["url"], changed["events"], changed["description"], changed["version"]) == (
+        PUBLIC + "/v2",
+        ["post.failed"],
+        None,
+        2,
+    )
     r = api.patch(HOOK + hook["id"], json={"rotate_secret": True})
     rotated = r.get_json()
     assert SECRET.fullmatch(rotated["secret"]) and rotated["secret"] != hook["secret"]
@@ -162,15 +194,23 @@ def test_patch_changes_fields_and_rotates_the_secret(api):
     assert_error(stale, 412, "precondition_failed")
 
 
-@pytest.mark.parametrize("body, field", [({"url": "nope"}, "url"), ({"events": []}, "events"),
-                                         ({"enabled": "yes please"}, "enabled"),
-                                         ({"rotate_secret": "x"}, "rotate_secret"),
-                                         ({"secret": "whsec_x"}, "secret")])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"url": "nope"}, "url"),
+        ({"events": []}, "events"),
+        ({"enabled": "yes please"}, "enabled"),
+        ({"rotate_secret": "x"}, "rotate_secret"),
+        ({"secret": "whsec_x"}, "secret"),
+    ],
+)
 def test_bad_patches_change_nothing(api, body, field):
     hook = add(api)
     before = api.get(HOOK + hook["id"]).get_json()
-    assert field in assert_error(api.patch(HOOK + hook["id"], json=body), 400,
-                                 "validation_error")["details"]
+    assert (
+        field
+        in assert_error(api.patch(HOOK + hook["id"], json=body), 400, "validation_error")["details"]
+    )
     assert api.get(HOOK + hook["id"]).get_json() == before
 
 
@@ -184,11 +224,18 @@ def test_delete_an_endpoint(api):
 
 def test_endpoints_need_the_webhooks_scope(caller):
     poster = caller("alice", scopes=["posts:read", "posts:write", "posts:publish"])
-    for method, path in (("get", HOOKS), ("post", HOOKS), ("get", DELIVERIES), ("post", REDELIVER),
-                         ("get", HOOK + "00000000-0000-4000-8000-000000000000")):
+    for method, path in (
+        ("get", HOOKS),
+        ("post", HOOKS),
+        ("get", DELIVERIES),
+        ("post", REDELIVER),
+        ("get", HOOK + "00000000-0000-4000-8000-000000000000"),
+    ):
         r = getattr(poster, method)(path, json={} if method == "post" else None)
-        assert assert_error(r, 403, "insufficient_scope")["details"]["required_scope"] == \
-            "webhooks:manage"
+        assert (
+            assert_error(r, 403, "insufficient_scope")["details"]["required_scope"]
+            == "webhooks:manage"
+        )
 
 
 def test_users_never_see_each_others_endpoints_or_deliveries(api, caller):
@@ -197,8 +244,9 @@ def test_users_never_see_each_others_endpoints_or_deliveries(api, caller):
     publish_a_post(bob)
     mine = add(api)
     for method, path in (("get", HOOK + theirs["id"]), ("patch", HOOK + theirs["id"])):
-        assert_error(getattr(api, method)(path, json={} if method == "patch" else None), 404,
-                     "not_found")
+        assert_error(
+            getattr(api, method)(path, json={} if method == "patch" else None), 404, "not_found"
+        )
     assert_error(delete(api, HOOK + theirs["id"]), 404, "not_found")
     assert [h["id"] for h in api.get(HOOKS).get_json()["data"]] == [mine["id"]]
     assert api.get(DELIVERIES).get_json()["total"] == 0
@@ -214,8 +262,9 @@ def test_changes_write_events_for_the_endpoints_that_want_them(api):
     published_hook = add(api, events=["post.published", "article.published"])
     failed_hook = add(api, events=["post.failed"])
     post = publish_a_post(api)
-    other = api.post(POSTS, json={"type": "personal", "content": "x",
-                                  "scheduled_at": "2020-01-01T00:00:00Z"}).get_json()
+    other = api.post(
+        POSTS, json={"type": "personal", "content": "x", "scheduled_at": "2020-01-01T00:00:00Z"}
+    ).get_json()
     api.patch(ITEM + other["id"], json={"status": "Scheduled"})
     api.patch(ITEM + other["id"], json={"status": "Failed", "last_error": "token expired"})
     article = api.post("/functions/v1/articles-api", json={"title": "t"}).get_json()
@@ -223,21 +272,35 @@ def test_changes_write_events_for_the_endpoints_that_want_them(api):
     log = api.get(DELIVERIES).get_json()
     assert log["total"] == 3
     kinds = {(d["event_type"], d["endpoint_id"], d["post_id"]) for d in log["data"]}
-    assert kinds == {("post.published", published_hook["id"], post["id"]),
-                     ("post.failed", failed_hook["id"], other["id"]),
-                     ("article.published", published_hook["id"], None)}
+    assert kinds == {
+        ("post.published", published_hook["id"], post["id"]),
+        ("post.failed", failed_hook["id"], other["id"]),
+        ("article.published", published_hook["id"], None),
+    }
     assert {d["outcome"] for d in log["data"]} == {"pending"}
     assert all(d["event_id"].startswith("msg_") and d["attempts"] == [] for d in log["data"])
     # A callback retry changes nothing, so it writes no second event.
-    api.post(CALLBACK, json={"post_id": post["id"], "linkedin_post_id": "urn:li:share:1",
-                             "live_url": "https://www.linkedin.com/feed/update/x"})
+    api.post(
+        CALLBACK,
+        json={
+            "post_id": post["id"],
+            "linkedin_post_id": "urn:li:share:1",
+            "live_url": "https://www.linkedin.com/feed/update/x",
+        },
+    )
     assert api.get(DELIVERIES).get_json()["total"] == 3
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("event_type=post.published", 1), ("event_type=post.failed", 0), ("outcome=pending", 1),
-    ("outcome=delivered", 0), ("limit=1&offset=1", 1),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("event_type=post.published", 1),
+        ("event_type=post.failed", 0),
+        ("outcome=pending", 1),
+        ("outcome=delivered", 0),
+        ("limit=1&offset=1", 1),
+    ],
+)
 def test_delivery_log_filters(api, query, expected):
     hook = add(api)
     post = publish_a_post(api)
@@ -248,11 +311,19 @@ def test_delivery_log_filters(api, query, expected):
     assert api.get(f"{DELIVERIES}?post_id={other}").get_json()["total"] == 0
 
 
-@pytest.mark.parametrize("query, param", [("outcome=lost", "outcome"), ("post_id=1", "post_id"),
-                                          ("event_type=ping", "event_type"), ("x=1", "x")])
+@pytest.mark.parametrize(
+    "query, param",
+    [
+        ("outcome=lost", "outcome"),
+        ("post_id=1", "post_id"),
+        ("event_type=ping", "event_type"),
+        ("x=1", "x"),
+    ],
+)
 def test_delivery_log_refuses_bad_filters(api, query, param):
-    assert param in assert_error(api.get(f"{DELIVERIES}?{query}"), 400,
-                                 "validation_error")["details"]
+    assert (
+        param in assert_error(api.get(f"{DELIVERIES}?{query}"), 400, "validation_error")["details"]
+    )
 
 
 def test_a_change_that_rolls_back_writes_no_event(app, api, monkeypatch):
@@ -261,8 +332,9 @@ def test_a_change_that_rolls_back_writes_no_event(app, api, monkeypatch):
     import events
 
     add(api)
-    post = api.post(POSTS, json={"type": "personal", "content": "x",
-                                 "scheduled_at": "2020-01-01T00:00:00Z"}).get_json()
+    post = api.post(
+        POSTS, json={"type": "personal", "content": "x", "scheduled_at": "2020-01-01T00:00:00Z"}
+    ).get_json()
     scheduled = api.patch(ITEM + post["id"], json={"status": "Scheduled"}).get_json()
     real = events.post_changed
 
@@ -271,8 +343,14 @@ def test_a_change_that_rolls_back_writes_no_event(app, api, monkeypatch):
         raise RuntimeError("the process dies after writing the event")
 
     monkeypatch.setattr(events, "post_changed", then_fail)
-    r = api.post(CALLBACK, json={"post_id": post["id"], "linkedin_post_id": "urn:li:share:1",
-                                 "live_url": "https://www.linkedin.com/feed/update/x"})
+    r = api.post(
+        CALLBACK,
+        json={
+            "post_id": post["id"],
+            "linkedin_post_id": "urn:li:share:1",
+            "live_url": "https://www.linkedin.com/feed/update/x",
+        },
+    )
     assert_error(r, 500, "internal_error")
     monkeypatch.setattr(events, "post_changed", real)
     assert api.get(ITEM + post["id"]).get_json() == scheduled
@@ -294,7 +372,10 @@ def test_deleting_or_disabling_an_endpoint_cancels_its_pending_deliveries(api):
     assert delete(api, HOOK + dropped["id"]).status_code == 204
     log = api.get(DELIVERIES).get_json()["data"]
     assert {d["outcome"] for d in log} == {"cancelled"} and len(log) == 2
-    assert {d["last_error"] for d in log} == {"the endpoint was disabled", "the endpoint was deleted"}
+    assert {d["last_error"] for d in log} == {
+        "the endpoint was disabled",
+        "the endpoint was deleted",
+    }
 
 
 def test_redeliver(api):
@@ -307,8 +388,11 @@ def test_redeliver(api):
     assert again["id"] != first["id"] and again["event_id"] == first["event_id"]
     assert again["outcome"] == "pending" and again["endpoint_id"] == hook["id"]
     assert api.get(DELIVERIES).get_json()["total"] == 2
-    assert_error(api.post(REDELIVER, json={"delivery_id": "00000000-0000-4000-8000-000000000000"}),
-                 404, "not_found")
+    assert_error(
+        api.post(REDELIVER, json={"delivery_id": "00000000-0000-4000-8000-000000000000"}),
+        404,
+        "not_found",
+    )
     api.patch(HOOK + hook["id"], json={"enabled": False})
     assert_error(api.post(REDELIVER, json={"delivery_id": first["id"]}), 409, "conflict")
 
@@ -318,8 +402,20 @@ def test_redeliver(api):
 
 def test_cli_add_list_test_and_remove(app, runner, key, private_ok):
     with Receiver() as receiver:
-        result = runner.invoke(args=["webhooks", "add", "--user", "alice", "--url", receiver.url,
-                                     "--event", "post.due", "--event", "post.failed"])
+        result = runner.invoke(
+            args=[
+                "webhooks",
+                "add",
+                "--user",
+                "alice",
+                "--url",
+                receiver.url,
+                "--event",
+                "post.due",
+                "--event",
+                "post.failed",
+            ]
+        )
         assert result.exit_code == 0, result.output
         lines = result.output.strip().splitlines()
         secret = lines[-1]
@@ -348,12 +444,15 @@ def test_cli_add_list_test_and_remove(app, runner, key, private_ok):
     assert result.exit_code == 1 and "No webhook endpoint" in result.output
 
 
-@pytest.mark.parametrize("args, text", [
-    (["--user", "nobody", "--url", PUBLIC, "--event", "post.due"], "no user 'nobody'"),
-    (["--user", "alice", "--url", "http://10.0.0.1/x", "--event", "post.due"], "public"),
-    (["--user", "alice", "--url", "not a url", "--event", "post.due"], "url"),
-    (["--user", "alice", "--url", PUBLIC, "--event", "post.gone"], "post.gone"),
-])
+@pytest.mark.parametrize(
+    "args, text",
+    [
+        (["--user", "nobody", "--url", PUBLIC, "--event", "post.due"], "no user 'nobody'"),
+        (["--user", "alice", "--url", "http://10.0.0.1/x", "--event", "post.due"], "public"),
+        (["--user", "alice", "--url", "not a url", "--event", "post.due"], "url"),
+        (["--user", "alice", "--url", PUBLIC, "--event", "post.gone"], "post.gone"),
+    ],
+)
 def test_cli_add_refuses_bad_input(runner, key, args, text):
     result = runner.invoke(args=["webhooks", "add", *args])
     assert result.exit_code in (1, 2), result.output

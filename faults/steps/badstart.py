@@ -22,14 +22,18 @@ START_TIMEOUT = 30  # a refused start takes about a second
 
 def run(args, tmp):
     st = Step("5 badstart")
-    log("\n[5] bad starts: gunicorn must refuse with one `error: cannot start: ...` line and exit 1")
+    log(
+        "\n[5] bad starts: gunicorn must refuse with one `error: cannot start: ...` line and exit 1"
+    )
     base = tmp / "badstart"
     base.mkdir()
     junk = base / "junk.sqlite"
     junk.write_bytes(b"this is not an SQLite database\n" * 100)
     for label, database, expect, read_only_path in cases(base, junk):
         try_case(st, args, label, database, expect, read_only_path)
-    st.check(junk.read_bytes().startswith(b"this is not"), "the non-database file was left untouched")
+    st.check(
+        junk.read_bytes().startswith(b"this is not"), "the non-database file was left untouched"
+    )
     return st
 
 
@@ -62,7 +66,9 @@ def cases(base, junk):
 def try_case(st, args, label, database, expect, read_only_path):
     with read_only(read_only_path) if read_only_path else contextlib.nullcontext("-") as how:
         if how is None:
-            st.figure(f"{label}: cannot be made read-only for root here (no chattr, no bind mount): NOT TESTED")
+            st.figure(
+                f"{label}: cannot be made read-only for root here (no chattr, no bind mount): NOT TESTED"
+            )
             return
         result = Gunicorn(database, workers=2).run_to_exit(START_TIMEOUT)
     lines = result.error_lines()
@@ -105,13 +111,18 @@ def read_only(path):
         finally:
             path.chmod(mode)
         return
-    if shutil.which("chattr") and subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0:
+    if (
+        shutil.which("chattr")
+        and subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0
+    ):
         try:
             yield "chattr +i"
         finally:
             subprocess.run(["chattr", "-i", str(path)], capture_output=True)
         return
-    bind = subprocess.run(["mount", "--bind", "-o", "ro", str(path), str(path)], capture_output=True)
+    bind = subprocess.run(
+        ["mount", "--bind", "-o", "ro", str(path), str(path)], capture_output=True
+    )
     if bind.returncode == 0:
         subprocess.run(["mount", "-o", "remount,bind,ro", str(path)], capture_output=True)
         try:

@@ -45,7 +45,9 @@ def run(args, tmp):
         kills, answered_before_master = load_while_killing(server, key, ledger, args)
     finally:
         server.kill()
-    st.figure(f"{len(kills)} workers SIGKILLed in {args.crash_seconds} s, then the master (SIGKILL to the group)")
+    st.figure(
+        f"{len(kills)} workers SIGKILLed in {args.crash_seconds} s, then the master (SIGKILL to the group)"
+    )
     for line in ledger.figures():
         st.figure(line)
     st.figure(f"{answered_before_master:,} requests had ended before the master was killed")
@@ -53,7 +55,9 @@ def run(args, tmp):
     st.figure(f"files after the crash: {', '.join(files)}")
 
     t0 = time.monotonic()
-    with Gunicorn(database, workers=args.workers, log=tmp / "crash-restart.log", name="crash-restart") as again:
+    with Gunicorn(
+        database, workers=args.workers, log=tmp / "crash-restart.log", name="crash-restart"
+    ) as again:
         st.figure(f"restarted in {time.monotonic() - t0:.1f} s")
         integrity = integrity_check(database)
         with Client(again.url, key) as client:
@@ -66,7 +70,10 @@ def run(args, tmp):
     st.checks_from(ledger.check_posts(posts))
     st.checks_from(ledger.check_responses(connection_errors=True))
     expected_kills = args.crash_seconds / args.kill_interval * 0.8
-    st.check(len(kills) >= expected_kills, f"{len(kills)} worker kills happened (at least {expected_kills:.0f})")
+    st.check(
+        len(kills) >= expected_kills,
+        f"{len(kills)} worker kills happened (at least {expected_kills:.0f})",
+    )
     return st
 
 
@@ -76,9 +83,18 @@ def load_while_killing(server, key, ledger, args):
     stop = threading.Event()
     with ThreadPoolExecutor(1) as pool:
         load = pool.submit(
-            run_load, server.url, key, ledger,
-            threads=args.crash_threads, seconds=args.crash_seconds + 30, max_requests=args.max_requests,
-            mix=WRITES, stop=stop, seed=1, timeout=10.0, pause=args.crash_pause,
+            run_load,
+            server.url,
+            key,
+            ledger,
+            threads=args.crash_threads,
+            seconds=args.crash_seconds + 30,
+            max_requests=args.max_requests,
+            mix=WRITES,
+            stop=stop,
+            seed=1,
+            timeout=10.0,
+            pause=args.crash_pause,
         )
         try:
             kills = kill_workers(server, args.crash_seconds, args.kill_interval)
@@ -105,4 +121,3 @@ def kill_workers(server, seconds, interval, seed=7):
                 os.kill(pid, signal.SIGKILL)
                 kills.append(pid)
     return kills
-

@@ -35,7 +35,9 @@ FILL_SECONDS = 60
 def run(args, tmp):
     st = Step("4 full")
     pages = args.max_pages
-    log(f"\n[4] full storage: FLASK_SQLITE_MAX_PAGE_COUNT={pages} ({pages * 4096 // 1024} KiB at 4 KiB pages)")
+    log(
+        f"\n[4] full storage: FLASK_SQLITE_MAX_PAGE_COUNT={pages} ({pages * 4096 // 1024} KiB at 4 KiB pages)"
+    )
     env = {"FLASK_SQLITE_MAX_PAGE_COUNT": str(pages)}
     database = init_database(tmp / "full.sqlite", env=env)
     key = create_key(database, "filler", env=env)
@@ -48,12 +50,17 @@ def run(args, tmp):
             refused = write_when_full(client, ledger)
             unreadable = read_back(client, ledger)
             health = client.get("/health").status
-        workers, after_kill, master_alive = kill_workers_while_full(server, key, list(ledger.posts)[:20])
+        workers, after_kill, master_alive = kill_workers_while_full(
+            server, key, list(ledger.posts)[:20]
+        )
     with Gunicorn(database, workers=2, env=env, log=log_file, name="full-restart") as again:
         with Client(again.url, key) as client:
             restart_read = client.get(f"{POSTS}?limit=5").status
             restart_write = ledger.create(
-                client, unique("after restart " + "w" * 1500), op="create-after-restart", expected=(507,)
+                client,
+                unique("after restart " + "w" * 1500),
+                op="create-after-restart",
+                expected=(507,),
             )
             posts = read_posts(client)
     for line in ledger.figures():
@@ -91,13 +98,19 @@ def run(args, tmp):
     integrity = integrity_check(database)  # the server has stopped
     st.check(integrity == ["ok"], f"PRAGMA integrity_check: {integrity[:3]}")
     text = log_file.read_text(errors="replace") if log_file.exists() else ""
-    st.figure(f"server log: {text.count('storage full')} 'storage full' lines, {text.count('Traceback')} tracebacks")
+    st.figure(
+        f"server log: {text.count('storage full')} 'storage full' lines, {text.count('Traceback')} tracebacks"
+    )
     return st
 
 
 def is_full(r):
     body = r.json or {}
-    return r.status is not None and r.status >= 500 and (body.get("error") or {}).get("code") == "storage_full"
+    return (
+        r.status is not None
+        and r.status >= 500
+        and (body.get("error") or {}).get("code") == "storage_full"
+    )
 
 
 def fill(client, ledger):
@@ -115,7 +128,8 @@ def fill(client, ledger):
 def write_when_full(client, ledger):
     """More creates, and PATCHes that grow a post, once the file is full."""
     creates = [
-        ledger.create(client, unique("more " + "y" * 1500), op="create-full", expected=(507,)) for _ in range(20)
+        ledger.create(client, unique("more " + "y" * 1500), op="create-full", expected=(507,))
+        for _ in range(20)
     ]
     patches, patched = [], 0
     for pid in list(ledger.posts)[:10]:

@@ -23,19 +23,32 @@ from harness.ledger import LOCKED
 
 def run(args, tmp):
     st = Step("1 load")
-    log(f"\n[1] mixed concurrent load: {args.threads} threads, {args.load_seconds} s, at most {args.max_requests:,} requests")
+    log(
+        f"\n[1] mixed concurrent load: {args.threads} threads, {args.load_seconds} s, at most {args.max_requests:,} requests"
+    )
     database = init_database(tmp / "load.sqlite")
     key = create_key(database, "loader")
     ledger = Ledger()
     with Gunicorn(database, workers=args.workers, log=tmp / "load.log", name="load") as server:
         targets = prepare_posts(
-            server.url, key, ledger,
-            shared=args.shared_posts, scheduled=args.scheduled_posts, seconds=args.load_seconds,
+            server.url,
+            key,
+            ledger,
+            shared=args.shared_posts,
+            scheduled=args.scheduled_posts,
+            seconds=args.load_seconds,
         )
-        st.figure(f"setup: {len(targets.shared)} shared posts, {len(targets.scheduled)} posts Scheduled for callbacks")
+        st.figure(
+            f"setup: {len(targets.shared)} shared posts, {len(targets.scheduled)} posts Scheduled for callbacks"
+        )
         result = run_load(
-            server.url, key, ledger,
-            threads=args.threads, seconds=args.load_seconds, max_requests=args.max_requests, targets=targets,
+            server.url,
+            key,
+            ledger,
+            threads=args.threads,
+            seconds=args.load_seconds,
+            max_requests=args.max_requests,
+            targets=targets,
         )
         with Client(server.url, key) as client:
             posts = read_posts(client)

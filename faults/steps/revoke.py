@@ -50,9 +50,13 @@ def run(args, tmp):
     victim = create_key(database, "victim", env=ENV)
     control = create_key(database, "control", env=ENV)
     stream = Stream()
-    with Gunicorn(database, workers=args.workers, env=ENV, log=tmp / "revoke.log", name="revoke") as server:
+    with Gunicorn(
+        database, workers=args.workers, env=ENV, log=tmp / "revoke.log", name="revoke"
+    ) as server:
         threads = [
-            threading.Thread(target=stream_requests, args=(server.url, victim, i, stream), daemon=True)
+            threading.Thread(
+                target=stream_requests, args=(server.url, victim, i, stream), daemon=True
+            )
             for i in range(args.revoke_threads)
         ]
         for t in threads:
@@ -139,4 +143,7 @@ def report(st, results, revoked, control_status, live, stopped):
             state == "revoked" and row["revoked_at"] is not None,
             f"{when}: keys list says {state!r}, revoked_at {row['revoked_at']}, last_used_at {row['last_used_at']}",
         )
-    st.check(live[1]["revoked_at"] == stopped[1]["revoked_at"], "revoked_at never changed after it was set")
+    st.check(
+        live[1]["revoked_at"] == stopped[1]["revoked_at"],
+        "revoked_at never changed after it was set",
+    )
