@@ -20,6 +20,7 @@ stops taking work, waits for what is in flight for at most
 FLASK_DISPATCH_GRACE_SECONDS, gives back the leases of the rest, and exits 0.
 """
 
+import contextlib
 import json
 import logging
 import os
@@ -58,6 +59,7 @@ class Dispatcher:
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.stopping = threading.Event()
         self.tasks = queue.Queue()
+        self.results = queue.Queue()
         self.in_flight = set()
         self.lock = threading.Lock()
         self.sender = outbound.Sender(
@@ -66,6 +68,7 @@ class Dispatcher:
             pool_size=self.config["DISPATCH_WORKERS"],
         )
         self.schedule = self.config["WEBHOOK_RETRY_SCHEDULE"]
+        self.secrets = {}  # sealed -> plain, so that each secret is decrypted once
         self.last_purge = 0.0
         self.delivered = 0
 
@@ -75,33 +78,34 @@ class Dispatcher:
         """Until SIGTERM/SIGINT (or `seconds`); returns the exit status."""
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: self.stopping.set())
-        threads = [
-            threading.Thread(target=self._work, daemon=True, name=f"deliver-{i}")
-            for i in range(self.config["DISPATCH_WORKERS"])
-        ]
-        for thread in threads:
-            thread.start()
+        for i in range(self.config["DISPATCH_WORKERS"]):
+            threading.Thread(target=self._work, daemon=True, name=f"send-{i}").start()
         log.info("dispatcher %s started", self.name)
         deadline = None if seconds is None else time.monotonic() + seconds
-        poll = self.config["DISPATCH_POLL_SECONDS"]
         while not self.stopping.is_set():
             busy = self._tick()
             if deadline is not None and time.monotonic() >= deadline:
                 break
             if not busy:
-                self.stopping.wait(poll)
+                self._wait(self.config["DISPATCH_POLL_SECONDS"])
         return self._shut_down()
+
+    def _wait(self, seconds):
+        """Until a result comes back (to record it at once), SIGTERM, or `seconds`."""
+        with contextlib.suppress(queue.Empty):
+            self.results.put(self.results.get(timeout=seconds))
 
     def _tick(self):
         """One round; True when it found work (so the next one comes at once)."""
         try:
             with self.app.app_context():
+                recorded = self.record()
                 now = timestamps.now_text()
                 pushed = self.push_due(now)
                 publishing.settle_all(now)
                 leased = self.lease(now)
                 self._purge_now_and_then(now)
-            return bool(pushed or leased)
+            return bool(recorded or pushed or leased)
         except Exception:
             log.exception("dispatcher round failed; trying again")
             self.stopping.wait(1)
@@ -118,7 +122,7 @@ class Dispatcher:
 
     def lease(self, now):
         with self.lock:
-            free = 2 * self.config["DISPATCH_WORKERS"] - len(self.in_flight)
+            free = 4 * self.config["DISPATCH_WORKERS"] - len(self.in_flight)
         if free <= 0 or not outbox.any_ready(now):
             return 0
         until = timestamps.later(now, self.config["DISPATCH_LEASE_SECONDS"])
@@ -130,6 +134,24 @@ class Dispatcher:
             self.tasks.put(delivery)
         return len(leased)
 
+    def record(self):
+        """Every result the senders handed back, in one transaction: one
+        commit for many deliveries, and the write lock taken once."""
+        done = []
+        while True:
+            try:
+                done.append(self.results.get_nowait())
+            except queue.Empty:
+                break
+        if not done:
+            return 0
+        with transaction():
+            for delivery, attempt, reason in done:
+                self._record_one(delivery, attempt, reason)
+        with self.lock:
+            self.in_flight.difference_update(d["id"] for d, _, _ in done)
+        return len(done)
+
     def _purge_now_and_then(self, now):
         if time.monotonic() - self.last_purge < 3600:
             return
@@ -139,86 +161,94 @@ class Dispatcher:
 
     def _shut_down(self):
         grace = time.monotonic() + self.config["DISPATCH_GRACE_SECONDS"]
-        while time.monotonic() < grace:
-            with self.lock:
-                if not self.in_flight:
-                    break
-            time.sleep(0.05)
-        with self.lock:
-            left = list(self.in_flight)
-            self.in_flight.clear()
         with self.app.app_context():
+            while time.monotonic() < grace:
+                self.record()
+                with self.lock:
+                    if not self.in_flight:
+                        break
+                time.sleep(0.05)
+            self.record()
+            with self.lock:
+                left = len(self.in_flight)
+                self.in_flight.clear()
             with transaction():
                 outbox.release(self.name)
             dispose_db()
         log.info(
-            "dispatcher %s stopped (%d delivered; %d given back)",
-            self.name,
-            self.delivered,
-            len(left),
+            "dispatcher %s stopped (%d delivered; %d given back)", self.name, self.delivered, left
         )
         return 0
 
-    # --- one delivery -------------------------------------------------------------------
+    # --- one delivery: sent by a thread, recorded by the loop ----------------------------
 
     def _work(self):
         while True:
             delivery = self.tasks.get()
+            if self.stopping.is_set():
+                continue  # its lease is given back on the way out
             try:
-                if not self.stopping.is_set():
-                    with self.app.app_context():
-                        self.deliver(delivery)
+                reason = self._reason_not_to_send(delivery, timestamps.now_text())
+                attempt = None
+                if reason is None:
+                    attempt = self.sender.send(
+                        delivery["url"],
+                        delivery["event_id"],
+                        delivery["body"],
+                        self._signing_secrets(delivery),
+                    )
+                self.results.put((delivery, attempt, reason))
             except Exception:
                 log.exception("delivery %s failed; it will be tried again", delivery["id"])
-            finally:
                 with self.lock:
                     self.in_flight.discard(delivery["id"])
 
-    def deliver(self, delivery):
-        now = timestamps.now_text()
-        endpoint = webhook_store.signing(delivery["endpoint_id"])
-        reason = self._reason_not_to_send(delivery, endpoint, now)
-        if reason:
-            with transaction():
-                outbox.cancel(delivery["id"], self.name, reason, now)
-            return
-        attempt = self.sender.send(
-            endpoint["url"], delivery["event_id"], delivery["body"], self._secrets(endpoint, now)
-        )
-        now = timestamps.now_text()
-        outcome = self._next_step(delivery, attempt, now)
-        row = {**attempt, "attempted_at": timestamps.to_text(attempt["attempted_at"])}
-        with transaction():
-            if not outbox.record_attempt(delivery["id"], self.name, row, outcome):
-                return  # the lease ran out and another dispatcher has it now
-            if attempt["status_code"] == 410:
-                reason = "the receiver answered 410 Gone"
-                webhook_store.disable(endpoint["id"], reason, now)
-                outbox.cancel_for_endpoint(endpoint["id"], reason, now)
-            if delivery["event_type"] == "post.due":
-                self._note_handoff(delivery, attempt, now)
-        if attempt["outcome"] == "delivered":
-            self.delivered += 1
-
-    def _reason_not_to_send(self, delivery, endpoint, now):
-        if endpoint is None:
+    def _reason_not_to_send(self, delivery, now):
+        if delivery["url"] is None:
             return "the endpoint was deleted"
-        if not endpoint["enabled"]:
+        if not delivery["enabled"]:
             return "the endpoint is disabled"
         if delivery["event_type"] == "post.due":
-            post = post_store.handoff(delivery["post_id"])
-            handoff_id = _handoff_id(delivery)
-            if post is None:
+            if delivery["post_status"] is None:
                 return "the post was deleted"
-            if post["handoff_id"] != handoff_id or post["handoff_expires_at"] <= now:
+            if (
+                delivery["handoff_id"] != _handoff_id(delivery)
+                or delivery["handoff_expires_at"] <= now
+            ):
                 return "the handoff ended before this attempt: the post is no longer in it"
         return None
 
-    def _secrets(self, endpoint, now):
-        secrets = [webhook_secrets.unseal(endpoint["secret"])]
-        if endpoint["previous_secret"] and (endpoint["previous_secret_until"] or "") > now:
-            secrets.append(webhook_secrets.unseal(endpoint["previous_secret"]))
-        return secrets
+    def _signing_secrets(self, delivery):
+        sealed = [delivery["secret"]]
+        if delivery["previous_secret"] and (delivery["previous_secret_until"] or "") > (
+            timestamps.now_text()
+        ):
+            sealed.append(delivery["previous_secret"])
+        return [self._unseal(s) for s in sealed]
+
+    def _unseal(self, sealed):
+        if sealed not in self.secrets:
+            with self.app.app_context():
+                self.secrets[sealed] = webhook_secrets.unseal(sealed)
+        return self.secrets[sealed]
+
+    def _record_one(self, delivery, attempt, reason):
+        now = timestamps.now_text()
+        if reason is not None:
+            outbox.cancel(delivery["id"], self.name, reason, now)
+            return
+        outcome = self._next_step(delivery, attempt, now)
+        row = {**attempt, "attempted_at": timestamps.to_text(attempt["attempted_at"])}
+        if not outbox.record_attempt(delivery["id"], self.name, row, outcome):
+            return  # the lease ran out and another dispatcher has it now
+        if attempt["status_code"] == 410:
+            reason = "the receiver answered 410 Gone"
+            webhook_store.disable(delivery["endpoint_id"], reason, now)
+            outbox.cancel_for_endpoint(delivery["endpoint_id"], reason, now)
+        if delivery["event_type"] == "post.due":
+            self._note_handoff(delivery, attempt, now)
+        if attempt["outcome"] == "delivered":
+            self.delivered += 1
 
     def _next_step(self, delivery, attempt, now):
         if attempt["outcome"] == "delivered":

@@ -44,7 +44,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import seed
+from bench import handoff, seed
 from harness import POSTS, Client, Gunicorn, create_key
 
 BENCH = Path(__file__).resolve().parent
@@ -62,11 +62,14 @@ SCENARIOS = [
     ("callback_normal", "publish callback", "normal", "callback.lua", "scheduled"),
 ]
 
-# Targets (issue 6). Ratios are of the ceiling's requests/s.
+# Targets (README "Performance and Reliability"). Ratios are of the ceiling's requests/s.
 TARGET_RATIO = {"get": 0.75, "list": 0.40, "create": 0.16, "callback": 0.16}
 TARGET_P99_FACTOR = 2.0  # GET one post p99 <= 2x the ceiling's p99
 TARGET_GROWTH = 1.20  # 1M posts: time per request at most 1.2x that with 1k
 TARGET_RSS_MB = 80
+
+# The handoff scenarios (bench/handoff.py): name -> function.
+HANDOFF = {"claim": handoff.claim, "webhooks": handoff.webhooks, "idle": handoff.idle}
 
 
 def log(msg=""):
@@ -290,9 +293,22 @@ def parse_args(argv):
     p.add_argument("--growth-small", type=int, default=1_000, help="posts in the small growth DB")
     p.add_argument("--no-growth", action="store_true", help="skip the 1k vs 1M growth check")
     p.add_argument(
+        "--claim-posts", type=int, default=100_000, help="due posts the claim scenario drains"
+    )
+    p.add_argument(
+        "--webhook-posts",
+        type=int,
+        default=1_000,
+        help="posts due at once for the webhooks scenario",
+    )
+    p.add_argument(
+        "--no-handoff", action="store_true", help="skip the claim, webhooks and idle scenarios"
+    )
+    p.add_argument(
         "--only",
         default="",
-        help="comma-separated scenarios to run: " + ",".join(s[0] for s in SCENARIOS) + ",growth",
+        help="comma-separated scenarios to run: "
+        + ",".join([s[0] for s in SCENARIOS] + ["growth", *HANDOFF]),
     )
     p.add_argument(
         "--quiet-wait",
@@ -324,11 +340,14 @@ def parse_args(argv):
         args.duration, args.repeats, args.warmup = 2, 1, 1
         if args.growth_posts == 1_000_000:
             args.growth_posts = 20_000
+        if args.claim_posts == 100_000:
+            args.claim_posts = 10_000
     if args.smoke:
         args.duration, args.repeats, args.warmup, args.max_requests = 1, 1, 0, 300
         args.connections, args.threads, args.workers = 4, 1, 2
         args.drafts, args.scheduled = 300, 1_000
         args.growth_small, args.growth_posts = 200, 2_000
+        args.claim_posts, args.webhook_posts = 300, 50
     if args.scheduled is None:
         # Up to ~2,500 callbacks/s per run, both sync modes, warm-up included.
         args.scheduled = int(2 * 2500 * (args.repeats * args.duration + args.warmup)) + 5000
@@ -340,18 +359,26 @@ def main(argv=None):
     if shutil.which("wrk") is None:
         sys.exit("error: wrk is not installed; run bench/ensure_wrk.sh (apt-get install -y wrk)")
     only = [x.strip() for x in args.only.split(",") if x.strip()]
-    unknown = set(only) - {s[0] for s in SCENARIOS} - {"growth"}
+    unknown = set(only) - {s[0] for s in SCENARIOS} - {"growth", *HANDOFF}
     if unknown:
         sys.exit(f"error: unknown scenario(s) {', '.join(sorted(unknown))}")
     wanted = [s for s in SCENARIOS if not only or s[0] in only]
+    handoffs = [] if args.no_handoff else [h for h in HANDOFF if not only or h in only]
     if only and "growth" not in only:
         args.no_growth = True
-    if not wanted and args.no_growth:
+    if not wanted and args.no_growth and not handoffs:
         sys.exit("error: nothing to run")
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-"))
     totals = Totals()
-    results = {"machine": machine_info(), "settings": {}, "scenarios": {}, "growth": {}, "rss": {}}
+    results = {
+        "machine": machine_info(),
+        "settings": {},
+        "scenarios": {},
+        "growth": {},
+        "handoff": {},
+        "rss": {},
+    }
     results["settings"] = {
         k: getattr(args, k)
         for k in (
@@ -369,7 +396,7 @@ def main(argv=None):
     started = time.monotonic()
     try:
         log(
-            "Content Publishing Service benchmark (issue 6)"
+            "Content Publishing Service benchmark"
             + (" -- smoke run: figures mean nothing" if args.smoke else "")
         )
         log(f"machine: {results['machine']}")
@@ -396,11 +423,15 @@ def main(argv=None):
             run_scenarios(args, wanted, tmp, totals, results, servers)
         if not args.no_growth:
             run_growth(args, tmp, totals, results, servers)
+        handoff_ok = all(
+            HANDOFF[name](args, tmp, totals, results, servers, sys.modules[__name__])
+            for name in handoffs
+        )
         report_rss(results, servers)
         for name, server in [(s.name, s) for s in servers]:
             found = scan_log(server.log)
             results.setdefault("logs", {})[name] = found
-        ran_ok = report_targets(args, results, totals)
+        ran_ok = report_targets(args, results, totals) and handoff_ok
     finally:
         for s in servers:
             s.stop()
@@ -712,6 +743,8 @@ def report_targets(args, results, totals):
     if args.smoke:
         log("  (throughput, latency and growth targets are not judged in a smoke run)")
         sc, ceiling = {}, None
+    else:
+        handoff.report(args, results, check)
     if ceiling and "get" in sc:
         ok = sc["get"]["ratio"] >= TARGET_RATIO["get"]
         check(ok, f"GET one post >= {TARGET_RATIO['get']} of ceiling: {sc['get']['ratio']:.2f}")

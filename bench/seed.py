@@ -76,7 +76,9 @@ def _user(name):
     return key_store.find_key(auth.hash_key(key))["user_id"]
 
 
-def _insert_many(owners, content, start, step_us, status_for=None, progress=None):
+def _insert_many(
+    owners, content, start, step_us, status_for=None, progress=None, scheduled_at=None
+):
     """Insert len(owners) posts, post i owned by owners[i], created at
     start + i*step_us (so every owner's posts interleave in time).
 
@@ -93,6 +95,8 @@ def _insert_many(owners, content, start, step_us, status_for=None, progress=None
         "Scheduled": timestamps.to_text(timestamps.now() + timedelta(days=1)),
         "Due": timestamps.to_text(timestamps.now() - timedelta(days=1)),
     }
+    if scheduled_at is not None:
+        when = {"Scheduled": scheduled_at, "Due": scheduled_at}
     while done < total:
         end = min(done + BATCH, total)
         with transaction():
@@ -121,9 +125,10 @@ def _insert_many(owners, content, start, step_us, status_for=None, progress=None
 # ---------------------------------------------------------------- databases
 
 
-def seed_main(path, drafts, scheduled, progress=print):
+def seed_main(path, drafts, scheduled, progress=print, status="Scheduled", scheduled_at=None):
     """The scenario database: `drafts` Draft posts and `scheduled` Scheduled
-    posts of user CALLER. Returns {"drafts": [ids], "scheduled": [ids]}."""
+    posts of user CALLER, a day ahead (status="Due": a day ago; or at
+    `scheduled_at`). Returns {"drafts": [ids], "scheduled": [ids]}."""
     with _seeding(path):
         uid = _user(CALLER)
         start = timestamps.now() - timedelta(days=30)
@@ -134,8 +139,9 @@ def seed_main(path, drafts, scheduled, progress=print):
             lambda i: f"Bench post {i}: notes on shipping small services, with numbers.",
             start,
             1000,
-            status_for=lambda i: "Scheduled" if i >= drafts else "Draft",
+            status_for=lambda i: status if i >= drafts else "Draft",
             progress=progress,
+            scheduled_at=scheduled_at,
         )
     return {"drafts": ids[:drafts], "scheduled": ids[drafts:]}
 

@@ -122,10 +122,7 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="faults-"))
-    log(
-        "Content Publishing Service fault harness (issue 6)"
-        + (" -- smoke run" if args.smoke else "")
-    )
+    log("Content Publishing Service fault harness" + (" -- smoke run" if args.smoke else ""))
     log(f"gunicorn.conf.py, {args.workers} workers, file databases under {tmp}; loopback only")
     started = time.monotonic()
     done = []

@@ -8,6 +8,7 @@ past the sender's timeout), or no server at all while it is "down".
 
 import contextlib
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,15 +22,29 @@ class Arrival:
     """One request as it arrived."""
 
     def __init__(self, headers, body, secrets):
+        self.at = time.time()
         self.headers = {k.lower(): v for k, v in headers.items()}
         self.body = body
-        self.at = time.time()
+        self.secrets = secrets
         self.webhook_id = self.headers.get("webhook-id")
-        self.verified_with = [s for s in secrets if _verifies(s, body, self.headers)]
-        try:
-            self.json = json.loads(body)
-        except ValueError:
-            self.json = None
+        self._verified_with = self._json = None
+
+    @property
+    def verified_with(self):
+        """The secrets (of those known when it arrived) whose signature it
+        carries, checked on first use so that receiving stays fast."""
+        if self._verified_with is None:
+            self._verified_with = [s for s in self.secrets if _verifies(s, self.body, self.headers)]
+        return self._verified_with
+
+    @property
+    def json(self):
+        if self._json is None:
+            try:
+                self._json = json.loads(self.body)
+            except ValueError:
+                self._json = False
+        return self._json or None
 
     @property
     def type(self):
@@ -80,6 +95,13 @@ class Receiver:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self):
+                super().setup()
+                # The status line, headers and body go out in separate writes;
+                # with Nagle's algorithm each answer would wait ~40 ms for the
+                # sender's delayed ACK, as no real web server makes it wait.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)

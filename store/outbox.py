@@ -47,7 +47,9 @@ def any_ready(now):
 def lease_ready(owner, now, lease_until, limit):
     """Lease up to `limit` pending deliveries whose time has come and which
     nobody holds (or whose holder's lease ran out): theirs until `lease_until`.
-    Returns them with the event's body."""
+    Returns them with what sending needs: the event's body, the endpoint (url,
+    enabled, sealed secrets; NULLs if it was deleted) and, for post.due, the
+    post's current handoff."""
     ids = [
         r["id"]
         for r in rows(
@@ -64,8 +66,11 @@ def lease_ready(owner, now, lease_until, limit):
     )
     return rows(
         "SELECT d.id, d.event_id, d.endpoint_id, d.user_id, d.event_type, d.post_id, d.attempt_count,"
-        " e.body, e.created_at AS event_created_at"
-        f" FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id"
+        " e.body, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_until,"
+        " p.status AS post_status, p.handoff_id, p.handoff_expires_at"
+        " FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id"
+        " LEFT JOIN webhook_endpoints w ON w.id = d.endpoint_id"
+        " LEFT JOIN posts p ON p.id = d.post_id AND d.event_type = 'post.due'"
         f" WHERE d.id IN ({marks}) ORDER BY d.next_attempt_at",
         ids,
     )

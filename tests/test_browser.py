@@ -1,4 +1,4 @@
-"""Browser tests (issue 5): CORS from a real browser, and the Swagger UI docs page.
+"""Browser tests: CORS from a real browser, and the Swagger UI docs page.
 
 A headless Chromium (Debian's, /usr/bin/chromium, driven with Playwright's sync
 API; Playwright downloads no browser of its own) talks to the real service under

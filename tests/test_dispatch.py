@@ -267,13 +267,14 @@ def test_secret_rotation_signs_with_both_for_a_day(server, user, dispatchers):
 
 def test_two_dispatchers_deliver_each_event_once(server, user, dispatchers):
     with Receiver() as receiver:
-        add_endpoint(user, receiver.url, ["post.due"])
-        posts = [schedule(user, -1, f"due {i}")["id"] for i in range(60)]
-        hook = add_endpoint(user, receiver.url, ["post.published"])  # noqa: F841 (a second endpoint)
-        dispatchers("one")
-        dispatchers("two")
+        add_endpoint(user, receiver.url, ["post.due", "post.published"])
+        # Published before any dispatcher runs: their post.published events wait
+        # in the outbox, and they are never pushed as due.
         for i in range(60):
             publish(user, 1000 + i)
+        posts = [schedule(user, -1, f"due {i}")["id"] for i in range(60)]
+        dispatchers("one")
+        dispatchers("two")
         arrivals = receiver.wait_for(lambda a: len(a) >= 120, timeout=30)
         time.sleep(1.0)  # anything sent twice would arrive by now
         ids = [a.webhook_id for a in receiver.arrivals]
@@ -282,6 +283,8 @@ def test_two_dispatchers_deliver_each_event_once(server, user, dispatchers):
         assert due == set(posts)
         page = user.get(f"{POSTS}?status=Publishing&limit=100").json
         assert page["total"] == 60 and {p["handoff_count"] for p in page["data"]} == {1}
+        logs = [(server.tmp / f"{name}.log").read_text() for name in ("one", "two")]
+        assert all("started" in text for text in logs)
 
 
 def test_sigkill_mid_delivery_loses_nothing(server, user, dispatchers):

@@ -1,0 +1,221 @@
+"""Handing posts to automations: claims, pushed webhooks, an idle dispatcher.
+
+    claim     8 claimers (limit=10) drain N due posts; claims/s as a ratio to
+              the ceiling at the same concurrency, and duplicate and missed
+              posts (both must be 0).
+    webhooks  N posts due in the same second, one dispatcher, a receiver that
+              answers 200 at once: scheduled_at -> receipt p50 and p99, and the
+              deliveries per second of that one dispatcher.
+    idle      GET one post with and without an idle dispatcher beside
+              gunicorn: the dispatcher's polling must cost reads under 5%.
+
+Called by bench/run.py (`--only claim,webhooks,idle`).
+"""
+
+import collections
+import statistics
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+
+from bench import seed
+from harness import Client, Dispatcher, Receiver, create_key, rfc3339
+
+POSTS = "/functions/v1/api-v2-posts"
+CLAIM = "/functions/v1/api-v2-posts-claim"
+CLAIMERS = 8
+TARGET_P99_S = 2.0
+TARGET_DELIVERIES_PER_S = 300
+TARGET_IDLE_DROP = 0.05
+
+
+def claim(args, tmp, totals, results, servers, run):
+    """run: bench/run.py's helpers (wrk, launch_server, log). The claimers are
+    Python threads, not wrk: wrk runs for a fixed time, and a drain ends when
+    the queue is empty."""
+    n = args.claim_posts
+    db = tmp / "claim.sqlite"
+    run.log(f"claim: seeding {n:,} due posts")
+    seed.seed_main(db, 0, n, status="Due", progress=lambda m: None)
+    key = create_key(db, seed.CALLER)
+    service = run.launch_server(tmp, "claim-service", db, servers, workers=args.workers)
+    ceiling = run.launch_server(
+        tmp, "claim-ceiling", db, servers, app="bench.ceiling_app:app", workers=args.workers
+    )
+    service.wait_ready(), ceiling.wait_ready()
+    narrow = _with(args, connections=CLAIMERS)
+    before = run.wrk(narrow, ceiling, "ceiling.lua", args.duration, {}, totals, "claim ceiling")
+    got, requests, seconds, errors = _drain(service.url, key)
+    after = run.wrk(narrow, ceiling, "ceiling.lua", args.duration, {}, totals, "claim ceiling")
+    with Client(service.url, key, timeout=30) as client:
+        scheduled = client.get(f"{POSTS}?status=Scheduled&limit=1").json["total"]
+        publishing = client.get(f"{POSTS}?status=Publishing&limit=1").json["total"]
+        twice = _claimed_more_than_once(client, publishing)
+    counts = collections.Counter(got)
+    claims_per_s = requests / seconds
+    ratio = claims_per_s / ((before["rps"] + after["rps"]) / 2)
+    figures = {
+        "posts": n,
+        "seconds": seconds,
+        "claims_per_s": claims_per_s,
+        "posts_per_s": len(got) / seconds,
+        "ratio": ratio,
+        "errors": errors,
+        "left_scheduled": scheduled,
+        "publishing": publishing,
+        "duplicates": sum(c - 1 for c in counts.values()) + twice,
+        "missed": n - len(counts),
+    }
+    results["handoff"]["claim"] = figures
+    run.log(
+        f"  {n:,} due posts drained by {CLAIMERS} claimers (limit=10) in {seconds:.1f} s: "
+        f"{claims_per_s:,.0f} claims/s, {figures['posts_per_s']:,.0f} posts/s, "
+        f"ratio to the ceiling at {CLAIMERS} connections {ratio:.2f}"
+    )
+    run.log(
+        f"  Publishing {publishing:,}, left Scheduled {scheduled}, failed claims {errors}: "
+        f"duplicates {figures['duplicates']}, missed {figures['missed']}"
+    )
+    return figures["duplicates"] == 0 and figures["missed"] == 0 and errors == 0
+
+
+def _drain(url, key):
+    """CLAIMERS threads claim until an empty answer: (ids, claims, seconds, failed claims)."""
+    got, lock = [], threading.Lock()
+    tally = {"requests": 0, "errors": 0}
+
+    def claimer():
+        with Client(url, key, timeout=30) as client:
+            while True:
+                r = client.post(CLAIM, {"limit": 10})
+                with lock:
+                    tally["requests"] += 1
+                    if r.status != 200:
+                        tally["errors"] += 1
+                        return
+                    got.extend(p["id"] for p in r.json["data"])
+                if not r.json["data"]:
+                    return
+
+    threads = [threading.Thread(target=claimer) for _ in range(CLAIMERS)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(600)
+    return got, tally["requests"], time.monotonic() - started, tally["errors"]
+
+
+def _claimed_more_than_once(client, total):
+    """Posts whose handoff_count is above 1: a claim race would show there."""
+    twice = 0
+    for offset in range(0, total, 100):
+        page = client.get(f"{POSTS}?status=Publishing&limit=100&offset={offset}")
+        twice += sum(1 for p in page.json["data"] if p["handoff_count"] != 1)
+    return twice
+
+
+def webhooks(args, tmp, totals, results, servers, run):
+    n = args.webhook_posts
+    db = tmp / "webhooks.sqlite"
+    due_at = datetime.now(UTC) + timedelta(seconds=20 if not args.smoke else 8)
+    run.log(f"webhooks: {n:,} posts due at one moment, one dispatcher, a receiver answering 200")
+    seed.seed_main(db, 0, n, status="Due", scheduled_at=rfc3339(due_at), progress=lambda m: None)
+    key = create_key(db, seed.CALLER)
+    env = {"FLASK_WEBHOOK_ALLOW_PRIVATE": "1", "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "-1000000000"}
+    service = run.start_server(tmp, "webhook-service", db, servers, env=env, workers=2)
+    with Receiver() as receiver:
+        with Client(service.url, key, timeout=30) as client:
+            hook = client.post(
+                "/functions/v1/webhooks", {"url": receiver.url, "events": ["post.due"]}
+            )
+            if hook.status != 201:
+                raise RuntimeError(f"adding the endpoint: {hook}")
+        receiver.secrets.append(hook.json["secret"])
+        dispatcher = Dispatcher(
+            db,
+            name="bench",
+            log=tmp / "dispatcher.log",
+            env={**env, "FLASK_PUBLIC_URL": service.url},
+        )
+        servers.append(dispatcher)
+        dispatcher.start()
+        arrivals = receiver.wait_for(lambda a: len(a) >= n, timeout=120, what=f"{n} post.due")
+        dispatcher.stop()
+    lags = sorted(a.at - due_at.timestamp() for a in arrivals)
+    spread = arrivals[-1].at - arrivals[0].at
+    figures = {
+        "posts": n,
+        "p50_s": statistics.median(lags),
+        "p99_s": lags[int(0.99 * (len(lags) - 1))],
+        "max_s": lags[-1],
+        "deliveries_per_s": (n - 1) / spread if spread > 0 else float("inf"),
+        "unverified": sum(1 for a in arrivals if not a.verified_with),
+        "duplicates": len(arrivals) - len({a.webhook_id for a in arrivals}),
+    }
+    results["handoff"]["webhooks"] = figures
+    run.log(
+        f"  scheduled_at -> receipt: p50 {figures['p50_s']:.2f} s, p99 {figures['p99_s']:.2f} s, "
+        f"max {figures['max_s']:.2f} s; one dispatcher: {figures['deliveries_per_s']:,.0f} "
+        f"deliveries/s; unverified {figures['unverified']}, duplicates {figures['duplicates']}"
+    )
+    return figures["unverified"] == 0 and figures["duplicates"] == 0
+
+
+def idle(args, tmp, totals, results, servers, run):
+    """GET one post, alternating runs without and with an idle dispatcher."""
+    db = tmp / "idle.sqlite"
+    seeded = seed.seed_main(db, 1000, 0, progress=lambda m: None)
+    key = create_key(db, seed.CALLER)
+    ids = run.write_ids(tmp / "idle-ids.txt", seeded["drafts"])
+    service = run.start_server(tmp, "idle-service", db, servers, workers=args.workers)
+    dispatcher = Dispatcher(db, name="idle", log=tmp / "idle-dispatcher.log")
+    servers.append(dispatcher)
+    without, with_ = [], []
+    script = {"key": key, "ids": ids}
+    for _ in range(args.repeats):
+        without.append(
+            run.wrk(args, service, "get.lua", args.duration, script, totals, "idle off")["rps"]
+        )
+        dispatcher.start()
+        with_.append(
+            run.wrk(args, service, "get.lua", args.duration, script, totals, "idle on")["rps"]
+        )
+        dispatcher.stop()
+    drop = 1 - statistics.median(with_) / statistics.median(without)
+    results["handoff"]["idle"] = {"without": without, "with": with_, "drop": drop}
+    run.log(
+        f"idle dispatcher: GET one {statistics.median(without):,.0f} req/s without, "
+        f"{statistics.median(with_):,.0f} with: {100 * drop:+.1f}% change"
+    )
+    return True
+
+
+def _with(args, **changes):
+    copy = type(args)(**vars(args))
+    for name, value in changes.items():
+        setattr(copy, name, value)
+    return copy
+
+
+def report(args, results, check):
+    """The handoff targets, for bench/run.py's target table."""
+    h = results["handoff"]
+    if "claim" in h:
+        c = h["claim"]
+        check(
+            c["duplicates"] == 0 and c["missed"] == 0,
+            f"claims: {c['posts']:,} due posts, 0 duplicates and 0 missed "
+            f"(got {c['duplicates']} and {c['missed']}); {c['claims_per_s']:,.0f} claims/s, "
+            f"ratio {c['ratio']:.2f}",
+        )
+    if "webhooks" in h:
+        w = h["webhooks"]
+        check(w["p99_s"] <= TARGET_P99_S, f"post.due p99 {w['p99_s']:.2f} s <= {TARGET_P99_S} s")
+        check(
+            w["deliveries_per_s"] >= TARGET_DELIVERIES_PER_S,
+            f"one dispatcher {w['deliveries_per_s']:,.0f} deliveries/s >= {TARGET_DELIVERIES_PER_S}",
+        )
+    if "idle" in h:
+        d = h["idle"]["drop"]
+        check(d <= TARGET_IDLE_DROP, f"reads with an idle dispatcher: {100 * d:+.1f}% <= 5% drop")
