@@ -12,8 +12,10 @@ One loop, several threads:
   and for post.due the handoff's acknowledgement.
 
 Several dispatchers may run at once, on one host or several: a delivery is
-leased to one of them at a time (FLASK_DISPATCH_LEASE_SECONDS), and claims
-are transactions, so nothing is sent twice while no process dies. After a
+leased to one of them at a time (FLASK_DISPATCH_LEASE_SECONDS), renewed by
+the holder while it lives, never sent when less of the lease is left than
+an attempt may take, and claims are transactions, so nothing is sent twice
+while no process dies. After a
 SIGKILL, what the dead one held is sent again once its lease runs out, with
 the same webhook-id: at least once, never lost. On SIGTERM (or Ctrl-C) it
 stops taking work, waits for what is in flight for at most
@@ -50,6 +52,8 @@ log = logging.getLogger("dispatcher")
 CALLBACK_PATH = "/functions/v1/make-post-callback"
 PUSH_BATCH = 200
 RETRY_AFTER_CAP = 86400
+LEASE_MARGIN = 2  # seconds kept between the end of an attempt and the end of its lease
+GIVE_BACK = "give back"  # a result that is not an attempt: return the lease unused
 
 
 class Dispatcher:
@@ -70,6 +74,7 @@ class Dispatcher:
         self.schedule = self.config["WEBHOOK_RETRY_SCHEDULE"]
         self.secrets = {}  # sealed -> plain, so that each secret is decrypted once
         self.last_purge = 0.0
+        self.renewed_at = time.monotonic()
         self.delivered = 0
 
     # --- the loop -----------------------------------------------------------------------
@@ -101,6 +106,7 @@ class Dispatcher:
             with self.app.app_context():
                 recorded = self.record()
                 now = timestamps.now_text()
+                self._renew_leases(now)
                 pushed = self.push_due(now)
                 publishing.settle_all(now)
                 leased = self.lease(now)
@@ -121,8 +127,10 @@ class Dispatcher:
             )
 
     def lease(self, now):
+        """As many ready deliveries as there are idle sending threads: a
+        delivery never waits in a queue while its lease runs out."""
         with self.lock:
-            free = 4 * self.config["DISPATCH_WORKERS"] - len(self.in_flight)
+            free = self.config["DISPATCH_WORKERS"] - len(self.in_flight)
         if free <= 0 or not outbox.any_ready(now):
             return 0
         until = timestamps.later(now, self.config["DISPATCH_LEASE_SECONDS"])
@@ -131,8 +139,22 @@ class Dispatcher:
         with self.lock:
             self.in_flight.update(d["id"] for d in leased)
         for delivery in leased:
+            delivery["leased_at"] = time.monotonic()
             self.tasks.put(delivery)
         return len(leased)
+
+    def _renew_leases(self, now):
+        """Extend the leases of what this dispatcher holds, a third of a lease
+        at a time: while it lives, no other dispatcher takes its work."""
+        lease = self.config["DISPATCH_LEASE_SECONDS"]
+        if time.monotonic() - self.renewed_at < lease / 3:
+            return
+        self.renewed_at = time.monotonic()
+        with self.lock:
+            held = bool(self.in_flight)
+        if held:
+            with transaction():
+                outbox.renew(self.name, timestamps.later(now, lease))
 
     def record(self):
         """Every result the senders handed back, in one transaction: one
@@ -145,9 +167,14 @@ class Dispatcher:
                 break
         if not done:
             return 0
-        with transaction():
-            for delivery, attempt, reason in done:
-                self._record_one(delivery, attempt, reason)
+        try:
+            with transaction():
+                for delivery, attempt, reason in done:
+                    self._record_one(delivery, attempt, reason)
+        except Exception:
+            for result in done:  # recorded next round; the leases are still ours
+                self.results.put(result)
+            raise
         with self.lock:
             self.in_flight.difference_update(d["id"] for d, _, _ in done)
         return len(done)
@@ -188,6 +215,9 @@ class Dispatcher:
             if self.stopping.is_set():
                 continue  # its lease is given back on the way out
             try:
+                if self._lease_too_short(delivery):
+                    self.results.put((delivery, None, GIVE_BACK))
+                    continue
                 reason = self._reason_not_to_send(delivery, timestamps.now_text())
                 attempt = None
                 if reason is None:
@@ -202,6 +232,13 @@ class Dispatcher:
                 log.exception("delivery %s failed; it will be tried again", delivery["id"])
                 with self.lock:
                     self.in_flight.discard(delivery["id"])
+
+    def _lease_too_short(self, delivery):
+        """Whether the lease could run out before an attempt starting now
+        ends: another dispatcher could then send it too."""
+        since = time.monotonic() - max(delivery["leased_at"], self.renewed_at)
+        left = self.config["DISPATCH_LEASE_SECONDS"] - since
+        return left < self.config["WEBHOOK_TIMEOUT_SECONDS"] + LEASE_MARGIN
 
     def _reason_not_to_send(self, delivery, now):
         if delivery["url"] is None:
@@ -234,6 +271,9 @@ class Dispatcher:
 
     def _record_one(self, delivery, attempt, reason):
         now = timestamps.now_text()
+        if reason is GIVE_BACK:
+            outbox.release(self.name, [delivery["id"]])
+            return
         if reason is not None:
             outbox.cancel(delivery["id"], self.name, reason, now)
             return

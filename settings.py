@@ -115,6 +115,15 @@ _NORMALISE = {
 
 def check(config):
     """Raise SettingError for the first setting that cannot work; normalise the rest."""
+    _check_kinds(config)
+    if config["DISPATCH_LEASE_SECONDS"] < config["WEBHOOK_TIMEOUT_SECONDS"] + 3:
+        raise SettingError(
+            "FLASK_DISPATCH_LEASE_SECONDS must exceed FLASK_WEBHOOK_TIMEOUT_SECONDS by 3 or more: "
+            "a delivery's lease must outlast its attempt, or a second dispatcher could send it too"
+        )
+
+
+def _check_kinds(config):
     if str(config["SQLITE_SYNCHRONOUS"]).upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
         raise SettingError("FLASK_SQLITE_SYNCHRONOUS must be OFF, NORMAL, FULL or EXTRA")
     for name, kind in KINDS.items():

@@ -111,6 +111,15 @@ def record_attempt(delivery_id, owner, attempt, outcome):
     return True
 
 
+def renew(owner, lease_until):
+    """Extend every lease `owner` holds."""
+    execute(
+        "UPDATE webhook_deliveries SET lease_expires_at = ?"
+        " WHERE lease_owner = ? AND outcome = 'pending'",
+        (lease_until, owner),
+    )
+
+
 def cancel(delivery_id, owner, reason, now):
     """End a leased delivery that must not be sent (its handoff is over)."""
     execute(

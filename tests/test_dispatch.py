@@ -23,7 +23,7 @@ DISPATCH_ENV = {
     "FLASK_WEBHOOK_ALLOW_PRIVATE": "1",
     "FLASK_WEBHOOK_RETRY_SCHEDULE": "0,0.3,0.3,0.3,0.3,0.3",
     "FLASK_WEBHOOK_TIMEOUT_SECONDS": "1",
-    "FLASK_DISPATCH_LEASE_SECONDS": "3",
+    "FLASK_DISPATCH_LEASE_SECONDS": "4",
     "FLASK_DISPATCH_GRACE_SECONDS": "2",
     "FLASK_HANDOFF_LEASE_SECONDS": "30",
 }
@@ -308,7 +308,9 @@ def test_sigterm_gives_back_what_it_holds_and_exits_0(server, user, dispatchers)
     release = threading.Event()
     with Receiver(script=lambda a: Answer(200, delay=0 if release.is_set() else 20)) as receiver:
         add_endpoint(user, receiver.url, ["post.published"])
-        stopping = dispatchers("stopping", FLASK_WEBHOOK_TIMEOUT_SECONDS="30")
+        stopping = dispatchers(
+            "stopping", FLASK_WEBHOOK_TIMEOUT_SECONDS="30", FLASK_DISPATCH_LEASE_SECONDS="40"
+        )
         publish(user)
         receiver.wait_for(lambda a: a)
         started = time.monotonic()
