@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 FLASK  := $(BIN)/flask --app app
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
-.PHONY: run test lint format test-slow fuzz bench faults install install-test system-packages clean
+.PHONY: run test lint format test-slow test-deploy nginx fuzz bench faults install install-test system-packages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,21 @@ format: install-test
 
 test-slow: install-test
 	$(BIN)/python -m pytest -m slow
+
+# deploy/nginx.conf in front of real gunicorn on loopback (tests marked
+# `deploy`, about 1 minute): slow clients, per-key limits, headers, addresses.
+# The tests start nginx themselves; the system service is not used.
+test-deploy: install-test nginx
+	$(BIN)/python -m pytest -m deploy
+
+# Debian's nginx, installed with apt-get when missing (needs root). Debian
+# starts its default site on port 80 after installing; `systemctl disable
+# --now nginx` stops it if this machine is not the server.
+nginx:
+	@if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+	else echo "error: nginx is not installed and installing it needs root: apt-get install -y nginx" >&2; exit 1; fi
 
 fuzz: install-test
 	$(BIN)/python -m pytest -m fuzz

@@ -6,8 +6,15 @@ which carries a key sent as `?apikey=...` (the service ignores it, but the
 log would keep it). So the user name is never logged, and anything
 key-shaped (`svc_live_...`, webhook secrets `whsec_...`) in any logged value
 is replaced by its prefix and `[redacted]`.
+
+Behind nginx (deploy/nginx.conf) every request comes from the proxy, so the
+line names the client the proxy reports in X-Forwarded-For instead, but
+only for a request whose peer is in gunicorn's `forwarded_allow_ips` (the
+proxy's address; nobody by default, see gunicorn.conf.py): gunicorn itself
+never reads X-Forwarded-For, and anyone else could write any address there.
 """
 
+import ipaddress
 import logging
 import re
 
@@ -20,6 +27,33 @@ FORMAT = '%(h)s - - %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s"'
 
 def redact(text):
     return SECRET.sub(r"\1[redacted]", text)
+
+
+def client_address(environ, cfg):
+    """The address to log: the peer, or the one a trusted proxy forwarded.
+
+    The last X-Forwarded-For entry is the one the proxy itself added; it
+    is taken only when it is an IP address, so nothing else reaches the log.
+    """
+    peer = environ.get("REMOTE_ADDR", "-")
+    forwarded = environ.get("HTTP_X_FORWARDED_FOR")
+    if not forwarded or not _trusted(peer, cfg):
+        return peer
+    try:
+        return str(ipaddress.ip_address(forwarded.rsplit(",", 1)[-1].strip()))
+    except ValueError:
+        return peer
+
+
+def _trusted(peer, cfg):
+    """gunicorn's rule for X-Forwarded-Proto, for a TCP peer (a Unix-socket peer is not trusted)."""
+    if "*" in cfg.forwarded_allow_ips:
+        return True
+    try:
+        address = ipaddress.ip_address(peer)
+    except ValueError:
+        return False
+    return any(address in network for network in cfg.forwarded_allow_networks())
 
 
 class RedactedAtoms(SafeAtoms):
@@ -40,6 +74,11 @@ class RedactFilter(logging.Filter):
 
 class RedactingLogger(Logger):
     atoms_wrapper_class = RedactedAtoms
+
+    def atoms(self, resp, req, environ, request_time):
+        atoms = super().atoms(resp, req, environ, request_time)
+        atoms["h"] = client_address(environ, self.cfg)
+        return atoms
 
     def setup(self, cfg):
         super().setup(cfg)

@@ -29,6 +29,7 @@ CODES = {
     415: "unsupported_media_type",
     417: "expectation_failed",
     422: "validation_error",
+    429: "rate_limited",  # answered by nginx (deploy/nginx.conf), in the same envelope
     431: "headers_too_large",
     500: "internal_error",
     501: "not_implemented",

@@ -21,6 +21,11 @@ access_log_format = FORMAT  # no user name: it would be the key of `curl -u KEY:
 logger_class = RedactingLogger  # key-shaped values in logged URLs become svc_live_[redacted]
 errorlog = "-"
 timeout = 30
+# X-Forwarded-* headers are believed only from these addresses: the proxy's
+# (deploy/env.example sets 127.0.0.1 for nginx on the same host). Unset, from
+# nobody: gunicorn's own default, 127.0.0.1, would let any local client of a
+# loopback `make run` choose the address logged (accesslog.py) and the scheme.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "")
 graceful_timeout = 10
 control_socket_disable = True  # several servers (tests, bench) may run side by side
 

@@ -11,6 +11,8 @@
     ledger        Ledger: acknowledged writes and the checks they must pass
     load          run_load(): client threads writing through a Ledger
     receiver      Receiver: a webhook receiver that verifies signatures, answers as scripted
+    nginx         Nginx(Process): the shipped deploy/nginx.conf in front of a server
+    slowloris     SlowClients: connections that send a request head a byte at a time
     sqlite_direct the few checks that must open the SQLite file itself
 
 Kept in one place so that "start the service", "send a request" and "no
@@ -23,10 +25,12 @@ from harness.flask_cli import Dispatcher, FlaskCommand, create_key, flask_cli, i
 from harness.http_client import Client, Response
 from harness.ledger import Check, Ledger
 from harness.load import MIXED, WRITES, Mix, Targets, prepare_posts, run_load, unique
+from harness.nginx import Nginx, nginx_binary
 from harness.paths import BIN, ROOT
 from harness.process import Exit, Process, ProcessExited
 from harness.receiver import Answer, Arrival, Receiver
 from harness.server import Gunicorn, free_port, serve
+from harness.slowloris import SlowClients
 
 __all__ = [
     "Answer",
@@ -46,15 +50,18 @@ __all__ = [
     "Gunicorn",
     "Ledger",
     "Mix",
+    "Nginx",
     "Process",
     "ProcessExited",
     "Receiver",
     "Response",
+    "SlowClients",
     "Targets",
     "create_key",
     "flask_cli",
     "free_port",
     "init_database",
+    "nginx_binary",
     "prepare_posts",
     "read_posts",
     "rfc3339",

@@ -59,12 +59,16 @@ class Response:
 
 
 class Client:
-    """Requests to one server, with `key` sent as X-API-Key (if given)."""
+    """Requests to one server, with `key` sent as X-API-Key (if given).
 
-    def __init__(self, url, key=None, timeout=15.0):
+    `source`: the local address to connect from (another 127.x.y.z, so that
+    a test can tell clients apart by address in a server's log)."""
+
+    def __init__(self, url, key=None, timeout=15.0, source=None):
         parts = urlsplit(url)
         self.host, self.port = parts.hostname, parts.port or 80
         self.key, self.timeout = key, timeout
+        self.source = (source, 0) if source else None
         self.conn = None
 
     def request(self, method, path, body=None, headers=None, key=None, chunks=None):
@@ -88,7 +92,9 @@ class Client:
         started = time.monotonic()
         try:
             if self.conn is None:
-                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+                self.conn = http.client.HTTPConnection(
+                    self.host, self.port, timeout=self.timeout, source_address=self.source
+                )
             self.conn.request(method, path, body=data, headers=h, encode_chunked=chunks is not None)
             resp = self.conn.getresponse()
             raw = resp.read()

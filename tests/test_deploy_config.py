@@ -1,0 +1,94 @@
+"""Quick checks of deploy/ that run in the default suite (well under a second).
+
+The shipped nginx site, the systemd units and env.example must agree with
+each other and with the service's own settings; nginx and systemd check
+their files' syntax when they are installed (skipped otherwise, CI
+included: `make test` does not install nginx, `make test-deploy` does and
+runs the real thing).
+"""
+
+import json
+import re
+import runpy
+import shutil
+import subprocess
+
+import pytest
+
+from errors import CODES
+from harness import ROOT, Nginx, nginx_binary
+from harness.nginx import SITE, limits, site_for_test
+from settings import defaults
+
+DEPLOY = ROOT / "deploy"
+UNITS = ("content-publishing.service", "content-publishing-dispatch.service")
+
+
+def env_example():
+    lines = (DEPLOY / "env.example").read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
+
+
+def directive(name):
+    """The value of a directive that occurs once in the shipped site."""
+    values = re.findall(rf"^\s*{name}\s+([^;{{]+);", SITE.read_text(), re.MULTILINE)
+    assert len(values) == 1, (name, values)
+    return values[0]
+
+
+def gunicorn_conf():
+    """gunicorn.conf.py's settings, read as gunicorn reads the file."""
+    return runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+
+
+def test_shipped_site_passes_nginx_t(tmp_path):
+    if nginx_binary() is None:
+        pytest.skip("nginx is not installed (make nginx); make test-deploy runs it")
+    code, output = Nginx(8000, tmp_path).check()
+    assert code == 0, output
+
+
+def test_site_agrees_with_the_service_and_the_units():
+    assert directive("client_max_body_size") == "1m"
+    assert defaults("instance")["MAX_CONTENT_LENGTH"] == 1024 * 1024
+    env = env_example()
+    assert directive("server") == env["BIND"]
+    assert env["BIND"].startswith("127.0.0.1:")  # never exposed itself
+    assert env["FORWARDED_ALLOW_IPS"] == "127.0.0.1"  # where nginx connects from, to loopback
+    read_timeout = int(directive("proxy_read_timeout").rstrip("s"))
+    assert read_timeout > gunicorn_conf()["timeout"]
+    assert set(limits()) == {"cps_per_key", "cps_per_address"}
+    # The test substitutions find every place they change.
+    site_for_test(SITE.read_text(), 1, 2, "/tmp/x")
+    for unit in UNITS:
+        text = (DEPLOY / unit).read_text()
+        assert "EnvironmentFile=/etc/content-publishing/env\n" in text
+    gunicorn_unit = (DEPLOY / UNITS[0]).read_text()
+    assert "gunicorn -c gunicorn.conf.py wsgi:app" in gunicorn_unit
+
+
+def test_nginx_refusals_use_the_services_codes():
+    answers = re.findall(r"return (\d{3}) '(\{.*\})\\n';", SITE.read_text())
+    assert {int(status) for status, _ in answers} == {400, 404, 413, 414, 429, 431}
+    for status, body in answers:
+        error = json.loads(body)["error"]
+        assert error["code"] == CODES[int(status)] and error["message"] and error["details"] == {}
+
+
+def test_units_pass_systemd_analyze_verify():
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze is not installed")
+    for unit in UNITS:
+        result = subprocess.run(
+            ["systemd-analyze", "verify", str(DEPLOY / unit)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        # The only complaint allowed: the programs are not installed in /srv here.
+        problems = [
+            line
+            for line in (result.stdout + result.stderr).splitlines()
+            if not re.search(r"Command /srv/content-publishing/\S+ is not executable", line)
+        ]
+        assert not problems, problems

@@ -1,0 +1,281 @@
+"""deploy/nginx.conf in front of real gunicorn (marker `deploy`, `make test-deploy`).
+
+The shipped site file runs with only its ports and log directory changed
+(harness/nginx.py). Shown here: per-key and per-address limits answered
+with the service's envelope, and refused requests never reaching gunicorn;
+the headers the API relies on passing both ways; CORS preflights from a
+second origin; the body cap and nginx's own refusals in the envelope; the
+client's address in gunicorn's log only through the proxy; no key in
+nginx's log. Clients connect from different 127.x addresses so that their
+log lines, and their per-address budgets, stay apart.
+"""
+
+import base64
+import json
+import re
+import socket
+import time
+import urllib.parse
+from types import SimpleNamespace
+
+import pytest
+
+from harness import Client, Nginx, create_key, nginx_binary, serve
+from harness.nginx import limits
+from tests import test_browser
+
+# The browser tests' fixtures (Chromium; skipped without it), for their scenario through nginx.
+browser, page = test_browser.browser, test_browser.page
+
+pytestmark = [
+    pytest.mark.deploy,
+    pytest.mark.skipif(nginx_binary() is None, reason="nginx is not installed (make nginx)"),
+]
+
+API = "/functions/v1"
+POSTS = f"{API}/api-v2-posts"
+ITEM = f"{API}/api-v2-posts-item/"
+MIB = 1024 * 1024
+PER_KEY_RATE, PER_KEY_BURST = limits()["cps_per_key"]  # whatever deploy/nginx.conf says
+PER_ADDRESS_RATE, PER_ADDRESS_BURST = limits()["cps_per_address"]
+PROXY = "127.0.0.1"  # the address nginx connects to gunicorn from
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    """gunicorn trusting X-Forwarded-For from the proxy alone, and nginx in front."""
+    tmp = tmp_path_factory.mktemp("deploy")
+    env = {"FORWARDED_ALLOW_IPS": PROXY}
+    with serve(tmp, workers=2, env=env, log=tmp / "gunicorn.log") as gunicorn:
+        with Nginx(gunicorn.port, tmp / "nginx") as nginx:
+            yield SimpleNamespace(gunicorn=gunicorn, nginx=nginx, db=gunicorn.database)
+
+
+def wait_for_log(read, pattern, count=1, timeout=5.0):
+    """The log once `pattern` occurs `count` times (gunicorn and nginx write after answering)."""
+    deadline = time.monotonic() + timeout
+    while len(re.findall(pattern, read(), re.MULTILINE)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return read()
+
+
+def assert_envelope(r, status, code):
+    assert r.status == status, r
+    assert r.headers["content-type"] == "application/json", r.headers
+    assert set(r.json) == {"error"}, r
+    assert r.json["error"]["code"] == code and r.json["error"]["message"], r
+    assert isinstance(r.json["error"]["details"], dict)
+    return r
+
+
+# ------------------------------------------------------------ limits
+
+
+def test_a_key_over_its_limit_gets_429s_and_another_key_does_not(stack, capsys):
+    nginx, log = stack.nginx, stack.gunicorn.log_text
+    hasty = Client(nginx.url, create_key(stack.db, user="hasty"), source="127.0.0.11")
+    calm = Client(nginx.url, create_key(stack.db, user="calm"), source="127.0.0.16")
+
+    started = time.monotonic()
+    sent = PER_KEY_BURST * 2
+    answers = [hasty.get(POSTS, headers={"User-Agent": "hasty-burst"}) for _ in range(sent)]
+    elapsed = time.monotonic() - started
+    passed = [r for r in answers if r.status == 200]
+    refused = [r for r in answers if r.status == 429]
+    assert len(passed) + len(refused) == sent, {r.status for r in answers}
+    # The burst and the first request pass, plus what the rate refills meanwhile.
+    assert PER_KEY_BURST + 1 <= len(passed) <= PER_KEY_BURST + 2 + PER_KEY_RATE * elapsed
+    for r in refused:
+        assert_envelope(r, 429, "rate_limited")
+        assert r.json["error"]["details"] == {} and r.headers["retry-after"] == "1"
+
+    # The same key in the other header shares the budget; a second key has its own.
+    bearer = hasty.get(POSTS, key="", headers={"Authorization": f"Bearer {hasty.key}"})
+    assert_envelope(bearer, 429, "rate_limited")
+    calm_statuses = [calm.get(POSTS, headers={"User-Agent": "calm"}).status for _ in range(10)]
+    assert calm_statuses == [200] * 10
+
+    # After Retry-After the key is served again.
+    time.sleep(int(refused[0].headers["retry-after"]))
+    again = hasty.get(POSTS, headers={"User-Agent": "hasty-again"})
+    assert again.status == 200, again
+
+    # gunicorn saw exactly the requests nginx let through.
+    text = wait_for_log(log, "hasty-again")
+    seen = text.count('"hasty-burst"')
+    assert seen == len(passed)
+    assert text.count('"calm"') == 10
+    with capsys.disabled():
+        print(
+            f"\n\nPer-key limit ({PER_KEY_RATE:g} r/s, burst {PER_KEY_BURST}): {sent} requests from"
+            f" one key in {elapsed:.2f} s: {len(passed)} passed, {len(refused)} got 429"
+            f" rate_limited (Retry-After 1), gunicorn logged {seen}; a second key right after:"
+            f" {calm_statuses.count(200)}/10 passed\n"
+        )
+
+
+def test_one_address_without_keys_is_limited_too(stack, capsys):
+    """Inventing a new key per request (or sending none) does not escape the limits."""
+    client = Client(stack.nginx.url, source="127.0.0.12")
+    sent = PER_ADDRESS_BURST * 2
+    started = time.monotonic()
+    statuses = [client.get("/health").status for _ in range(sent)]
+    invented = client.get(POSTS, key="svc_live_" + "x" * 40)
+    elapsed = time.monotonic() - started
+    passed = statuses.count(200)
+    assert statuses.count(429) == sent - passed > 0
+    assert PER_ADDRESS_BURST + 1 <= passed <= PER_ADDRESS_BURST + 2 + PER_ADDRESS_RATE * elapsed
+    assert_envelope(invented, 429, "rate_limited")
+    with capsys.disabled():
+        print(
+            f"\nPer-address limit ({PER_ADDRESS_RATE:g} r/s, burst {PER_ADDRESS_BURST}): {sent}"
+            f" requests without a key in {elapsed:.2f} s: {passed} passed, {sent - passed} got 429\n"
+        )
+
+
+# ------------------------------------------------------------ headers both ways
+
+
+def test_api_headers_pass_both_ways(stack):
+    key = create_key(stack.db, user="headers")
+    client = Client(stack.nginx.url, key, source="127.0.0.13")
+    idempotent = {"Idempotency-Key": "deploy-test-1"}
+    body = {"type": "personal", "content": "through nginx"}
+    created = client.post(POSTS, body, headers=idempotent)
+    assert created.status == 201 and created.headers["etag"] == '"1"', created
+    assert created.headers["location"] == ITEM + created.json["id"]
+    assert client.post(POSTS, body, headers=idempotent).json["id"] == created.json["id"]
+    conflict = client.post(POSTS, {**body, "content": "other"}, headers=idempotent)
+    assert_envelope(conflict, 409, "conflict")
+
+    # Authorization: Bearer alone, and If-Match both ways.
+    bearer = Client(stack.nginx.url, source="127.0.0.13")
+    auth = {"Authorization": f"Bearer {key}"}
+    item = ITEM + created.json["id"]
+    changed = bearer.patch(item, {"content": "v2"}, headers={**auth, "If-Match": '"1"'})
+    assert changed.status == 200 and changed.headers["etag"] == '"2"', changed
+    stale = bearer.patch(item, {"content": "v3"}, headers={**auth, "If-Match": '"1"'})
+    assert_envelope(stale, 412, "precondition_failed")
+    assert stale.headers["etag"] == '"2"'
+
+    # X-API-Key reaches the service as sent: a bad one wins over a good Bearer.
+    both = bearer.get(item, headers={**auth, "X-API-Key": key[:-1] + "Z"})
+    assert_envelope(both, 401, "unauthorized")
+    assert both.headers["www-authenticate"].startswith("Bearer")
+    assert client.get(item).json["content"] == "v2"
+
+
+def test_cors_preflight_from_a_second_origin(stack):
+    origin = "http://127.0.0.1:9"  # any origin: the default FLASK_CORS_ORIGINS is *
+    client = Client(stack.nginx.url, source="127.0.0.14")
+    asked = "content-type, if-match, idempotency-key, x-api-key, authorization"
+    preflight = client.request(
+        "OPTIONS",
+        ITEM + "00000000-0000-0000-0000-000000000000",
+        headers={
+            "Origin": origin,
+            "Access-Control-Request-Method": "PATCH",
+            "Access-Control-Request-Headers": asked,
+        },
+    )
+    assert preflight.status == 200, preflight
+    assert preflight.headers["access-control-allow-origin"] in (origin, "*")
+    assert "PATCH" in preflight.headers["access-control-allow-methods"]
+    allowed = {h.strip() for h in preflight.headers["access-control-allow-headers"].split(",")}
+    assert {h.strip() for h in asked.split(",")} <= allowed
+    read = client.get(POSTS, key=create_key(stack.db, user="cors"), headers={"Origin": origin})
+    assert read.status == 200 and read.headers["access-control-allow-origin"] in (origin, "*")
+    assert {"ETag", "Location"} <= set(read.headers["access-control-expose-headers"].split(", "))
+
+
+def test_browser_on_a_second_origin_uses_the_api_through_nginx(stack, page):
+    """tests/test_browser.py's whole CORS scenario in Chromium, aimed at nginx."""
+    server = SimpleNamespace(
+        url=stack.nginx.url,
+        key=create_key(stack.db, user="browser"),
+        access_log=stack.gunicorn.log_text,
+    )
+    with test_browser.page_server() as origin:
+        result = test_browser.run_cors_page(page, origin, server)
+        test_browser.assert_allowed(result, server, page)
+
+
+# ------------------------------------------------------------ body cap, nginx's own refusals
+
+
+def test_body_cap_is_the_services(stack):
+    client = Client(stack.nginx.url, create_key(stack.db, user="bodies"), timeout=30)
+    document = b'{"type": "personal", "content": "one whole MiB"}'
+    whole = document + b" " * (MIB - len(document))
+    assert client.post(POSTS, whole, headers={"Content-Type": "application/json"}).status == 201
+    over = client.post(POSTS, whole + b" ", headers={"Content-Type": "application/json"})
+    assert_envelope(over, 413, "payload_too_large")
+    chunked = client.post(POSTS, chunks=[whole[: MIB // 2], whole[MIB // 2 :], b" "])
+    assert_envelope(chunked, 413, "payload_too_large")
+    assert client.get(POSTS + "?limit=1").json["total"] == 1
+    log = wait_for_log(stack.nginx.access_log, r'"POST /functions/v1/api-v2-posts HTTP/1.1" 413', 2)
+    assert len(re.findall(r" 413 ", log)) >= 2
+    assert " 413 " not in stack.gunicorn.log_text()  # refused before gunicorn
+
+
+@pytest.mark.parametrize(
+    "request_head, status, code",
+    [
+        (b"GET /health?" + b"x" * 9000 + b" HTTP/1.1\r\nHost: a\r\n\r\n", 414, "uri_too_long"),
+        (
+            b"GET /health HTTP/1.1\r\nHost: a\r\nX-Big: " + b"x" * 9000 + b"\r\n\r\n",
+            431,
+            "headers_too_large",
+        ),
+        (b"NOT HTTP AT ALL\r\n\r\n", 400, "bad_request"),
+        (b"GET /_cps_errors/429 HTTP/1.1\r\nHost: a\r\n\r\n", 404, "not_found"),
+    ],
+)
+def test_nginx_answers_its_own_refusals_in_the_envelope(stack, request_head, status, code):
+    with socket.create_connection(("127.0.0.1", stack.nginx.port), timeout=5) as s:
+        s.sendall(request_head)
+        raw = b""
+        while chunk := s.recv(65536):
+            raw += chunk
+            if b"\r\n\r\n" in raw and raw.rstrip().endswith(b"}"):
+                break
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == str(status).encode(), raw[:500]
+    assert b"content-type: application/json" in head.lower()
+    error = json.loads(body)["error"]
+    assert error["code"] == code and error["details"] == {}
+
+
+# ------------------------------------------------------------ addresses and logs
+
+
+def test_gunicorn_logs_the_client_address_only_through_the_proxy(stack):
+    key = create_key(stack.db, user="addresses")
+    spoof = {"X-Forwarded-For": "203.0.113.7"}
+    through = Client(stack.nginx.url, key, source="127.0.0.3")
+    assert through.get(POSTS, headers={**spoof, "User-Agent": "via-nginx"}).status == 200
+    direct = Client(stack.gunicorn.url, key, source="127.0.0.2")
+    assert direct.get(POSTS, headers={**spoof, "User-Agent": "direct"}).status == 200
+    log = wait_for_log(stack.gunicorn.log_text, r'"(via-nginx|direct)"$', 2)
+    lines = {ua: line for line in log.splitlines() for ua in ("via-nginx", "direct") if ua in line}
+    assert lines["via-nginx"].startswith("127.0.0.3 "), lines  # the client, not nginx or the spoof
+    assert lines["direct"].startswith("127.0.0.2 "), lines  # not trusted: its own address
+    assert "203.0.113.7" not in log
+    assert wait_for_log(stack.nginx.access_log, "via-nginx").count("127.0.0.3 ") >= 1
+
+
+def test_no_key_reaches_nginxs_access_log(stack):
+    key = create_key(stack.db, user="logs")
+    client = Client(stack.nginx.url, source="127.0.0.15")
+    basic = base64.b64encode(f"{key}:".encode()).decode()
+    sent = [
+        (f"{POSTS}?apikey={urllib.parse.quote(key)}", {}),
+        (POSTS, {"Authorization": f"Basic {basic}"}),
+        (POSTS, {"X-API-Key": key, "Referer": f"https://app.example/?k={key}"}),
+        ("/health", {"User-Agent": f"bot {key}"}),
+    ]
+    for path, headers in sent:
+        assert client.get(path, headers=headers).status is not None
+    log = wait_for_log(stack.nginx.access_log, r"\[redacted\]", 3)
+    assert key not in log and key[len("svc_live_") :] not in log
+    assert '"GET [redacted] HTTP/1.1"' in log
