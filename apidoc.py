@@ -40,6 +40,8 @@ ERROR_TEXT = {
     413: "The request body is larger than MAX_CONTENT_LENGTH.",
     414: "The request line is longer than 4094 bytes (answered by gunicorn, same envelope).",
     415: "The body is not application/json.",
+    429: "Over the rate limit of the key or the address (answered by the deployment's nginx, "
+    "same envelope, with Retry-After).",
     431: "Too many or too large request headers (answered by gunicorn, same envelope).",
     503: "Another writer held the database past the busy timeout; retry (Retry-After).",
     507: "The server's storage is full; nothing was written.",
@@ -223,7 +225,8 @@ def _operation(view, info, rule):
         ok["links"] = info["links"]
     op["responses"][str(info["status"])] = ok
 
-    errors = {400, 401, 403, 414, 431, *info["errors"]}  # 400: also any unknown query parameter
+    # 400: also any unknown query parameter; 414, 429, 431: answered before the app
+    errors = {400, 401, 403, 414, 429, 431, *info["errors"]}
     if info["body"] is not None:
         errors |= {413, 415}
     if rule.methods & {"POST", "PATCH", "DELETE"}:
