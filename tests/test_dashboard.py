@@ -254,6 +254,7 @@ def test_schedule_watch_it_go_out_and_fail(browser, server, user):
         row.wait_for()
         assert re.search(r"\d+ min( \d+ s)? left", row.text_content())
         assert page.text_content(".tab[aria-current=page] .tab-count") == "2"
+        assert page.title() == "Queue · Publishing dashboard"
         shoot(page, "queue-publishing")
 
         # Published after the callback, with the live link; the other one failed.
@@ -289,6 +290,8 @@ def test_schedule_watch_it_go_out_and_fail(browser, server, user):
         page.locator(".view .badge.status", has_text="Scheduled").wait_for()
         page.get_by_role("button", name="Unschedule").click()
         page.locator(".view .badge.status", has_text="Draft").wait_for()
+        # The pressed button is gone with the old version: focus starts at the top.
+        assert page.evaluate("() => document.activeElement.tagName") == "H1"
         page.get_by_role("button", name="Delete").click()
         page.click("#confirm-yes")
         page.wait_for_url(re.compile(r"#/queue/Draft$"))

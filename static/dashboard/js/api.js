@@ -1,8 +1,8 @@
 // The one way the page talks to the service: same-origin fetch() of the
 // public API under /functions/v1, with the pasted key in X-API-Key. Changes
 // send the version they were made on in If-Match, creates send an
-// Idempotency-Key; with Content-Type these are exactly the request headers
-// the service's CORS settings allow, so the page would work cross-origin too.
+// Idempotency-Key; with Content-Type these are the only request headers it
+// sets, all of them among those the service's CORS settings allow.
 // Every refusal becomes an ApiError carrying the error envelope.
 
 export const BASE = "/functions/v1";

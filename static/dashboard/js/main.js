@@ -77,6 +77,7 @@ function showSignIn(problem) {
   for (const id of ["views-nav", "session-actions", "keybar"]) $(id).hidden = true;
   $("view").replaceChildren();
   $("sign-in").hidden = false;
+  document.title = "Sign in · Publishing dashboard";
   show($("sign-in-problem"), problem ?? null);
   (problem ? $("sign-in-problem") : $("key-input")).focus();
 }
@@ -135,6 +136,8 @@ async function route(moveFocus = true) {
     current = handle ?? null;
   }
   $("refresh").hidden = !current; // forms have nothing to refresh
+  const title = container.querySelector("h1")?.textContent;
+  document.title = title ? `${title} · Publishing dashboard` : "Publishing dashboard";
   if (moveFocus) container.querySelector("h1")?.focus();
 }
 

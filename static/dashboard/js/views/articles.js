@@ -104,6 +104,7 @@ export async function showArticle(view, route, session) {
     try {
       article = (await call("PATCH", path, { body, version: article.version })).data;
       render();
+      view.querySelector("h1").focus(); // the button pressed is gone; start again from the top
       notify(`${done} (version ${article.version}).`);
     } catch (error) {
       show(messages, explain(error, h("button", { type: "button", class: "button", onclick: reload }, "Reload")));

@@ -49,6 +49,7 @@ export async function showPost(view, route, session) {
     post = (await call("PATCH", path, { body, version: post.version })).data;
     held = false;
     render();
+    page.querySelector("h1").focus(); // the button pressed is gone; start again from the top
     notify(`${done} (version ${post.version}).`);
   }
 
@@ -85,6 +86,7 @@ export async function showPost(view, route, session) {
           cancel: () => {
             held = false;
             panel.replaceChildren();
+            page.querySelector("h1").focus();
           },
         }),
       );
@@ -99,11 +101,10 @@ export async function showPost(view, route, session) {
         remove: () => remove(messages),
       }),
       messages,
-      panel,
       h(
         "div",
         { class: "record-layout" },
-        h("div", { class: "record-main" }, stateNote(post), h("div", { class: "content-block" }, h("h2", { class: "visually-hidden" }, "Content"), post.content)),
+        h("div", { class: "record-main" }, panel, stateNote(post), h("div", { class: "content-block" }, h("h2", { class: "visually-hidden" }, "Content"), post.content)),
         fieldList(post),
       ),
     );
