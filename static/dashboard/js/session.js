@@ -4,14 +4,17 @@
 // pasted in one page works in the other, and it is gone when the tab closes.
 //
 // The API has no endpoint that lists a key's scopes, so the page asks the
-// API itself, once per sign-in, with six small requests that cannot change
-// anything. The reads (posts:read, articles:read, webhooks:manage) fetch at
-// most one record. The writes send a JSON list as the body: the service
-// checks the scope before it reads a body, so a key without the scope gets
-// 403 insufficient_scope naming it in details.required_scope, and a key with
-// it gets 400, since a list is never a valid record. Nothing is created. A
-// 401 means the key itself is refused. Asking the API (rather than guessing
-// from the key) means the page shows exactly what the service would allow.
+// API itself, at each sign-in and page load, with six small requests that
+// cannot change anything. The reads (posts:read, articles:read,
+// webhooks:manage) fetch at most one record. The writes send a JSON list as
+// the body: the service checks the scope before it reads a body, so a key
+// without the scope gets 403 insufficient_scope naming it in
+// details.required_scope, and a key with it gets 400, since a list is never
+// a valid record. Nothing is created. A 401 means the key itself is refused.
+// Asking the API (rather than guessing from the key) means the page shows
+// exactly what the service would allow. The browser's console and the
+// access log list these 400s and 403s at each sign-in; they are the probes,
+// not faults.
 import { ApiError, call } from "./api.js";
 
 const KEY_ITEM = "cps.apiKey";
