@@ -93,7 +93,7 @@ function table(deliveries, endpointUrl, redeliver) {
   const columns = [
     ["Created", (d) => time.timeElement(d.created_at)],
     ["Event", (d) => h("code", {}, d.event_type)],
-    ["Endpoint", (d) => h("span", { class: "url" }, endpointUrl[d.endpoint_id] ?? "(deleted endpoint)")],
+    ["Endpoint", (d) => endpointCell(endpointUrl[d.endpoint_id])],
     ["Post", (d) => (d.post_id ? h("a", { href: `#/posts/${d.post_id}` }, "Open post") : h("span", { class: "muted" }, "—"))],
     ["Outcome", (d) => h("span", { class: `badge outcome outcome-${d.outcome}` }, d.outcome)],
     ["Attempts", attempts],
@@ -106,6 +106,13 @@ function table(deliveries, endpointUrl, redeliver) {
     h("thead", {}, h("tr", {}, columns.map(([title]) => h("th", { scope: "col" }, title || h("span", { class: "visually-hidden" }, "Actions"))))),
     h("tbody", {}, deliveries.map((d) => h("tr", { dataset: { deliveryId: d.id } }, columns.map(([title, cell]) => h("td", { dataset: { label: title } }, h("div", { class: "cell" }, cell(d))))))),
   );
+}
+
+/** An endpoint's URL, allowed to wrap between its origin and its path. */
+function endpointCell(url) {
+  if (!url) return h("span", { class: "muted" }, "(deleted endpoint)");
+  const { origin, pathname, search } = new URL(url);
+  return h("span", { class: "url", title: url }, origin, h("wbr"), pathname + search);
 }
 
 /** "2", and the attempts themselves behind a disclosure. */
