@@ -65,10 +65,11 @@ def create_app(test_config=None):
     _cors_only_with_origin(app)
     app.after_request(_vary_on_origin)
 
-    from blueprints import api, docs, health
+    from blueprints import api, dashboard, docs, health
 
     app.register_blueprint(health.bp)
     app.register_blueprint(docs.bp)
+    app.register_blueprint(dashboard.bp)
     app.register_blueprint(api.bp)
     check_declarations(app)
     return app

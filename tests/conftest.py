@@ -5,6 +5,10 @@ from app import create_app
 from auth import SCOPES
 from store.db import dispose_db, init_db
 
+# The browser tests' `browser` and `page` fixtures (tests/browser_support.py),
+# for every test file; a test that does not ask for them starts no browser.
+pytest_plugins = ["tests.browser_support"]
+
 
 class ClosingClient(FlaskClient):
     """Reads and closes every response, as a server does after sending it,

@@ -1,20 +1,14 @@
 """Browser tests: CORS from a real browser, and the Swagger UI docs page.
 
-A headless Chromium (Debian's, /usr/bin/chromium, driven with Playwright's sync
-API; Playwright downloads no browser of its own) talks to the real service under
+Headless Chromium (tests/browser_support.py) talks to the real service under
 gunicorn. The CORS tests load tests/browser/cors.html from a second loopback
 origin (same host, other port, so cross-origin): its script calls the API with
 fetch() and an X-API-Key header, which makes the browser send a real preflight.
-
-Without Chromium or Playwright the tests are skipped, except when CI is set:
-there they fail, so CI never passes by skipping them. CHROMIUM_PATH overrides
-the browser's path (point it at a missing file to try the skip path).
 """
 
 import contextlib
 import functools
 import json
-import os
 import re
 import threading
 import time
@@ -24,23 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import ROOT, Client, create_key, serve
-from tests.system import unavailable
+from harness import Client, create_key, serve
+from tests.browser_support import ARTIFACTS
 
-CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-quic",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PAGES = Path(__file__).resolve().parent / "browser"
-ARTIFACTS = ROOT / "test-artifacts"
-TIMEOUT_MS = 15_000  # any single browser wait
 SCENARIO_TIMEOUT_MS = 30_000  # the whole cors.html scenario (each fetch has its own 5 s limit)
 
 DOCS_OPERATIONS = {
@@ -65,52 +46,6 @@ DOCS_OPERATIONS = {
     ("POST", "/functions/v1/webhook-deliveries-redeliver"),
     ("GET", "/health"),
 }
-
-
-def _unavailable(reason):
-    """Skip, or fail when CI is set: CI must run these tests."""
-    unavailable(reason, "the browser tests")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:
-        _unavailable(f"playwright cannot be imported ({exc}); pip install playwright")
-    if not (os.path.isfile(CHROMIUM_PATH) and os.access(CHROMIUM_PATH, os.X_OK)):
-        _unavailable(
-            f"no Chromium at {CHROMIUM_PATH}: apt-get install -y chromium (or set CHROMIUM_PATH)"
-        )
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS, timeout=30_000
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-@pytest.fixture
-def page(browser):
-    """A fresh browser context (own cache, storage, preflight cache) and a page in it.
-
-    `page.console_lines` collects the console, `page.seen_urls` every request.
-    """
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(TIMEOUT_MS)
-    context.set_default_navigation_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    page.console_lines = []
-    page.seen_urls = []
-    page.on("console", lambda msg: page.console_lines.append(f"{msg.type}: {msg.text}"))
-    page.on("pageerror", lambda exc: page.console_lines.append(f"pageerror: {exc}"))
-    page.on("request", lambda request: page.seen_urls.append(request.url))
-    try:
-        yield page
-    finally:
-        context.close()
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

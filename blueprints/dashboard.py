@@ -1,0 +1,44 @@
+"""The publishing dashboard: a page over the public API, loaded without a key.
+
+    GET /functions/v1/dashboard                  the page (static/dashboard/index.html)
+    GET /functions/v1/dashboard/assets/<file>    its stylesheet, icon and JavaScript modules
+
+Everything it shows comes from the public API with the key pasted into the
+page; these routes serve files only. The files are plain HTML, CSS and
+JavaScript modules with no build step and nothing from another host, so the
+page works offline, like the docs page.
+"""
+
+from pathlib import Path
+
+from flask import Blueprint, send_from_directory
+
+bp = Blueprint("dashboard", __name__, url_prefix="/functions/v1")
+FILES = Path(__file__).resolve().parent.parent / "static" / "dashboard"
+
+# Stricter than the docs page: no inline script or style at all (the page
+# sets styles only through element.style from its modules, which a CSP
+# allows), and it talks to this service alone.
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+@bp.get("/dashboard")
+def page():
+    response = send_from_directory(FILES, "index.html")
+    response.headers.update(PAGE_HEADERS)
+    return response
+
+
+@bp.get("/dashboard/assets/<path:filename>")
+def asset(filename):
+    response = send_from_directory(FILES, filename)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response

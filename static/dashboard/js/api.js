@@ -1,0 +1,87 @@
+// The one way the page talks to the service: same-origin fetch() of the
+// public API under /functions/v1, with the pasted key in X-API-Key. Changes
+// send the version they were made on in If-Match, creates send an
+// Idempotency-Key; with Content-Type these are the only request headers it
+// sets, all of them among those the service's CORS settings allow.
+// Every refusal becomes an ApiError carrying the error envelope.
+
+export const BASE = "/functions/v1";
+export const PAGE_SIZE = 20;
+
+export class ApiError extends Error {
+  constructor(status, envelope, etag = null) {
+    super(envelope.message);
+    this.status = status; // 0: no answer
+    this.code = envelope.code;
+    this.details = envelope.details || {};
+    this.etag = etag;
+  }
+}
+
+let key = null;
+let whenRefused = () => {};
+
+export function useKey(value) {
+  key = value;
+}
+
+/** `callback(error)` runs when the service refuses the key itself (401). */
+export function onKeyRefused(callback) {
+  whenRefused = callback;
+}
+
+/**
+ * call("PATCH", "/api-v2-posts-item/ID", {body, version}) -> {data, etag}.
+ * version: sent as If-Match; idempotencyKey: sent as Idempotency-Key;
+ * quiet: a 401 is only thrown (signing in handles it itself).
+ */
+export async function call(method, path, { body, version, idempotencyKey, quiet = false, as = key } = {}) {
+  const headers = { "X-API-Key": as };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (version !== undefined) headers["If-Match"] = `"${version}"`;
+  if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
+  let response;
+  try {
+    response = await fetch(BASE + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "omit", // answers carry Cache-Control: no-store, so nothing is kept
+    });
+  } catch {
+    throw new ApiError(0, {
+      code: "unreachable",
+      message: "The service did not answer. Check that it is running and reachable, then try again.",
+    });
+  }
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const envelope = data?.error ?? { code: "error", message: `The service answered ${response.status}.` };
+    const error = new ApiError(response.status, envelope, response.headers.get("ETag"));
+    if (error.status === 401 && !quiet) whenRefused(error);
+    throw error;
+  }
+  return { data, etag: response.headers.get("ETag") };
+}
+
+/** "?a=1&b=2" from an object, leaving out empty values. */
+export function query(params) {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== "") search.set(name, value);
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+/** A fresh Idempotency-Key (crypto.randomUUID needs a secure context; this does not). */
+export function newIdempotencyKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `dash-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}

@@ -1,0 +1,59 @@
+// Refusals in words. Each explanation leads with what it means for the
+// person at the page and then gives the service's own message (the error
+// envelope's `message`) verbatim, with the fields a 400 names.
+import { h } from "./dom.js";
+
+const HEADLINES = {
+  0: "The service could not be reached.",
+  401: "The service does not accept this key.",
+  403: "This key is not allowed to do that.",
+  404: "Not found: it was deleted, or it belongs to another user.",
+  409: "The service refused this change in the record's current state.",
+  412: "Changed elsewhere; reload.",
+  413: "That is too large for the service.",
+  503: "The service is busy; try again in a moment.",
+  507: "The service's storage is full; nothing was saved.",
+};
+
+function advice(error) {
+  switch (error.status) {
+    case 401:
+      return "Sign in again with a current key; whoever runs the service can make one with flask --app app keys create.";
+    case 403: {
+      const scope = error.details.required_scope;
+      return scope
+        ? `It needs the ${scope} scope, which this key lacks. Ask whoever runs the service for a key with ${scope}.`
+        : "Ask whoever runs the service for a key with the scope it needs.";
+    }
+    case 412:
+      return "Someone (or another tab) saved a newer version after you loaded this one. Reload to see it, then make your change again.";
+    default:
+      return null;
+  }
+}
+
+/** The fields a validation error names: [["scheduled_at", "Must be ..."], ...];
+ *  a list's items are named by position ("media_urls.0"). */
+export function fieldErrors(error) {
+  if (error.code !== "validation_error") return [];
+  const flat = (name, messages) =>
+    Array.isArray(messages)
+      ? messages.map((message) => [name, String(message)])
+      : Object.entries(messages).flatMap(([part, inner]) => flat(`${name}.${part}`, inner));
+  return Object.entries(error.details).flatMap(([field, messages]) => flat(field, messages));
+}
+
+/** An alert box explaining `error`; `actions` (buttons) go at its end. */
+export function explain(error, ...actions) {
+  const headline = HEADLINES[error.status] ?? (error.status === 400 ? "The service refused the request." : `The service answered ${error.status}.`);
+  const fields = fieldErrors(error);
+  return h(
+    "div",
+    { class: "alert alert-error", role: "alert", dataset: { status: error.status } },
+    h("p", { class: "alert-title" }, headline),
+    h("p", {}, error.message),
+    fields.length ? h("ul", { class: "alert-fields" }, fields.map(([field, message]) => h("li", {}, h("code", {}, field), ": ", message))) : null,
+    advice(error) ? h("p", {}, advice(error)) : null,
+    actions.length ? h("p", { class: "alert-actions" }, actions) : null,
+  );
+}

@@ -1,0 +1,195 @@
+// Start-up of the publishing dashboard (/functions/v1/dashboard): sign-in,
+// the views' addresses (#/calendar, #/queue/Failed, #/posts/ID, ...), and
+// the refresh that keeps an open list current.
+import { onKeyRefused, useKey } from "./api.js";
+import { h, show } from "./dom.js";
+import { explain } from "./explain.js";
+import { SCOPES, forgetKey, keepKey, scopesOf, storedKey } from "./session.js";
+import { showArticleForm } from "./views/article-form.js";
+import { showArticle, showArticles } from "./views/articles.js";
+import { showCalendar } from "./views/calendar.js";
+import { showDeliveries } from "./views/deliveries.js";
+import { showPost } from "./views/post.js";
+import { showPostForm } from "./views/post-form.js";
+import { showQueue } from "./views/queue.js";
+import { heading, tickCountdowns } from "./widgets.js";
+
+const REFRESH_MS = 10_000; // an open view asks again this often, while the tab is visible
+const ID = "([0-9a-fA-F-]{36})";
+
+// [address pattern, view, the navigation section it belongs to]
+const ROUTES = [
+  [/^\/calendar(?:\/(\d{4}-\d{2}-\d{2}))?$/, showCalendar, "calendar"],
+  [/^\/queue(?:\/(Draft|Scheduled|Publishing|Published|Failed))?$/, showQueue, "queue"],
+  [/^\/posts\/new$/, showPostForm, "queue"],
+  [new RegExp(`^/posts/${ID}$`), showPost, "queue"],
+  [new RegExp(`^/posts/${ID}/edit$`), showPostForm, "queue"],
+  [/^\/articles$/, showArticles, "articles"],
+  [/^\/articles\/new$/, showArticleForm, "articles"],
+  [new RegExp(`^/articles/${ID}$`), showArticle, "articles"],
+  [new RegExp(`^/articles/${ID}/edit$`), showArticleForm, "articles"],
+  [/^\/deliveries$/, showDeliveries, "deliveries"],
+];
+
+const $ = (id) => document.getElementById(id);
+const session = {
+  signedIn: false,
+  scopes: new Set(),
+  can(scope) {
+    return this.scopes.has(scope);
+  },
+};
+let current = null; // the open view's {refresh}, if it has one
+let navigations = 0;
+
+/** Check `key`, keep it and open the view; `typed`: the person just pasted it
+ *  (rather than a reload), so focus follows to the view's heading. */
+async function signIn(key, typed) {
+  const button = $("sign-in-button");
+  if ($("sign-in").hidden) show($("view"), h("p", { class: "loading", role: "status" }, "Checking the key…"));
+  button.disabled = true;
+  button.textContent = "Checking the key…";
+  try {
+    session.scopes = await scopesOf(key);
+  } catch (error) {
+    if (error.status === 401) forgetKey(); // not when the service is only unreachable
+    showSignIn(explain(error));
+    return;
+  } finally {
+    button.disabled = false;
+    button.textContent = "Sign in";
+  }
+  keepKey(key);
+  useKey(key);
+  session.signedIn = true;
+  $("sign-in").hidden = true;
+  $("key-input").value = "";
+  showKey(key);
+  $("sign-in-problem").replaceChildren();
+  await route(typed);
+}
+
+function showSignIn(problem) {
+  useKey(null);
+  session.signedIn = false;
+  session.scopes = new Set();
+  current = null;
+  for (const id of ["views-nav", "session-actions", "keybar"]) $(id).hidden = true;
+  $("view").replaceChildren();
+  $("sign-in").hidden = false;
+  document.title = "Sign in · Publishing dashboard";
+  show($("sign-in-problem"), problem ?? null);
+  (problem ? $("sign-in-problem") : $("key-input")).focus();
+}
+
+/** The key (by its first characters, as `keys list` shows it) and its scopes. */
+function showKey(key) {
+  $("key-name").textContent = `Key ${key.slice(0, 13)}…`;
+  show(
+    $("scope-list"),
+    Object.entries(SCOPES).map(([scope, grants]) => {
+      const has = session.can(scope);
+      return h(
+        "li",
+        { class: has ? "scope scope-granted" : "scope scope-missing", title: grants, dataset: { scope } },
+        scope,
+        h("span", { class: "visually-hidden" }, has ? ` (granted: ${grants})` : " (not granted)"),
+      );
+    }),
+  );
+  for (const link of document.querySelectorAll("#views-nav a")) link.parentElement.hidden = !session.can(link.dataset.scope);
+  for (const id of ["views-nav", "session-actions", "keybar"]) $(id).hidden = false;
+}
+
+/** The first view this key may see. */
+function home() {
+  const link = [...document.querySelectorAll("#views-nav a")].find((a) => session.can(a.dataset.scope));
+  return link ? link.getAttribute("href") : null;
+}
+
+/** Show the view the address names; `moveFocus` to its heading, as after a
+ *  click (not on a fresh load, where the browser starts from the top). */
+async function route(moveFocus = true) {
+  if (!session.signedIn) return;
+  const view = $("view");
+  if (!location.hash.startsWith("#/")) {
+    if (!home()) {
+      show(view, heading("Nothing to show"), h("p", {}, "This key has none of the scopes the dashboard shows (posts:read, articles:read, webhooks:manage)."));
+      return;
+    }
+    history.replaceState(null, "", home()); // no hashchange: this call goes on to show it
+  }
+  const [path, search = ""] = location.hash.slice(1).split("?");
+  const found = ROUTES.map(([pattern, viewFn, section]) => [pattern.exec(path), viewFn, section]).find(([match]) => match);
+  current = null;
+  const mine = ++navigations;
+  const container = h("div", { class: "view" });
+  view.replaceChildren(container);
+  if (!found) {
+    markSection(null);
+    show(container, heading("No such page"), h("p", {}, "The dashboard has no page at this address. ", h("a", { href: home() ?? "#/calendar" }, "Go to the start")));
+  } else {
+    const [match, viewFn, section] = found;
+    markSection(section);
+    const handle = await viewFn(container, { params: match.slice(1), query: new URLSearchParams(search) }, session);
+    if (mine !== navigations) return; // the person has gone elsewhere meanwhile
+    current = handle ?? null;
+  }
+  $("refresh").hidden = !current; // forms have nothing to refresh
+  const title = container.querySelector("h1")?.textContent;
+  document.title = title ? `${title} · Publishing dashboard` : "Publishing dashboard";
+  if (moveFocus) container.querySelector("h1")?.focus();
+}
+
+function markSection(section) {
+  for (const link of document.querySelectorAll("#views-nav a")) {
+    if (link.dataset.section === section) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+}
+
+/** Ask the open view to read its data again. `asked`: the person pressed
+ *  Refresh, so a record page reloads even while it holds a message or a form;
+ *  the timer's refresh leaves such a page alone. */
+let refreshing = false;
+async function refresh(asked) {
+  if (refreshing || !current?.refresh) return;
+  refreshing = true;
+  try {
+    await current.refresh(asked);
+  } finally {
+    refreshing = false;
+  }
+}
+
+onKeyRefused((error) => {
+  forgetKey();
+  showSignIn(explain(error));
+});
+
+$("sign-in-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const key = $("key-input").value.trim();
+  if (!key) {
+    show($("sign-in-problem"), h("p", { class: "alert alert-error", role: "alert" }, "Paste a key first."));
+    $("key-input").focus();
+    return;
+  }
+  signIn(key, true);
+});
+$("sign-out").addEventListener("click", () => {
+  forgetKey();
+  showSignIn();
+});
+$("refresh").addEventListener("click", () => refresh(true));
+$("skip-link").addEventListener("click", (event) => {
+  event.preventDefault(); // the address is the view's; move focus only
+  ($("view").querySelector("h1") ?? $("main")).focus();
+});
+window.addEventListener("hashchange", () => route());
+setInterval(() => document.hidden || refresh(false), REFRESH_MS);
+setInterval(tickCountdowns, 1000);
+
+const remembered = storedKey();
+if (remembered) signIn(remembered, false);
+else showSignIn();

@@ -1,0 +1,142 @@
+// The webhook delivery log, filtered as the API allows, with every attempt
+// and a redeliver button (a new delivery of the same event).
+import { PAGE_SIZE, call, query } from "../api.js";
+import { h, show } from "../dom.js";
+import { explain } from "../explain.js";
+import * as time from "../time.js";
+import { empty, heading, loading, notify, pager } from "../widgets.js";
+
+const OUTCOMES = ["pending", "delivered", "failed", "cancelled"];
+const EVENTS = ["post.due", "post.published", "post.failed", "article.published"];
+const FILTERS = ["outcome", "event_type", "endpoint_id", "post_id"];
+
+export async function showDeliveries(view, route) {
+  const chosen = Object.fromEntries(FILTERS.map((name) => [name, route.query.get(name) || undefined]));
+  const offset = Math.max(0, Number.parseInt(route.query.get("offset"), 10) || 0);
+  const filterSlot = h("div", {});
+  const messages = h("div", { class: "messages", tabindex: "-1" });
+  const body = h("div", {}, loading());
+  show(view, heading("Webhook deliveries"), filterSlot, messages, body);
+
+  let endpoints;
+  try {
+    endpoints = (await call("GET", "/webhooks?limit=100")).data.data;
+  } catch (error) {
+    show(body, explain(error));
+    return undefined;
+  }
+  show(filterSlot, filterForm(chosen, endpoints));
+  const endpointUrl = Object.fromEntries(endpoints.map((endpoint) => [endpoint.id, endpoint.url]));
+
+  async function redeliver(delivery) {
+    try {
+      const { data } = await call("POST", "/webhook-deliveries-redeliver", { body: { delivery_id: delivery.id } });
+      notify(`Queued again: a new ${data.event_type} delivery, sent at once by the dispatcher.`);
+      messages.replaceChildren();
+      shown = null;
+      await refresh();
+    } catch (error) {
+      show(messages, explain(error));
+      messages.focus();
+    }
+  }
+
+  let shown = null;
+  async function refresh() {
+    let page;
+    try {
+      page = (await call("GET", `/webhook-deliveries${query({ ...chosen, limit: PAGE_SIZE, offset })}`)).data;
+    } catch (error) {
+      shown = null;
+      show(body, explain(error));
+      return;
+    }
+    const signature = JSON.stringify([page.total, page.data.map((d) => [d.id, d.updated_at])]);
+    if (signature === shown) return;
+    shown = signature;
+    const hrefFor = (from) => `#/deliveries${query({ ...chosen, offset: from || undefined })}`;
+    show(
+      body,
+      page.data.length ? table(page.data, endpointUrl, redeliver) : empty(Object.values(chosen).some(Boolean) ? "No deliveries match these filters." : "No deliveries yet: events appear here once a webhook endpoint is subscribed to them."),
+      pager(page.total, offset, hrefFor, "Deliveries"),
+    );
+  }
+  await refresh();
+  return { refresh };
+}
+
+function filterForm(chosen, endpoints) {
+  const select = (name, label, options) =>
+    h(
+      "div",
+      { class: "form-field" },
+      h("label", { for: `filter-${name}` }, label),
+      h("select", { id: `filter-${name}`, name }, h("option", { value: "" }, "Any"), options.map(([value, text]) => h("option", { value, selected: value === chosen[name] }, text))),
+    );
+  function onsubmit(event) {
+    event.preventDefault();
+    const values = Object.fromEntries(FILTERS.map((name) => [name, event.target.elements[name].value.trim() || undefined]));
+    location.hash = `#/deliveries${query(values)}`;
+  }
+  return h(
+    "form",
+    { class: "filters", role: "search", "aria-label": "Filter deliveries", onsubmit },
+    select("outcome", "Outcome", OUTCOMES.map((o) => [o, o])),
+    select("event_type", "Event", EVENTS.map((e) => [e, e])),
+    select("endpoint_id", "Endpoint", endpoints.map((e) => [e.id, e.url])),
+    h("div", { class: "form-field" }, h("label", { for: "filter-post_id" }, "Post ID"), h("input", { id: "filter-post_id", name: "post_id", value: chosen.post_id ?? "", autocomplete: "off", spellcheck: "false", placeholder: "a post's UUID" })),
+    h("div", { class: "filter-actions" }, h("button", { type: "submit", class: "button button-primary" }, "Apply"), h("a", { class: "button", href: "#/deliveries" }, "Clear")),
+  );
+}
+
+function table(deliveries, endpointUrl, redeliver) {
+  const columns = [
+    ["Created", (d) => time.timeElement(d.created_at)],
+    ["Event", (d) => h("code", {}, d.event_type)],
+    ["Endpoint", (d) => endpointCell(endpointUrl[d.endpoint_id])],
+    ["Post", (d) => (d.post_id ? h("a", { href: `#/posts/${d.post_id}` }, "Open post") : h("span", { class: "muted" }, "—"))],
+    ["Outcome", (d) => h("span", { class: `badge outcome outcome-${d.outcome}` }, d.outcome)],
+    ["Attempts", attempts],
+    ["Next / last error", (d) => [d.next_attempt_at ? h("span", {}, "Next ", time.timeElement(d.next_attempt_at)) : null, d.last_error ? h("span", { class: "error-text" }, d.last_error) : null]],
+    ["", (d) => h("button", { type: "button", class: "button", onclick: () => redeliver(d), dataset: { focusKey: `redeliver-${d.id}` }, "aria-label": `Redeliver ${d.event_type} of ${time.local(d.created_at)}` }, "Redeliver")],
+  ];
+  return h(
+    "table",
+    { class: "list-table deliveries" },
+    h("thead", {}, h("tr", {}, columns.map(([title]) => h("th", { scope: "col" }, title || h("span", { class: "visually-hidden" }, "Actions"))))),
+    h("tbody", {}, deliveries.map((d) => h("tr", { dataset: { deliveryId: d.id } }, columns.map(([title, cell]) => h("td", { dataset: { label: title } }, h("div", { class: "cell" }, cell(d))))))),
+  );
+}
+
+/** An endpoint's URL, allowed to wrap between its origin and its path. */
+function endpointCell(url) {
+  if (!url) return h("span", { class: "muted" }, "(deleted endpoint)");
+  const { origin, pathname, search } = new URL(url);
+  return h("span", { class: "url", title: url }, origin, h("wbr"), pathname + search);
+}
+
+/** "2", and the attempts themselves behind a disclosure. */
+function attempts(delivery) {
+  if (!delivery.attempts.length) return "0";
+  return h(
+    "details",
+    { class: "attempts" },
+    h("summary", {}, `${delivery.attempt_count} attempt${delivery.attempt_count === 1 ? "" : "s"}`),
+    h(
+      "ol",
+      {},
+      delivery.attempts.map((a) => {
+        const answer = a.status_code ? `HTTP ${a.status_code}` : "No answer";
+        return h(
+          "li",
+          {},
+          h("strong", {}, answer),
+          ` in ${a.duration_ms} ms`,
+          h("span", { class: "attempt-time" }, time.timeElement(a.attempted_at)),
+          a.error && a.error !== answer ? h("span", { class: "error-text" }, a.error) : null,
+          a.response ? h("pre", { class: "response" }, a.response) : null,
+        );
+      }),
+    ),
+  );
+}

@@ -1,0 +1,207 @@
+// One post: every field, its version, and the changes the key allows.
+// Every change sends the version it was made on (If-Match), so a change
+// made elsewhere in the meantime is a 412, explained, never overwritten.
+import { call } from "../api.js";
+import { h, outsideLink, show } from "../dom.js";
+import { explain } from "../explain.js";
+import * as time from "../time.js";
+import { confirmAction, countdown, heading, loading, notify, statusBadge, typeBadge } from "../widgets.js";
+import { schedulePanel } from "./schedule.js";
+
+export async function showPost(view, route, session) {
+  const id = route.params[0];
+  const path = `/api-v2-posts-item/${id}`;
+  let post = null;
+  // While a form or an error is open the page must not change under the
+  // person reading it: the automatic refresh waits.
+  let held = false;
+  const page = h("div", { class: "post-page" }, loading());
+  show(view, page);
+
+  async function reload() {
+    held = false;
+    try {
+      post = (await call("GET", path)).data;
+      render();
+    } catch (error) {
+      held = true;
+      show(page, heading("Post"), explain(error, h("a", { class: "button", href: "#/queue" }, "Back to the queue")));
+    }
+  }
+
+  async function refresh(asked) {
+    if (asked) return reload();
+    if (held) return;
+    try {
+      const fresh = (await call("GET", path)).data;
+      if (!held && fresh.version !== post?.version) {
+        post = fresh;
+        render();
+      }
+    } catch {
+      // Refresh or the next navigation shows what is wrong
+    }
+  }
+
+  /** PATCH `body` on the version shown; `done` names the change for the notice.
+   *  A refusal is thrown for the caller to explain where the person is looking. */
+  async function change(body, done) {
+    post = (await call("PATCH", path, { body, version: post.version })).data;
+    held = false;
+    render();
+    page.querySelector("h1").focus(); // the button pressed is gone; start again from the top
+    notify(`${done} (version ${post.version}).`);
+  }
+
+  const reloadButton = () => h("button", { type: "button", class: "button", onclick: reload }, "Reload");
+
+  /** Show `error` in `where` and keep the page still until the person acts. */
+  const failedIn = (where) => (error) => {
+    held = true;
+    show(where, explain(error, reloadButton()));
+    where.focus();
+  };
+
+  async function remove(where) {
+    if (!(await confirmAction("Delete this post? It cannot be undone.", "Delete post"))) return;
+    try {
+      await call("DELETE", path, { version: post.version });
+      notify("The post was deleted.");
+      location.hash = `#/queue/${post.status}`;
+    } catch (error) {
+      failedIn(where)(error);
+    }
+  }
+
+  function render() {
+    const messages = h("div", { class: "messages", tabindex: "-1" });
+    const panel = h("div", { class: "panel-slot" });
+    const openSchedule = (mode) => {
+      held = true;
+      show(
+        panel,
+        schedulePanel(post, mode, {
+          submit: change,
+          explain: (error) => explain(error, reloadButton()),
+          cancel: () => {
+            held = false;
+            panel.replaceChildren();
+            page.querySelector("h1").focus();
+          },
+        }),
+      );
+      panel.querySelector("input")?.focus();
+    };
+    show(
+      page,
+      heading("Post", h("div", { class: "badges" }, statusBadge(post.status), typeBadge(post))),
+      actionBar(post, session, {
+        openSchedule,
+        change: (body, done) => change(body, done).catch(failedIn(messages)),
+        remove: () => remove(messages),
+      }),
+      messages,
+      h(
+        "div",
+        { class: "record-layout" },
+        h("div", { class: "record-main" }, panel, stateNote(post), h("div", { class: "content-block" }, h("h2", { class: "visually-hidden" }, "Content"), post.content)),
+        fieldList(post),
+      ),
+    );
+  }
+
+  await reload();
+  return { refresh };
+}
+
+/** The buttons this key may use on a post in this status; a line on what it lacks. */
+function actionBar(post, session, act) {
+  const write = session.can("posts:write");
+  const publish = write && session.can("posts:publish");
+  const button = (text, onclick, extra = "") => h("button", { type: "button", class: `button ${extra}`, onclick }, text);
+  const edit = h("a", { class: "button", href: `#/posts/${post.id}/edit` }, "Edit");
+  const del = button("Delete", act.remove, "button-danger");
+  const byStatus = {
+    Draft: [publish && button("Schedule…", () => act.openSchedule("schedule"), "button-primary"), write && edit, write && del],
+    Scheduled: [
+      publish && button("Reschedule…", () => act.openSchedule("reschedule")),
+      publish && button("Unschedule", () => act.change({ status: "Draft" }, "Unscheduled: back to Draft")),
+      write && edit,
+      write && del,
+    ],
+    Failed: [
+      publish && button("Retry…", () => act.openSchedule("retry"), "button-primary"),
+      publish && button("Back to draft", () => act.change({ status: "Draft" }, "Back to Draft")),
+      write && edit,
+      write && del,
+    ],
+    Publishing: [],
+    Published: [],
+  };
+  const actions = byStatus[post.status].filter(Boolean);
+  const lacking = ["posts:write", "posts:publish"].filter((scope) => !session.can(scope));
+  const changeable = !["Publishing", "Published"].includes(post.status);
+  return h(
+    "div",
+    { class: "action-bar" },
+    actions.length ? h("div", { class: "actions", role: "group", "aria-label": "Actions" }, actions) : null,
+    changeable && lacking.length
+      ? h("p", { class: "hint" }, `This key lacks ${lacking.join(" and ")}, so ${lacking.includes("posts:write") ? "it can only look at posts" : "it cannot schedule, unschedule or retry"}.`)
+      : null,
+  );
+}
+
+/** What the status means right now, in a sentence. */
+function stateNote(post) {
+  switch (post.status) {
+    case "Scheduled":
+      return h("p", { class: "state-note" }, "Goes out ", time.timeElement(post.scheduled_at), ": ", countdown(post.scheduled_at, "due in {}.", "due now, waiting for the automation to claim it."));
+    case "Publishing":
+      return h(
+        "p",
+        { class: "state-note state-publishing" },
+        "In the automation's hands: it must report back within its lease (",
+        countdown(post.handoff_expires_at, "{} left", "the lease ran out; the post becomes Failed"),
+        "). Nothing can change until then.",
+      );
+    case "Published":
+      return h("p", { class: "state-note state-published" }, "Live: ", post.live_url ? outsideLink(post.live_url) : "no link given", ".");
+    case "Failed":
+      return h("div", { class: "state-note state-failed" }, h("p", { class: "alert-title" }, "Publishing failed"), h("p", { class: "error-text" }, post.last_error || "No error was given."));
+    default:
+      return null;
+  }
+}
+
+function fieldList(post) {
+  const when = (iso) => (iso ? [time.timeElement(iso), h("span", { class: "utc" }, time.utc(iso))] : none());
+  const rows = [
+    ["Status", post.status],
+    ["Type", post.type === "brand" ? "Brand" : "Personal"],
+    ["Brand", post.brand_id ?? none()],
+    [
+      "Scheduled for",
+      post.scheduled_at ? [when(post.scheduled_at), " ", h("a", { href: `#/calendar/${time.dayKey(new Date(post.scheduled_at))}` }, "Show in calendar")] : none(),
+    ],
+    ["Published at", when(post.published_at)],
+    ["LinkedIn post", post.linkedin_post_id ? h("code", {}, post.linkedin_post_id) : none()],
+    ["Live URL", post.live_url ? outsideLink(post.live_url) : none()],
+    ["Last error", post.last_error ? h("span", { class: "error-text" }, post.last_error) : none()],
+    ["Media", post.media_urls.length ? h("ul", { class: "plain" }, post.media_urls.map((url) => h("li", {}, outsideLink(url)))) : none()],
+    ["Handoff", post.handoff_id ? h("code", {}, post.handoff_id) : none()],
+    ["Lease ends", when(post.handoff_expires_at)],
+    ["Handed off", `${post.handoff_count} time${post.handoff_count === 1 ? "" : "s"}`],
+    ["Created", when(post.created_at)],
+    ["Updated", when(post.updated_at)],
+    ["Version", h("span", { dataset: { field: "version" } }, String(post.version))],
+    ["ID", h("code", {}, post.id)],
+  ];
+  return h(
+    "section",
+    { class: "fields", "aria-labelledby": "fields-title" },
+    h("h2", { id: "fields-title" }, "Details"),
+    h("dl", {}, rows.map(([term, value]) => h("div", { class: "field" }, h("dt", {}, term), h("dd", {}, value)))),
+  );
+}
+
+const none = () => h("span", { class: "muted" }, "—");

@@ -1,0 +1,82 @@
+// The date-time picker that schedules, reschedules or retries a post.
+//
+// The service refuses a scheduled_at less than its lead time ahead
+// (FLASK_SCHEDULE_MIN_LEAD_SECONDS, 60 by default) with a 400 naming
+// scheduled_at. The API does not publish the setting, so the picker refuses
+// times less than the default ahead before sending anything, and still
+// shows the service's own message when a server set up with more refuses.
+import { h, show } from "../dom.js";
+import * as time from "../time.js";
+
+const LEAD_SECONDS = 60;
+const SUGGEST_MINUTES = 15; // a fresh picker offers the next 5-minute mark this far ahead
+
+const MODES = {
+  schedule: { title: "Schedule this post", submit: "Schedule", done: "Scheduled", status: "Scheduled" },
+  reschedule: { title: "Move to another time", submit: "Reschedule", done: "Rescheduled", status: undefined },
+  retry: { title: "Retry: schedule it again", submit: "Schedule again", done: "Scheduled again", status: "Scheduled" },
+};
+
+/** The panel; `submit(body, done)` sends the change, `explain(error)` words a refusal. */
+export function schedulePanel(post, modeName, { submit, explain, cancel }) {
+  const mode = MODES[modeName];
+  const input = h("input", {
+    id: "schedule-at",
+    name: "scheduled_at",
+    type: "datetime-local",
+    required: true,
+    min: time.toLocalInput(earliest()),
+    value: time.toLocalInput(suggested(post.scheduled_at)),
+    "aria-describedby": "schedule-hint",
+  });
+  const problem = h("div", { class: "form-problem", tabindex: "-1" });
+  const send = h("button", { type: "submit", class: "button button-primary" }, mode.submit);
+
+  async function onsubmit(event) {
+    event.preventDefault();
+    const at = time.fromLocalInput(input.value);
+    const refusal = !at ? "Pick a date and a time." : at < earliest() ? `That is too soon: pick a time at least ${LEAD_SECONDS} seconds from now. The service needs that much notice to hand the post to the automation.` : null;
+    if (refusal) {
+      input.setAttribute("aria-invalid", "true");
+      show(problem, h("p", { class: "alert alert-error", role: "alert" }, refusal));
+      input.focus();
+      return;
+    }
+    input.removeAttribute("aria-invalid");
+    problem.replaceChildren();
+    send.disabled = true;
+    const body = { scheduled_at: at.toISOString() };
+    if (mode.status) body.status = mode.status;
+    try {
+      await submit(body, `${mode.done} for ${time.local(body.scheduled_at)}`);
+    } catch (error) {
+      send.disabled = false;
+      if (error.details?.scheduled_at) input.setAttribute("aria-invalid", "true");
+      show(problem, explain(error));
+      problem.focus();
+    }
+  }
+
+  return h(
+    "form",
+    { class: "panel schedule-panel", novalidate: true, onsubmit, "aria-labelledby": "schedule-title" },
+    h("h2", { id: "schedule-title" }, mode.title),
+    h("label", { for: "schedule-at" }, "Publish at"),
+    input,
+    h("p", { class: "hint", id: "schedule-hint" }, `Your time zone: ${time.ZONE}. At least ${LEAD_SECONDS} seconds from now.`),
+    problem,
+    h("div", { class: "actions" }, send, h("button", { type: "button", class: "button", onclick: cancel }, "Cancel")),
+  );
+}
+
+function earliest() {
+  return new Date(Date.now() + LEAD_SECONDS * 1000);
+}
+
+/** The stored time if it is still far enough ahead, else a round time soon. */
+function suggested(stored) {
+  if (stored && new Date(stored) > earliest()) return new Date(stored);
+  const soon = new Date(Date.now() + SUGGEST_MINUTES * 60_000);
+  soon.setMinutes(Math.ceil(soon.getMinutes() / 5) * 5, 0, 0);
+  return soon;
+}

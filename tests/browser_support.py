@@ -1,0 +1,87 @@
+"""What every browser test shares: Debian's Chromium driven by Playwright.
+
+A headless Chromium (/usr/bin/chromium, through Playwright's sync API;
+Playwright downloads no browser of its own) talks to the real service under
+gunicorn. The `browser` (one per test module) and `page` fixtures are
+registered for every test by tests/conftest.py; a test that does not ask for
+them starts no browser.
+
+Without Chromium or Playwright the tests are skipped, except when CI is set:
+there they fail, so CI never passes by skipping them. CHROMIUM_PATH overrides
+the browser's path (point it at a missing file to try the skip path).
+"""
+
+import os
+
+import pytest
+
+from harness import ROOT
+from tests.system import unavailable
+
+CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = ROOT / "test-artifacts"
+TIMEOUT_MS = 15_000  # any single browser wait
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+def _unavailable(reason):
+    """Skip, or fail when CI is set: CI must run these tests."""
+    unavailable(reason, "the browser tests")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        _unavailable(f"playwright cannot be imported ({exc}); pip install playwright")
+    if not (os.path.isfile(CHROMIUM_PATH) and os.access(CHROMIUM_PATH, os.X_OK)):
+        _unavailable(
+            f"no Chromium at {CHROMIUM_PATH}: apt-get install -y chromium (or set CHROMIUM_PATH)"
+        )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS, timeout=30_000
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def new_page(browser, **context_options):
+    """A page in a fresh browser context (own cache, storage, preflight cache);
+    closing the page's context is the caller's job.
+
+    `page.console_lines` collects the console, `page.seen_urls` every request.
+    """
+    context = browser.new_context(**{"viewport": VIEWPORT, **context_options})
+    context.set_default_timeout(TIMEOUT_MS)
+    context.set_default_navigation_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    page.console_lines = []
+    page.seen_urls = []
+    page.on("console", lambda msg: page.console_lines.append(f"{msg.type}: {msg.text}"))
+    page.on("pageerror", lambda exc: page.console_lines.append(f"pageerror: {exc}"))
+    page.on("request", lambda request: page.seen_urls.append(request.url))
+    return page
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page at 1280 x 900, in a context of its own."""
+    page = new_page(browser)
+    try:
+        yield page
+    finally:
+        page.context.close()
