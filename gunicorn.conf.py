@@ -40,11 +40,11 @@ def on_starting(server):
     from store.db import check_database
 
     try:
-        path = create_app().config["DATABASE"]
+        config = create_app().config
     except ValueError as e:  # settings.SettingError
         problem = str(e)
     else:
-        problem = check_database(path)
+        problem = check_database(config)
     if problem:
         print(f"error: cannot start: {problem}", file=sys.stderr, flush=True)
         sys.exit(1)

@@ -10,6 +10,7 @@ import hashlib
 import json
 
 from errors import conflict
+from store.db import is_unique_violation, savepoint
 
 
 def fingerprint(fields):
@@ -27,13 +28,21 @@ def create_once(keys, user_id, key, fields, insert, get, now):
         return insert()
     digest = fingerprint(fields)
     earlier = keys.find(user_id, key)
-    if earlier is not None:
-        if earlier["request_hash"] != digest:
-            raise conflict(
-                "This Idempotency-Key was used with a different request body.",
-                {"idempotency_key": key},
-            )
-        return get(user_id, earlier["record_id"])
-    record = insert()
-    keys.save(user_id, key, digest, record["id"], now)
-    return record
+    if earlier is None:
+        try:
+            with savepoint():
+                record = insert()
+                keys.save(user_id, key, digest, record["id"], now)
+                return record
+        except Exception as error:
+            # A concurrent request with the same key committed first (the
+            # unique constraint waited for it): its record is the answer.
+            if not is_unique_violation(error):
+                raise
+        earlier = keys.find(user_id, key)
+    if earlier["request_hash"] != digest:
+        raise conflict(
+            "This Idempotency-Key was used with a different request body.",
+            {"idempotency_key": key},
+        )
+    return get(user_id, earlier["record_id"])

@@ -48,7 +48,7 @@ CLAIM_PATH = "/functions/v1/api-v2-posts-claim"
 HANDOFF_CLEARED = {
     "handoff_id": None,
     "handoff_expires_at": None,
-    "handoff_acknowledged": True,
+    "handoff_acknowledged": 1,
     "handoff_error": None,
 }
 

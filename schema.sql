@@ -85,6 +85,8 @@ CREATE TABLE IF NOT EXISTS articles (
     version          INTEGER NOT NULL DEFAULT 1
 );
 
+CREATE INDEX IF NOT EXISTS idempotency_keys_post ON idempotency_keys (post_id);
+
 -- The same for article creation.
 CREATE TABLE IF NOT EXISTS article_idempotency_keys (
     user_id       INTEGER NOT NULL REFERENCES users (id),
@@ -95,6 +97,7 @@ CREATE TABLE IF NOT EXISTS article_idempotency_keys (
     PRIMARY KEY (user_id, key)
 ) WITHOUT ROWID;
 
+CREATE INDEX IF NOT EXISTS article_idempotency_keys_article ON article_idempotency_keys (article_id);
 CREATE INDEX IF NOT EXISTS articles_user_created ON articles (user_id, created_at, id);
 CREATE INDEX IF NOT EXISTS articles_user_status_created ON articles (user_id, status, created_at, id);
 
@@ -201,6 +204,8 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_ready ON webhook_deliveries (next_
     WHERE outcome = 'pending';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_user ON webhook_deliveries (user_id, created_at, id);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_event ON webhook_deliveries (event_id);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id)
+    WHERE outcome = 'pending';
 
 CREATE TABLE IF NOT EXISTS webhook_attempts (
     id            INTEGER PRIMARY KEY,

@@ -31,7 +31,7 @@ from app import create_app
 from harness import ROOT
 from store import keys as key_store
 from store import posts as post_store
-from store.db import dispose_db, get_db, init_db, transaction
+from store.db import backend, dispose_db, get_db, init_db, transaction
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 BATCH = 10_000
@@ -52,7 +52,7 @@ def _seeding(path, cache_mib=None):
     app = create_app({"DATABASE": str(path), "SQLITE_SYNCHRONOUS": "OFF"})
     with app.app_context():
         init_db()
-        if cache_mib:
+        if cache_mib and backend().name == "sqlite":
             get_db().execute(f"PRAGMA cache_size = -{int(cache_mib) * 1024}")
         try:
             yield

@@ -11,6 +11,7 @@
     ledger        Ledger: acknowledged writes and the checks they must pass
     load          run_load(): client threads writing through a Ledger
     receiver      Receiver: a webhook receiver that verifies signatures, answers as scripted
+    postgres      fresh PostgreSQL databases (a schema each) for the second backend
     nginx         Nginx(Process): the shipped deploy/nginx.conf in front of a server
     slowloris     SlowClients: connections that send a request head a byte at a time
     sqlite_direct the few checks that must open the SQLite file itself

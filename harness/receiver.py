@@ -11,6 +11,7 @@ import json
 import socket
 import threading
 import time
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from standardwebhooks import Webhook, WebhookVerificationError
@@ -85,7 +86,10 @@ class Receiver:
         self.secrets = list(secrets)
         self.script = script or (lambda arrival: Answer())
         self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}/hook"
+        # A path of its own: a port can be reused by a later receiver, and a
+        # delivery still meant for the earlier one must not count here.
+        self.path = f"/hook/{uuid.uuid4().hex[:12]}"
+        self.url = f"http://127.0.0.1:{self.port}{self.path}"
         self.arrivals = []
         self.lock = threading.Lock()
         self.server = None
@@ -106,6 +110,11 @@ class Receiver:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length).decode("utf-8")
+                if self.path != receiver.path:
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 arrival = Arrival(dict(self.headers), body, list(receiver.secrets))
                 with receiver.lock:
                     receiver.arrivals.append(arrival)

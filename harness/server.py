@@ -48,7 +48,7 @@ class Gunicorn(Process):
         inherit_env=True,
         name="gunicorn",
     ):
-        self.database = Path(database)
+        self.database = database if str(database).startswith("postgres") else Path(database)
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
@@ -70,9 +70,10 @@ class Gunicorn(Process):
 
 
 @contextlib.contextmanager
-def serve(directory, workers=4, env=None, **kwargs):
-    """A fresh database (`live.sqlite` in `directory`, schema applied with
-    `flask init-db`) and gunicorn serving it; stopped on exit."""
-    database = init_database(Path(directory) / "live.sqlite", env=env)
+def serve(directory, workers=4, env=None, database=None, **kwargs):
+    """A fresh database (`live.sqlite` in `directory`, or `database`, a
+    PostgreSQL URL of a fresh schema), its schema applied with `flask
+    init-db`, and gunicorn serving it; stopped on exit."""
+    database = init_database(database or Path(directory) / "live.sqlite", env=env)
     with Gunicorn(database, workers=workers, env=env, **kwargs) as server:
         yield server

@@ -1,66 +1,66 @@
-"""SQLite connections, transactions and the `init-db` command.
+"""Connections, transactions and the `init-db` command, on either backend.
+
+FLASK_DATABASE picks the backend: a `postgresql://` URL means PostgreSQL
+(store/backend_postgres.py), a path or nothing means SQLite
+(store/backend_sqlite.py). The store modules write one SQL text for both,
+with `?` placeholders, and take the few fragments that differ (row locks,
+SKIP LOCKED, NULL ordering) from `dialect()`. Views know nothing of this.
 
 A gunicorn worker serves one request at a time, so each worker thread keeps
-one connection for its whole life instead of opening one per request: opening
-costs more than the queries of a typical request. The connection is opened
-lazily, on the first request after the fork, and is tied to the process id so
-that a connection can never be carried across a fork.
+one connection for its whole life instead of opening one per request:
+opening costs more than the queries of a typical request. The connection is
+opened lazily, on the first request after the fork, and is tied to the
+process id, so that a connection is never carried across a fork. A
+connection that broke (a PostgreSQL restart) is replaced on the next use.
 """
 
 import contextlib
 import functools
 import os
-import sqlite3
 import threading
-from pathlib import Path
 
 import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from store.migrations import MIGRATIONS
+from store import backend_postgres, backend_sqlite
+from store.versions import SCHEMA_VERSION
 
-SCHEMA_VERSION = 3
-
-
-class DatabaseUnavailable(Exception):
-    """The database file cannot be opened or is not a database."""
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
-def connect(path, synchronous="FULL", busy_timeout_ms=5000, max_page_count=None):
-    """Open a connection configured the way every part of the service expects.
+def is_postgres(database):
+    return str(database).startswith(POSTGRES_SCHEMES)
 
-    Autocommit mode (isolation_level=None) so that transactions are only the
-    ones we open explicitly with BEGIN IMMEDIATE.
-    """
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True)
-    conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-    conn.execute("PRAGMA foreign_keys = ON")
-    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-        conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute(f"PRAGMA synchronous = {synchronous}")
-    if max_page_count:
-        conn.execute(f"PRAGMA max_page_count = {int(max_page_count)}")
-    return conn
+
+def make_backend(config):
+    module = backend_postgres if is_postgres(config["DATABASE"]) else backend_sqlite
+    return module.Backend(config)
+
+
+def backend():
+    """The configured backend of the current app."""
+    found = current_app.extensions.get("store_backend")
+    if found is None:
+        found = current_app.extensions["store_backend"] = make_backend(current_app.config)
+    return found
+
+
+def dialect():
+    """The SQL fragments of the configured backend (store/backend_*.py: Dialect)."""
+    return backend().dialect
 
 
 def _local():
-    return current_app.extensions.setdefault("sqlite_local", threading.local())
+    return current_app.extensions.setdefault("store_local", threading.local())
 
 
 def get_db():
     """The calling thread's connection to the configured database."""
     local = _local()
     conn = getattr(local, "conn", None)
-    if conn is None or local.pid != os.getpid():
-        cfg = current_app.config
-        conn = connect(
-            cfg["DATABASE"],
-            cfg["SQLITE_SYNCHRONOUS"],
-            cfg["SQLITE_BUSY_TIMEOUT_MS"],
-            cfg.get("SQLITE_MAX_PAGE_COUNT"),
-        )
+    if conn is None or local.pid != os.getpid() or not backend().usable(conn):
+        conn = backend().connect()
         local.conn, local.pid = conn, os.getpid()
     return conn
 
@@ -68,8 +68,10 @@ def get_db():
 def close_db(e=None):
     """End of request: the connection stays open, a transaction never does."""
     conn = getattr(_local(), "conn", None)
-    if conn is not None and conn.in_transaction:
-        conn.rollback()
+    if conn is not None and getattr(_local(), "pid", None) == os.getpid():
+        with contextlib.suppress(*backend().errors):
+            if backend().usable(conn) and backend().in_transaction(conn):
+                _rollback(conn)
 
 
 def dispose_db():
@@ -77,29 +79,39 @@ def dispose_db():
     local = _local()
     conn = getattr(local, "conn", None)
     if conn is not None:
-        conn.close()
+        with contextlib.suppress(*backend().errors):
+            conn.close()
         local.conn = None
+
+
+def _commit(conn):
+    backend().execute(conn, "COMMIT", ())
+
+
+def _rollback(conn):
+    backend().execute(conn, "ROLLBACK", ())
 
 
 @contextlib.contextmanager
 def transaction():
-    """The unit of work of every write: BEGIN IMMEDIATE ... COMMIT.
+    """The unit of work of every write, committed when the block ends.
 
-    The write lock is taken before the first read, so a read-then-write can
-    never be overtaken by another writer. Anything raised inside rolls the
-    whole transaction back. Transactions do not nest: a store function that
-    opened its own would break its caller's unit of work.
+    On SQLite it takes the write lock before the first read; on PostgreSQL
+    rows to be changed are read with lock_* functions (FOR UPDATE). Anything
+    raised inside rolls the whole transaction back. Transactions do not nest:
+    a store function that opened its own would break its caller's unit of work.
     """
     conn = get_db()
-    if conn.in_transaction:
+    if backend().in_transaction(conn):
         raise RuntimeError("transaction() inside a transaction: store functions never begin")
-    conn.execute("BEGIN IMMEDIATE")
+    backend().begin_write(conn)
     try:
         yield
     except BaseException:
-        conn.rollback()
+        with contextlib.suppress(*backend().errors):
+            _rollback(conn)
         raise
-    conn.commit()
+    _commit(conn)
 
 
 @contextlib.contextmanager
@@ -107,29 +119,66 @@ def snapshot():
     """Several reads that see one state of the database (a page and its
     total). Inside a transaction it is that transaction."""
     conn = get_db()
-    if conn.in_transaction:
+    if backend().in_transaction(conn):
         yield
         return
-    conn.execute("BEGIN")
+    backend().begin_read(conn)
     try:
         yield
     finally:
-        conn.rollback()  # nothing was written; ends the read transaction
+        with contextlib.suppress(*backend().errors):
+            _rollback(conn)  # nothing was written; ends the read transaction
+
+
+@contextlib.contextmanager
+def savepoint():
+    """Part of a transaction that can be undone alone: on an exception inside,
+    what the block did is rolled back and the exception goes on; the
+    transaction around it stays usable."""
+    conn = get_db()
+    backend().execute(conn, "SAVEPOINT part", ())
+    try:
+        yield
+    except BaseException:
+        backend().execute(conn, "ROLLBACK TO SAVEPOINT part", ())
+        raise
+    backend().execute(conn, "RELEASE SAVEPOINT part", ())
+
+
+# --- statements ---------------------------------------------------------------------------
+
+_tracers = threading.local()
+
+
+@contextlib.contextmanager
+def trace(callback):
+    """Call `callback(sql)` with every statement this thread runs (tests)."""
+    _tracers.callback = callback
+    try:
+        yield
+    finally:
+        _tracers.callback = None
 
 
 def execute(sql, params=()):
     """Run one statement on the calling thread's connection."""
-    return get_db().execute(sql, params)
+    callback = getattr(_tracers, "callback", None)
+    if callback is not None:
+        callback(sql)
+    return backend().execute(get_db(), sql, params)
 
 
 def execute_many(sql, seq_of_params):
     """Run one statement once per parameter tuple."""
-    get_db().executemany(sql, seq_of_params)
+    callback = getattr(_tracers, "callback", None)
+    if callback is not None:
+        callback(sql)
+    backend().execute_many(get_db(), sql, seq_of_params)
 
 
 def one(sql, params=()):
     """The first row as a dict, or None."""
-    cursor = get_db().execute(sql, params)
+    cursor = execute(sql, params)
     row = cursor.fetchone()
     cursor.close()
     return dict(row) if row is not None else None
@@ -137,139 +186,51 @@ def one(sql, params=()):
 
 def rows(sql, params=()):
     """Every row as a dict."""
-    return [dict(row) for row in get_db().execute(sql, params)]
+    return [dict(row) for row in execute(sql, params).fetchall()]
 
 
 def value(sql, params=()):
     """The first column of the first row, or None."""
-    cursor = get_db().execute(sql, params)
-    row = cursor.fetchone()
-    cursor.close()
-    return row[0] if row is not None else None
+    row = one(sql, params)
+    return next(iter(row.values())) if row else None
+
+
+# --- errors -------------------------------------------------------------------------------
 
 
 def is_storage_full(error):
-    return isinstance(error, sqlite3.OperationalError) and (
-        getattr(error, "sqlite_errorname", "") == "SQLITE_FULL"
-        or "database or disk is full" in str(error)
-    )
+    return backend().is_storage_full(error)
 
 
 def is_busy(error):
-    """Another writer held the lock for longer than the busy timeout."""
-    return isinstance(error, sqlite3.OperationalError) and (
-        getattr(error, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED")
-        or "database is locked" in str(error)
-    )
+    """Another writer held a lock past the timeout, or the database was not
+    reachable: the client should retry shortly."""
+    return backend().is_busy(error)
+
+
+def is_unique_violation(error):
+    return backend().is_unique_violation(error)
+
+
+# --- schema and start-up checks ----------------------------------------------------------
 
 
 def init_db():
-    """Create missing tables and bring an older schema up to date.
-
-    Every worker runs this when it starts, so the version is read under the
-    write lock: the first one migrates, the others find the work done.
-    """
-    db = get_db()
-    db.execute("PRAGMA foreign_keys = OFF")  # a no-op inside a transaction, so first
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise DatabaseUnavailable(
-                f"database schema version {version} is newer than this code ({SCHEMA_VERSION})"
-            )
-        while 0 < version < SCHEMA_VERSION:
-            for statement in MIGRATIONS[version]:
-                db.execute(statement)
-            version += 1
-        with current_app.open_resource("schema.sql") as f:
-            for statement in _statements(f.read().decode("utf8")):
-                db.execute(statement)
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        broken = db.execute("PRAGMA foreign_key_check").fetchall()
-        if broken:
-            raise DatabaseUnavailable(f"the migration left {len(broken)} broken foreign keys")
-    except BaseException:
-        db.rollback()
-        db.execute("PRAGMA foreign_keys = ON")
-        raise
-    db.commit()
-    db.execute("PRAGMA foreign_keys = ON")
+    """Create missing tables and bring an older schema up to date."""
+    backend().init_schema(get_db(), SCHEMA_VERSION)
 
 
-def _statements(script):
-    """Split a script at statement ends (triggers hold `;` inside BEGIN...END),
-    so that it runs inside our transaction; executescript would commit."""
-    buf = ""
-    for line in script.splitlines(keepends=True):
-        if line.lstrip().startswith("--") and not buf.strip():
-            continue
-        buf += line
-        if sqlite3.complete_statement(buf):
-            yield buf
-            buf = ""
+def check_database(config):
+    """Refuse to start on a database that cannot work: None when usable, else
+    one line saying what is wrong (the start of gunicorn and init-db)."""
+    return make_backend(config).check(SCHEMA_VERSION)
 
 
-def check_database(path):
-    """Refuse to start on a path that cannot hold our database.
-
-    Returns None when usable, else one line saying what is wrong.
-    """
-    if path == ":memory:":
-        return None
-    p = Path(path)
-    directory = p.parent
-    if not directory.is_dir():
-        return f"database directory {directory} does not exist"
-    if p.exists():
-        if not os.access(p, os.R_OK | os.W_OK):
-            return f"database file {p} is not readable and writable"
-        with open(p, "rb") as f:
-            head = f.read(16)
-        if head and head != b"SQLite format 3\x00":
-            return f"database file {p} is not an SQLite database"
-    if not os.access(directory, os.W_OK | os.X_OK):
-        return f"database directory {directory} is not writable (SQLite needs it for the -wal file)"
-    if p.exists() and p.stat().st_size > 0:
-        problem, _ = _probe(p)
-        return problem
-    return None
-
-
-def _probe(path):
-    """Read the schema of an existing file through a short read-only
-    connection, closed before anything forks: a valid header can still hide
-    a damaged file, or a schema newer than this code. Returns (problem, version)."""
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as e:
-        return f"database file {path} is not a usable SQLite database ({e})", None
-    if version > SCHEMA_VERSION:
-        return (
-            f"database schema version {version} is newer than this code ({SCHEMA_VERSION})",
-            version,
-        )
-    return None, version
-
-
-def check_initialized(path):
+def check_initialized(config):
     """check_database, and the database must already hold the schema: for
     commands that read or change data, which must never create an empty
     database beside the one the server uses."""
-    problem = check_database(path)
-    if problem or path == ":memory:":
-        return problem
-    p = Path(path)
-    if not p.exists() or p.stat().st_size == 0:
-        return f"database {p.resolve()} does not exist"
-    if _probe(p)[1] == 0:
-        return f"database {p.resolve()} has no tables"
-    return None
+    return make_backend(config).check(SCHEMA_VERSION, must_exist=True)
 
 
 def needs_database(command):
@@ -278,7 +239,7 @@ def needs_database(command):
 
     @functools.wraps(command)
     def checked(*args, **kwargs):
-        problem = check_initialized(current_app.config["DATABASE"])
+        problem = check_initialized(current_app.config)
         if problem:
             raise click.ClickException(
                 f"{problem}. Set FLASK_DATABASE to the database the server uses, "
@@ -293,11 +254,11 @@ def needs_database(command):
 @with_appcontext
 def init_db_command():
     """Create the tables if missing; safe on a database that holds data."""
-    problem = check_database(current_app.config["DATABASE"])
+    problem = check_database(current_app.config)
     if problem:
         raise click.ClickException(problem)
     init_db()
-    click.echo(f"Database ready: {current_app.config['DATABASE']}")
+    click.echo(f"Database ready: {backend().describe()}")
 
 
 def init_app(app):

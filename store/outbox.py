@@ -9,7 +9,7 @@ attempt them, and record each attempt.
 
 import uuid
 
-from store.db import execute, execute_many, one, rows, value
+from store.db import dialect, execute, execute_many, one, rows, value
 from store.paging import page
 
 DELIVERY_COLUMNS = (
@@ -53,7 +53,8 @@ def lease_ready(owner, now, lease_until, limit):
     ids = [
         r["id"]
         for r in rows(
-            f"SELECT id FROM webhook_deliveries WHERE {_READY} ORDER BY next_attempt_at LIMIT ?",
+            f"SELECT id FROM webhook_deliveries WHERE {_READY} ORDER BY next_attempt_at LIMIT ?"
+            + dialect().skip_locked,
             (now, now, limit),
         )
     ]

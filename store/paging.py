@@ -30,7 +30,7 @@ def page(table, columns, where, params, order, limit, offset, counts=None):
         return found, value(f"SELECT COUNT(*) FROM {table} WHERE {condition}", params)
     user_id, kinds, status = counts
     sql = (
-        "SELECT COALESCE(SUM(n), 0) FROM content_counts WHERE user_id = ?"
+        "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM content_counts WHERE user_id = ?"
         f" AND kind IN ({', '.join('?' * len(kinds))})"
     )
     args = [user_id, *kinds]

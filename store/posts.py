@@ -2,7 +2,7 @@
 
 import uuid
 
-from store.db import execute, execute_many, one, rows, value
+from store.db import dialect, execute, execute_many, one, rows, value
 from store.idempotency import post_keys
 from store.paging import POST_KINDS, page
 from store.records import OwnedTable
@@ -33,8 +33,8 @@ posts = OwnedTable(
     ],
 )
 ORDERS = {
-    "-created_at": "created_at DESC, id DESC",
-    "scheduled_at": "scheduled_at IS NULL, scheduled_at, id",
+    "-created_at": lambda: "created_at DESC, id DESC",
+    "scheduled_at": lambda: dialect().scheduled_order,  # soonest first, unscheduled last
 }
 _EXPIRED = "status = 'Publishing' AND handoff_expires_at <= ?"
 
@@ -86,7 +86,7 @@ def list_posts(user_id, query, now):
         COLUMNS,
         where,
         params,
-        ORDERS[query["order"]],
+        ORDERS[query["order"]](),
         query["limit"],
         query["offset"],
         counts=(user_id, kinds, query.get("status")) if by_counts else None,
@@ -100,8 +100,9 @@ def claim_due(user_id, now, limit, expires_at, post_type=None):
     handoff_id (a UUID made here), handoff_expires_at, handoff_count + 1 and
     version + 1. Returns their records in that order.
 
-    Inside a transaction: SQLite's BEGIN IMMEDIATE already keeps a second
-    claimer out until this one commits.
+    Inside a transaction. SQLite's write transaction keeps a second claimer
+    out until this one commits; on PostgreSQL the rows are locked with SKIP
+    LOCKED, so a concurrent claimer takes other rows instead of these.
     """
     where, params = "user_id = ? AND status = 'Scheduled' AND scheduled_at <= ?", [user_id, now]
     if post_type:
@@ -110,7 +111,8 @@ def claim_due(user_id, now, limit, expires_at, post_type=None):
     ids = [
         r["id"]
         for r in rows(
-            f"SELECT id FROM posts WHERE {where} ORDER BY scheduled_at, id LIMIT ?",
+            f"SELECT id FROM posts WHERE {where} ORDER BY scheduled_at, id LIMIT ?"
+            + dialect().skip_locked,
             (*params, limit),
         )
     ]
@@ -160,7 +162,7 @@ def push_due(now, limit, expires_at):
     2xx. Returns their records, each with its user_id."""
     found = rows(
         f"SELECT p.id, p.scheduled_at FROM posts p WHERE {_PUSHABLE}"
-        " ORDER BY p.scheduled_at, p.id LIMIT ?",
+        " ORDER BY p.scheduled_at, p.id LIMIT ?" + dialect().skip_locked,
         (now, limit),
     )
     if not found:

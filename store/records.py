@@ -2,7 +2,7 @@
 
 import json
 
-from store.db import execute, one
+from store.db import dialect, execute, one
 
 
 class OwnedTable:
@@ -35,12 +35,11 @@ class OwnedTable:
         return self.record(row) if row else None
 
     def lock(self, user_id, row_id):
-        """The user's row, read in order to change it (inside a transaction).
-
-        SQLite's BEGIN IMMEDIATE already holds the database's write lock, so
-        the plain read cannot be overtaken by another writer.
-        """
-        return self.get(user_id, row_id)
+        """The user's row, read in order to change it (inside a transaction):
+        locked until the transaction ends (FOR UPDATE on PostgreSQL; SQLite's
+        write transaction holds the whole database already)."""
+        row = one(self._select + dialect().for_update, (row_id, user_id))
+        return self.record(row) if row else None
 
     def insert(self, user_id, row_id, fields, now):
         values = {k: self._store(k, v) for k, v in fields.items()}

@@ -1,9 +1,103 @@
+"""Fixtures of the whole suite.
+
+The `app` fixture, and every test built on it (`client`, `api`, `caller`,
+`runner`, ...), runs once on SQLite and once on PostgreSQL: each test on a
+database of its own (a new SQLite file; an emptied schema on the test
+server, TEST_DATABASE_URL). Without a reachable PostgreSQL server the second
+half skips with the reason, except under CI=true, where it fails. A test
+that is about SQLite itself carries `@pytest.mark.sqlite_only`.
+"""
+
+import contextlib
+import sqlite3
+from pathlib import Path
+
+import psycopg
 import pytest
 from flask.testing import FlaskClient
 
 from app import create_app
 from auth import SCOPES
+from harness import postgres
 from store.db import dispose_db, init_db
+from tests.system import unavailable
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sqlite_only: runs on the SQLite backend only")
+
+
+def pytest_collection_modifyitems(config, items):
+    """A sqlite_only test has no PostgreSQL half to run."""
+    keep, drop = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params if callspec else {}
+        backend = params.get("backend") or params.get("live_backend")
+        (
+            drop if backend == "postgresql" and item.get_closest_marker("sqlite_only") else keep
+        ).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A schema of this session on the test server, with our tables."""
+    problem = postgres.reachable()
+    if problem:
+        unavailable(f"no PostgreSQL at {postgres.base_url()} ({problem})", "the PostgreSQL tests")
+    with postgres.fresh_database(prefix="tests") as url:
+        app = create_app({"TESTING": True, "DATABASE": url})
+        with app.app_context():
+            init_db()
+            dispose_db()
+        yield url
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    return request.param
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def live_backend(request):
+    """For tests against real gunicorn: which backend the module's server uses."""
+    return request.param
+
+
+@contextlib.contextmanager
+def live_database_for(live_backend):
+    """None (serve() makes a SQLite file) or the URL of a fresh PostgreSQL schema."""
+    if live_backend == "sqlite":
+        yield None
+        return
+    problem = postgres.reachable()
+    if problem:
+        unavailable(f"no PostgreSQL at {postgres.base_url()} ({problem})", "the PostgreSQL tests")
+    with postgres.fresh_database(prefix="live") as url:
+        yield url
+
+
+@pytest.fixture
+def live_database(live_backend):
+    """A database of this test's own for `serve(..., database=live_database)`."""
+    with live_database_for(live_backend) as url:
+        yield url
+
+
+@pytest.fixture
+def database(request, backend, tmp_path):
+    """FLASK_DATABASE of a new, empty database on `backend`."""
+    if backend == "sqlite":
+        return str(tmp_path / "test.sqlite")
+    url = request.getfixturevalue("postgres_url")
+    postgres.empty(url)
+    return url
+
 
 # The browser tests' `browser` and `page` fixtures (tests/browser_support.py),
 # for every test file; a test that does not ask for them starts no browser.
@@ -20,14 +114,42 @@ class ClosingClient(FlaskClient):
 
 
 @pytest.fixture
-def app(tmp_path):
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "test.sqlite")})
+def app(database):
+    app = create_app({"TESTING": True, "DATABASE": database})
     app.test_client_class = ClosingClient
     with app.app_context():
         init_db()
     yield app
     with app.app_context():
         dispose_db()
+
+
+@pytest.fixture
+def stored(backend, database):
+    """stored() -> everything the database holds, as bytes (files and all):
+    to prove what it does not hold."""
+
+    def read():
+        if backend == "postgresql":
+            return postgres.dump_text(database).encode()
+        path = Path(database)
+        return b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+
+    return read
+
+
+@pytest.fixture
+def count_rows(backend, database):
+    """count_rows(table) -> its number of rows, read straight from the database."""
+
+    def count(table):
+        if backend == "postgresql":
+            with psycopg.connect(database) as conn:
+                return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        with sqlite3.connect(database) as conn:
+            return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+    return count
 
 
 @pytest.fixture

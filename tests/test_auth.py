@@ -2,8 +2,8 @@
 
 import pytest
 
-from auth import generate_key
-from store.db import get_db
+from auth import generate_key, hash_key
+from store.db import trace
 from tests.conftest import assert_error
 
 POSTS = "/functions/v1/api-v2-posts"
@@ -33,9 +33,8 @@ def test_missing_key_is_401_with_challenge(client):
 def test_malformed_key_is_401_without_a_query(app, client, bad):
     statements = []
     with app.app_context():
-        get_db().set_trace_callback(statements.append)  # the client runs in this thread
-        r = client.get(POSTS, headers={"X-API-Key": bad})
-        get_db().set_trace_callback(None)
+        with trace(statements.append):  # the test client runs in this thread
+            r = client.get(POSTS, headers={"X-API-Key": bad})
     err = assert_error(r, 401, "unauthorized")
     assert "malformed" in err["message"] or "required" in err["message"]
     assert not [s for s in statements if "api_keys" in s]
@@ -146,16 +145,14 @@ def test_late_last_used_write_does_not_undo_a_revoke(client, runner, key):
     assert_error(client.get(POSTS, headers={"X-API-Key": key}), 401, "unauthorized")
 
 
-def test_database_holds_no_plain_key(app, client, make_key, tmp_path):
+def test_database_holds_no_plain_key(app, client, make_key, stored):
     keys = [make_key("alice"), make_key("bob", ["posts:read"])]
     for key in keys:
         for _ in range(3):
             client.get(POSTS, headers={"X-API-Key": key})
         client.post(POSTS, json={"type": "personal", "content": "x"}, headers={"X-API-Key": key})
-    stored = b"".join(
-        p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("test.sqlite")
-    )
-    assert len(stored) > 0
+    stored = stored()
+    assert len(stored) > 0 and hash_key(keys[0]).encode() in stored
     assert b"svc_live_" not in stored
     for key in keys:
         assert key[9:].encode() not in stored

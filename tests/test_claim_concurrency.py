@@ -34,9 +34,9 @@ def seed_due_posts(url, key, n):
         return set(pool.map(one, range(n)))
 
 
-def test_concurrent_claimers_take_each_post_exactly_once(tmp_path):
+def test_concurrent_claimers_take_each_post_exactly_once(tmp_path, live_database):
     env = {"FLASK_SCHEDULE_MIN_LEAD_SECONDS": "-999999999"}
-    with serve(tmp_path, workers=4, env=env) as server:
+    with serve(tmp_path, workers=4, env=env, database=live_database) as server:
         key = create_key(server.database)
         due = seed_due_posts(server.url, key, 2000)
         claimed, errors, lock = [], [], threading.Lock()

@@ -18,9 +18,9 @@ from harness import (
 )
 
 
-def scenario(tmp_path, threads, seconds, shared=6, scheduled=40):
+def scenario(tmp_path, database, threads, seconds, shared=6, scheduled=40):
     ledger = Ledger()
-    with serve(tmp_path, workers=4) as server:
+    with serve(tmp_path, workers=4, database=database) as server:
         key = create_key(server.database)
         targets = prepare_posts(
             server.url, key, ledger, shared=shared, scheduled=scheduled, seconds=seconds
@@ -46,10 +46,10 @@ def scenario(tmp_path, threads, seconds, shared=6, scheduled=40):
     assert len(posts) > shared + scheduled  # the load created posts too
 
 
-def test_concurrent_writers_lose_nothing(tmp_path):
-    scenario(tmp_path, threads=16, seconds=6)
+def test_concurrent_writers_lose_nothing(tmp_path, live_database):
+    scenario(tmp_path, live_database, threads=16, seconds=6)
 
 
 @pytest.mark.slow
-def test_concurrent_writers_lose_nothing_long(tmp_path):
-    scenario(tmp_path, threads=48, seconds=60)
+def test_concurrent_writers_lose_nothing_long(tmp_path, live_database):
+    scenario(tmp_path, live_database, threads=48, seconds=60)

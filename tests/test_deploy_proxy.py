@@ -22,10 +22,7 @@ import pytest
 
 from harness import Client, Nginx, create_key, nginx_binary, serve
 from harness.nginx import limits
-from tests import test_browser
-
-# The browser tests' fixtures (Chromium; skipped without it), for their scenario through nginx.
-browser, page = test_browser.browser, test_browser.page
+from tests import test_browser  # its CORS scenario, run through nginx (fixtures: browser_support)
 
 pytestmark = [
     pytest.mark.deploy,

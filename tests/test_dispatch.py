@@ -1,6 +1,9 @@
 """The dispatcher against real gunicorn and a real receiver that verifies
 every signature with the standardwebhooks package: pushes, retries,
-rotation, several dispatchers, SIGKILL and SIGTERM, a receiver that is down."""
+rotation, several dispatchers, SIGKILL and SIGTERM, a receiver that is down.
+
+Pushes, leases and kills run on both backends; what is only HTTP (retry
+outcomes, rotation, SIGTERM, a receiver that is down) runs on SQLite."""
 
 import threading
 import time
@@ -10,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from harness import Answer, Client, Dispatcher, Receiver, create_key, serve
+from tests.conftest import live_database_for
 
 POSTS = "/functions/v1/api-v2-posts"
 ITEM = "/functions/v1/api-v2-posts-item/"
@@ -30,11 +34,14 @@ DISPATCH_ENV = {
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, live_backend):
     tmp = tmp_path_factory.mktemp("dispatch")
-    with serve(tmp, workers=2, env=SERVER_ENV, log=tmp / "server.log") as server:
-        server.tmp = tmp
-        yield server
+    with live_database_for(live_backend) as database:
+        with serve(
+            tmp, workers=2, env=SERVER_ENV, log=tmp / "server.log", database=database
+        ) as server:
+            server.tmp = tmp
+            yield server
 
 
 @pytest.fixture
@@ -170,6 +177,7 @@ def test_end_to_end_push_callback_and_published(server, user, dispatchers):
             assert attempt["response"] == "ok" and attempt["duration_ms"] >= 0
 
 
+@pytest.mark.sqlite_only  # HTTP behaviour: the same on both backends
 def test_every_retry_outcome(server, user, dispatchers):
     answers = iter(
         [
@@ -203,6 +211,7 @@ def test_every_retry_outcome(server, user, dispatchers):
         assert len(receiver.arrivals) == 5  # nothing more after the 2xx
 
 
+@pytest.mark.sqlite_only  # HTTP behaviour: the same on both backends
 def test_410_disables_the_endpoint_and_giving_up(server, user, dispatchers):
     with (
         Receiver(script=lambda a: Answer(410)) as gone,
@@ -253,6 +262,7 @@ def test_an_unacknowledged_push_fails_the_post(server, user, dispatchers):
         assert user.get(f"{POSTS}?status=Scheduled").json["total"] == 0  # never handed out again
 
 
+@pytest.mark.sqlite_only  # HTTP behaviour: the same on both backends
 def test_secret_rotation_signs_with_both_for_a_day(server, user, dispatchers):
     with Receiver() as receiver:
         hook = add_endpoint(user, receiver.url, ["post.published"])
@@ -304,6 +314,7 @@ def test_sigkill_mid_delivery_loses_nothing(server, user, dispatchers):
         assert {a.webhook_id for a in receiver.arrivals} == events
 
 
+@pytest.mark.sqlite_only  # HTTP behaviour: the same on both backends
 def test_sigterm_gives_back_what_it_holds_and_exits_0(server, user, dispatchers):
     release = threading.Event()
     with Receiver(script=lambda a: Answer(200, delay=0 if release.is_set() else 20)) as receiver:
@@ -345,10 +356,12 @@ def receiver_down_and_back(server, user, dispatchers, seconds):
     assert attempts > 10  # they were tried, and retried, while it was down
 
 
+@pytest.mark.sqlite_only  # HTTP behaviour: the same on both backends
 def test_a_receiver_down_for_a_while_gets_everything(server, user, dispatchers):
     receiver_down_and_back(server, user, dispatchers, seconds=4)
 
 
 @pytest.mark.slow
+@pytest.mark.sqlite_only
 def test_a_receiver_down_for_a_minute_gets_everything(server, user, dispatchers):
     receiver_down_and_back(server, user, dispatchers, seconds=60)

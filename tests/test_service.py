@@ -147,27 +147,37 @@ def test_unexpected_error_is_500_envelope_without_trace(tmp_path):
     assert err["details"] == {}
 
 
-def test_lock_timeout_is_503_busy(tmp_path, app, api):
-    """A writer holding the lock past the busy timeout gets a retryable 503."""
+def test_lock_timeout_is_503_busy(app, api, backend):
+    """A writer holding a lock past the busy timeout makes the next one a
+    retryable 503, and changes nothing: the whole database on SQLite, the
+    post's row on PostgreSQL."""
     import sqlite3
 
-    app.config["SQLITE_BUSY_TIMEOUT_MS"] = 50
+    import psycopg
+
     from store.db import dispose_db
 
+    post = api.post(POSTS, json={"type": "personal", "content": "x"}).get_json()
+    app.config["SQLITE_BUSY_TIMEOUT_MS"] = 50
     with app.app_context():
-        dispose_db()
-    blocker = sqlite3.connect(app.config["DATABASE"], isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")
+        dispose_db()  # the next connection takes the short timeout
+    if backend == "sqlite":
+        blocker = sqlite3.connect(app.config["DATABASE"], isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+    else:
+        blocker = psycopg.connect(app.config["DATABASE"])
+        blocker.execute("SELECT 1 FROM posts WHERE id = %s FOR UPDATE", (post["id"],))
     try:
-        r = api.post("/functions/v1/api-v2-posts", json={"type": "personal", "content": "x"})
+        r = api.patch(f"/functions/v1/api-v2-posts-item/{post['id']}", json={"content": "late"})
     finally:
         blocker.rollback()
         blocker.close()
     assert_error(r, 503, "busy")
     assert r.headers["Retry-After"] == "1"
-    assert api.get("/functions/v1/api-v2-posts").get_json()["total"] == 0
+    assert api.get(f"/functions/v1/api-v2-posts-item/{post['id']}").get_json() == post
 
 
+@pytest.mark.sqlite_only
 def test_full_storage_refuses_writes_and_keeps_reads(tmp_path, make_key, app):
     app.config["SQLITE_MAX_PAGE_COUNT"] = 60  # about 240 kB with 4 kB pages
     from store.db import dispose_db

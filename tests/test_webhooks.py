@@ -3,7 +3,6 @@ guard, isolation, and the transactional outbox (without a dispatcher)."""
 
 import base64
 import re
-import sqlite3
 
 import pytest
 
@@ -81,12 +80,11 @@ def test_create_shows_the_secret_once(api):
     assert "secret" not in api.get(HOOKS).get_json()["data"][0]
 
 
-def test_secrets_are_not_stored_in_plain_text(app, api, tmp_path):
+def test_secrets_are_not_stored_in_plain_text(app, api, stored):
     hook = add(api)
     rotated = api.patch(HOOK + hook["id"], json={"rotate_secret": True}).get_json()
-    stored = b"".join(
-        p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("test.sqlite")
-    )
+    stored = stored()
+    assert hook["id"].encode() in stored
     for secret in (hook["secret"], rotated["secret"]):
         assert secret.encode() not in stored and secret[6:].encode() not in stored
     assert b"whsec_" not in stored
@@ -326,7 +324,7 @@ def test_delivery_log_refuses_bad_filters(api, query, param):
     )
 
 
-def test_a_change_that_rolls_back_writes_no_event(app, api, monkeypatch):
+def test_a_change_that_rolls_back_writes_no_event(app, api, monkeypatch, count_rows):
     """The event is written in the change's transaction: if anything fails
     after it, neither the change nor the event is kept."""
     import events
@@ -355,14 +353,12 @@ def test_a_change_that_rolls_back_writes_no_event(app, api, monkeypatch):
     monkeypatch.setattr(events, "post_changed", real)
     assert api.get(ITEM + post["id"]).get_json() == scheduled
     assert api.get(DELIVERIES).get_json()["total"] == 0
-    with sqlite3.connect(app.config["DATABASE"]) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM webhook_events").fetchone()[0] == 0
+    assert count_rows("webhook_events") == 0
 
 
-def test_no_endpoint_no_event(app, api):
+def test_no_endpoint_no_event(app, api, count_rows):
     publish_a_post(api)
-    with sqlite3.connect(app.config["DATABASE"]) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM webhook_events").fetchone()[0] == 0
+    assert count_rows("webhook_events") == 0
 
 
 def test_deleting_or_disabling_an_endpoint_cancels_its_pending_deliveries(api):

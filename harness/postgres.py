@@ -1,0 +1,84 @@
+"""Fresh PostgreSQL databases for runs against the second backend.
+
+Each run gets a schema of its own on the test server (TEST_DATABASE_URL,
+default the local server's `test` database), named in the URL's
+search_path, so runs never see each other's rows and leave nothing behind.
+"""
+
+import contextlib
+import os
+import uuid
+from urllib.parse import quote
+
+import psycopg
+
+DEFAULT_URL = "postgresql://127.0.0.1:5432/test"
+TABLES = (  # children first, so that foreign keys never object; the counts after
+    # the rows whose triggers keep them
+    "webhook_attempts",
+    "webhook_deliveries",
+    "webhook_events",
+    "webhook_endpoints",
+    "idempotency_keys",
+    "article_idempotency_keys",
+    "posts",
+    "articles",
+    "content_counts",
+    "api_keys",
+    "users",
+)
+IDENTITIES = (("users", "id"), ("api_keys", "id"), ("webhook_attempts", "id"))
+
+
+def base_url():
+    return os.environ.get("TEST_DATABASE_URL", DEFAULT_URL)
+
+
+def reachable(url=None):
+    """None when the server answers, else why not (one line)."""
+    try:
+        with psycopg.connect(url or base_url(), connect_timeout=3):
+            return None
+    except psycopg.Error as e:
+        return str(e).strip().splitlines()[0]
+
+
+def with_schema(url, schema):
+    """`url` whose connections use `schema` (first on their search_path)."""
+    joiner = "&" if "?" in url else "?"
+    return f"{url}{joiner}options={quote(f'-csearch_path={schema}')}"
+
+
+@contextlib.contextmanager
+def fresh_database(url=None, prefix="run"):
+    """A new empty schema; yields the FLASK_DATABASE URL that uses it, and
+    drops it (with everything in it) afterwards."""
+    url = url or base_url()
+    schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield with_schema(url, schema)
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+def empty(url):
+    """Delete every row and restart the ids, so a test starts as on a new database."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        with conn.transaction():
+            for table in TABLES:
+                conn.execute(f"DELETE FROM {table}")
+            for table, column in IDENTITIES:
+                conn.execute(f"ALTER TABLE {table} ALTER COLUMN {column} RESTART WITH 1")
+
+
+def dump_text(url):
+    """Every row of every table as text: to prove what the database does not hold."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        return "\n".join(
+            str(row[0])
+            for table in TABLES
+            for row in conn.execute(f"SELECT t::text FROM {table} t").fetchall()
+        )
