@@ -63,7 +63,7 @@ from store.backup import (
     temp_beside,
 )
 
-HELD_GRACE_SECONDS = 2.0  # a connection just closed leaves pg_stat_activity a moment later
+HELD_GRACE_SECONDS = 1.0  # a connection just closed leaves pg_stat_activity a moment later
 LOCK_TIMEOUT = "10s"
 SERVICE_CONNECTIONS = sql.SQL(
     "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
