@@ -18,6 +18,7 @@ APP_MODULES = {
     "app",
     "article_rules",
     "blueprints",
+    "copy_cli",
     "dispatcher",
     "errors",
     "events",
