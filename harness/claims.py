@@ -73,9 +73,11 @@ class Claims:
         return set(self.counts())
 
 
-def drain(urls, key, threads, limit=10, timeout=600.0):
+def drain(urls, key, threads, limit=10, timeout=600.0, pause=0.0):
     """`threads` claimers (spread over `urls`) claim `limit` at a time until a
-    claim answers an empty list, or `timeout` seconds pass; returns Claims."""
+    claim answers an empty list, or `timeout` seconds pass; returns Claims.
+    `pause`: seconds each claimer waits between claims (spreads a drain over
+    a fault)."""
     result = Claims()
     deadline = time.monotonic() + timeout
 
@@ -103,6 +105,8 @@ def drain(urls, key, threads, limit=10, timeout=600.0):
                     time.sleep(0.05)
                 elif r.status != 200 or not r.json["data"]:
                     return
+                elif pause:
+                    time.sleep(pause)
 
     pool = [threading.Thread(target=claimer, args=(n,), daemon=True) for n in range(threads)]
     started = time.monotonic()
