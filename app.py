@@ -6,6 +6,7 @@ from flask import Flask, request
 from flask_cors import CORS
 
 import backup_cli
+import copy_cli
 import dispatcher
 import errors
 import keys_cli
@@ -55,6 +56,7 @@ def create_app(test_config=None):
     webhooks_cli.init_app(app)
     backup_cli.init_app(app)
     dispatcher.init_app(app)
+    copy_cli.init_app(app)
     CORS(
         app,
         origins=_origins(app.config["CORS_ORIGINS"]),

@@ -86,8 +86,7 @@ def dump_text(url):
 
 
 def set_schema_version(url, version):
-    """Mark the schema as written by another version of the code (as
-    sqlite_direct.set_schema_version does for a file)."""
+    """Write the schema version (to play a database a newer release has used)."""
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("UPDATE schema_version SET version = %s", (version,))
 

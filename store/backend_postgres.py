@@ -132,7 +132,7 @@ class Backend:
         try:
             params = conninfo_to_dict(self.url)
         except psycopg.ProgrammingError as e:
-            return f"FLASK_DATABASE is not a usable PostgreSQL URL ({_first_line(e)})"
+            return f"FLASK_DATABASE is not a usable PostgreSQL URL ({first_line(e)})"
         where = f"{params.get('host', 'localhost')}:{params.get('port', 5432)}"
         name = params.get("dbname", "")
         try:
@@ -141,12 +141,14 @@ class Backend:
             ) as conn:
                 found = _version(conn)
         except psycopg.OperationalError as e:
-            text = _first_line(e)
-            if "does not exist" in text:
+            text = first_line(e)
+            if f'database "{name}" does not exist' in text:
                 return f"PostgreSQL database {name!r} does not exist on {where} ({text})"
+            if "connection is bad: invalid" in text:  # libpq refused a value in the URL
+                return f"FLASK_DATABASE is not a usable PostgreSQL URL ({text})"
             return f"cannot reach PostgreSQL at {where} ({text})"
         except psycopg.Error as e:
-            return f"PostgreSQL at {where} refused the schema check ({_first_line(e)})"
+            return f"PostgreSQL at {where} refused the schema check ({first_line(e)})"
         if found > version:
             return str(SchemaTooNew(found, version))
         if must_exist and found == 0:
@@ -154,7 +156,10 @@ class Backend:
         return None
 
     def describe(self):
-        params = conninfo_to_dict(self.url)
+        try:
+            params = conninfo_to_dict(self.url)
+        except psycopg.ProgrammingError:
+            return "postgresql://(a URL that does not parse)"
         params.pop("password", None)
         return f"postgresql://{params.get('host', '')}:{params.get('port', 5432)}/{params.get('dbname', '')}"
 
@@ -170,5 +175,5 @@ def _version(conn):
     return value or 0
 
 
-def _first_line(error):
+def first_line(error):
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

@@ -19,6 +19,7 @@ APP_MODULES = {
     "article_rules",
     "backup_cli",
     "blueprints",
+    "copy_cli",
     "dispatcher",
     "errors",
     "events",
