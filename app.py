@@ -5,6 +5,7 @@ import os
 from flask import Flask, request
 from flask_cors import CORS
 
+import backup_cli
 import copy_cli
 import dispatcher
 import errors
@@ -53,6 +54,7 @@ def create_app(test_config=None):
     limits.init_app(app)
     keys_cli.init_app(app)
     webhooks_cli.init_app(app)
+    backup_cli.init_app(app)
     dispatcher.init_app(app)
     copy_cli.init_app(app)
     CORS(

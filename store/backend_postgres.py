@@ -32,6 +32,9 @@ from store.versions import SchemaTooNew
 SCHEMA_FILE = Path(__file__).resolve().parent.parent / "schema_postgresql.sql"
 INIT_LOCK = 727_001  # pg_advisory_xact_lock key of init-db
 CONNECT_TIMEOUT = 5
+# Every connection of the service names itself `content-publishing:<schema>`,
+# so that `restore` sees in pg_stat_activity that the service is running.
+APPLICATION_NAME = "content-publishing"
 
 
 class Dialect:
@@ -56,6 +59,11 @@ class Backend:
             self.url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT
         )
         conn.execute(f"SET lock_timeout = {int(self.config['SQLITE_BUSY_TIMEOUT_MS'])}")
+        conn.execute(
+            "SELECT set_config('application_name',"
+            " left(%s || ':' || coalesce(current_schema(), ''), 63), false)",
+            (APPLICATION_NAME,),
+        )
         if str(self.config["SQLITE_SYNCHRONOUS"]).upper() == "OFF":
             conn.execute("SET synchronous_commit = off")  # a seed, thrown away if it dies
         return conn

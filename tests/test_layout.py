@@ -17,6 +17,7 @@ APP_MODULES = {
     "apidoc",
     "app",
     "article_rules",
+    "backup_cli",
     "blueprints",
     "copy_cli",
     "dispatcher",
