@@ -17,6 +17,7 @@ from flask import current_app, g, request
 import timestamps
 from errors import insufficient_scope, unauthorized
 from store import keys as key_store
+from store.db import transaction
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +119,8 @@ def touch_after_response(response):
     def write():
         with app.app_context():
             try:
-                key_store.touch_key(*touch)
+                with transaction():
+                    key_store.touch_key(*touch)
             except Exception:  # the request already succeeded; never fail it late
                 log.warning("could not record last_used_at for key %s", touch[0], exc_info=True)
 

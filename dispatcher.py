@@ -108,7 +108,9 @@ class Dispatcher:
                 now = timestamps.now_text()
                 self._renew_leases(now)
                 pushed = self.push_due(now)
-                publishing.settle_all(now)
+                if publishing.leases_ran_out(now):
+                    with transaction():
+                        publishing.settle_all(now)
                 leased = self.lease(now)
                 self._purge_now_and_then(now)
             return bool(recorded or pushed or leased)

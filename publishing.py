@@ -31,7 +31,6 @@ from errors import conflict, insufficient_scope, validation_error
 from idempotency import create_once
 from schemas.posts import check_brand
 from store import posts as post_store
-from store.db import transaction
 from store.idempotency import post_keys
 
 MOVES = {
@@ -142,17 +141,21 @@ def settle(user_id, post, now):
     return settled
 
 
+def leases_ran_out(now, user_id=None):
+    """Whether any handoff (one user's, or anyone's) has run out by `now`: a
+    read that takes no lock, so that a write transaction is opened only when
+    settle_all has work."""
+    return post_store.has_expired_handoffs(now, user_id)
+
+
 def settle_all(now, user_id=None):
     """Write every lease that ran out by `now` (one user's, or all) as Failed,
-    in one UPDATE and one transaction with their post.failed events. Before
-    list reads, so that filters and totals agree with the records. Returns
-    how many posts it changed."""
-    if not post_store.has_expired_handoffs(now, user_id):  # a read; the write lock only if needed
-        return 0
-    with transaction():
-        expired = post_store.expire_handoffs(now, EXPIRED_ERRORS, user_id)
-        for post in post_store.records([row["id"] for row in expired]):
-            events.post_changed(post["user_id"], {"status": "Publishing"}, post, now)
+    in one UPDATE with their post.failed events, inside the caller's
+    transaction. Before list reads, so that filters and totals agree with the
+    records. Returns how many posts it changed."""
+    expired = post_store.expire_handoffs(now, EXPIRED_ERRORS, user_id)
+    for post in post_store.records([row["id"] for row in expired]):
+        events.post_changed(post["user_id"], {"status": "Publishing"}, post, now)
     return len(expired)
 
 
@@ -181,6 +184,8 @@ def plan_update(post, changes, scopes, lead_seconds, now):
             {"status": old, "claim": CLAIM_PATH},
         )
     if new != old and new not in MOVES[old]:
+        if old == "Publishing":
+            raise _in_the_automations_hands(post)
         raise conflict(
             f"A {old} post cannot move to {new}; allowed: {', '.join(MOVES[old])}.",
             {"status": old, "allowed": list(MOVES[old])},
@@ -218,16 +223,20 @@ def _plan_report(post, changes, scopes):
     new = changes.get("status")
     allowed = {"status", "last_error"} if new == "Failed" else {"status"}
     if new is None or changes.keys() - allowed:
-        raise conflict(
-            "The post is in the automation's hands (Publishing): only a report can change it, "
-            '{"status": "Failed", "last_error": "..."} or {"status": "Scheduled"} to give it back.',
-            {"status": "Publishing", "handoff_id": post["handoff_id"]},
-        )
+        raise _in_the_automations_hands(post)
     if PUBLISH_SCOPE not in scopes:
         raise insufficient_scope(PUBLISH_SCOPE)
     if new == "Failed" and not changes.get("last_error"):
         raise validation_error({"last_error": ["Required to mark a post Failed."]})
     return {**changes, **HANDOFF_CLEARED}
+
+
+def _in_the_automations_hands(post):
+    return conflict(
+        "The post is in the automation's hands (Publishing): only a report can change it, "
+        '{"status": "Failed", "last_error": "..."} or {"status": "Scheduled"} to give it back.',
+        {"status": "Publishing", "handoff_id": post["handoff_id"]},
+    )
 
 
 def _check_schedule(scheduled_at, lead_seconds, now):

@@ -115,6 +115,15 @@ def test_claim_defaults_and_an_empty_body(api, due):
     assert len(claim(api)) == 2
 
 
+def test_claim_takes_its_largest_bounds(api, due):
+    posts = [due(-100 + i) for i in range(51)]
+    data = claim(api, limit=50, lease_seconds=86400)
+    assert [p["id"] for p in data] == [p["id"] for p in posts[:50]]
+    lease = datetime.fromisoformat(data[0]["handoff_expires_at"]) - datetime.now(UTC)
+    assert timedelta(seconds=86390) < lease <= timedelta(seconds=86400)
+    assert [p["id"] for p in claim(api, limit=1, lease_seconds=1)] == [posts[50]["id"]]
+
+
 BAD_CLAIMS = [
     ({"limit": 0}, "limit"),
     ({"limit": 51}, "limit"),
@@ -231,7 +240,8 @@ def test_any_other_change_to_a_publishing_post_is_409(api, due, body):
     due()
     (post,) = claim(api)
     err = assert_error(api.patch(ITEM + post["id"], json=body), 409, "conflict")
-    assert "automation's hands" in err["message"] or "Draft" in err["message"]
+    assert "automation's hands" in err["message"]
+    assert err["details"] == {"status": "Publishing", "handoff_id": post["handoff_id"]}
     assert api.get(ITEM + post["id"]).get_json() == post
 
 
@@ -312,9 +322,40 @@ def test_an_expired_lease_reads_as_failed_everywhere(api, due):
     assert listed("status=Publishing&limit=1&offset=1")[0] == 1
     assert listed("") == (2, [read])
     assert listed("type=personal&limit=1&offset=5")[0] == 2
+    assert listed("type=personal") == (2, [read])
+    assert listed("order=scheduled_at") == (2, [read])
+    before = post["scheduled_at"].replace("Z", "").split(".")[0]
+    assert listed(f"scheduled_before=2999-01-01T00:00:00Z&scheduled_after={before}Z") == (2, [read])
+    assert listed(f"scheduled_before={post['scheduled_at']}") == (0, [])
     assert listed("due=true") == (0, [])
     assert api.get(ITEM + post["id"]).get_json() == read  # the same after the rewrite
     assert claim(api) == []  # never handed out again by itself
+
+
+def test_if_match_of_the_version_before_expiry_is_stale(api, due):
+    """An expired lease is a change: an If-Match of the Publishing version is 412."""
+    due()
+    (post,) = claim(api, lease_seconds=1)
+    wait_past(post["handoff_expires_at"])
+    stale = {"If-Match": f'"{post["version"]}"'}
+    for body in ({"status": "Failed", "last_error": "x"}, {"status": "Scheduled"}):
+        r = api.patch(ITEM + post["id"], json=body, headers=stale)
+        assert_error(r, 412, "precondition_failed")
+        assert r.headers["ETag"] == f'"{post["version"] + 1}"'
+    r = api.client.delete(ITEM + post["id"], headers={"X-API-Key": api.key, **stale})
+    assert_error(r, 412, "precondition_failed")
+    assert api.get(ITEM + post["id"]).get_json()["status"] == "Failed"
+
+
+def test_a_failure_report_with_a_stale_if_match_changes_nothing(api, due):
+    due()
+    (post,) = claim(api)
+    api.patch(ITEM + post["id"], json={"status": "Scheduled"})  # given back: version + 1
+    (again,) = claim(api)
+    stale = {"If-Match": f'"{post["version"]}"'}
+    r = api.patch(ITEM + post["id"], json={"status": "Failed", "last_error": "x"}, headers=stale)
+    assert_error(r, 412, "precondition_failed")
+    assert api.get(ITEM + post["id"]).get_json() == again
 
 
 def test_item_read_before_any_rewrite_matches_the_rewrite(api, due):
@@ -430,6 +471,11 @@ def test_delete_an_article(api, caller, publish):
     bob = caller("bob")
     assert_error(
         bob.client.delete(ARTICLE + article["id"], headers={"X-API-Key": bob.key}), 404, "not_found"
+    )
+    reader = caller("alice", scopes=["articles:read"])
+    r = reader.client.delete(ARTICLE + article["id"], headers={"X-API-Key": reader.key})
+    assert assert_error(r, 403, "insufficient_scope")["details"]["required_scope"] == (
+        "articles:write"
     )
     stale = api.client.delete(
         ARTICLE + article["id"], headers={"X-API-Key": api.key, "If-Match": '"99"'}

@@ -6,6 +6,7 @@ into the app instead of using its HTTP interface.
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,35 @@ def test_the_store_imports_only_itself_and_its_drivers(path):
             assert top(module) == "store", (path.name, module)
         if path.name != "db.py":  # db.py reads the settings and adds the init-db command
             assert top(module) not in {"flask", "click"}, (path.name, module)
+
+
+# The modules that own connections: the facade, the two backends, and the
+# tools that work on two databases or on a file at once (copy, backup).
+OWN_TRANSACTIONS = {"db.py", "backend_sqlite.py", "backend_postgres.py", "copy.py"}
+TRANSACTION_STATEMENTS = re.compile(r"\b(BEGIN|COMMIT|ROLLBACK)\b|\.commit\(|\.rollback\(")
+
+
+@pytest.mark.parametrize("path", files("store/*.py"), ids=lambda p: p.name)
+def test_store_functions_never_begin_or_commit(path):
+    """README "Layout": callers choose the unit of work, never a store function."""
+    if path.name in OWN_TRANSACTIONS or path.name.startswith("backup"):
+        return
+    code = "\n".join(
+        line for line in path.read_text().splitlines() if not line.lstrip().startswith("#")
+    )
+    assert not TRANSACTION_STATEMENTS.search(code), (
+        f"store/{path.name} ends or begins a transaction"
+    )
+    for _module, names in imports(path):
+        assert not names & {"transaction", "snapshot"}, f"store/{path.name} opens a transaction"
+
+
+@pytest.mark.parametrize("path", files(*DOMAIN), ids=lambda p: p.name)
+def test_domain_rules_run_inside_their_callers_transaction(path):
+    for module, names in imports(path):
+        assert not (top(module) == "store" and names & {"transaction", "snapshot"}), (
+            f"{path.name} opens a transaction: its caller chooses the unit of work"
+        )
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,12 @@ from pathlib import Path
 import pytest
 from openapi_spec_validator import validate
 
-from harness import BIN, ROOT, create_key, serve
+from apidoc import check_declarations, doc
+from harness import BIN, ROOT, Client, create_key, read_posts, serve
+from harness.claims import past, schedule_posts
 
 SPEC = "/functions/v1/openapi.json"
+DUE_POSTS = 200
 
 
 @pytest.fixture
@@ -132,31 +135,51 @@ def test_docs_page_and_its_assets_are_served_locally(client):
 
 def run_schemathesis(tmp_path, examples, seed=None):
     """Schemathesis' CLI with every check against real gunicorn and a key with
-    every scope; schemathesis.toml in the repository root configures it."""
-    with serve(tmp_path, workers=2) as server:
+    every scope; schemathesis.toml in the repository root configures it.
+
+    Twice: every phase, then the stateful phase alone on freshly due posts,
+    since the first run's fuzzed claims take every due post there is; the
+    second follows the links from a claim to the callback and to a report
+    with posts it really claimed."""
+    env = {"FLASK_SCHEDULE_MIN_LEAD_SECONDS": "-999999999"}  # due posts for the claims
+    with serve(tmp_path, workers=2, env=env) as server:
         key = create_key(server.database)
-        args = [
-            str(BIN / "schemathesis"),
-            "run",
-            server.url + SPEC,
-            "--header",
-            f"X-API-Key: {key}",
-            "--checks",
-            "all",
-            "--max-examples",
-            str(examples),
-            "--phases",
-            "examples,coverage,fuzzing,stateful",
-            "--no-color",
-        ]
-        if seed is not None:
-            args += ["--seed", str(seed)]
-        result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=3000)
-    report = Path(tmp_path) / "schemathesis.txt"
+        for phases in ("examples,coverage,fuzzing,stateful", "stateful"):
+            schedule_posts(server.url, key, [past(i) for i in range(DUE_POSTS)])
+            out = schemathesis(tmp_path, server.url, key, examples, seed, phases)
+        with Client(server.url, key) as client:
+            posts = read_posts(client).values()
+    # The link from a claim to the callback was followed with a claimed post.
+    claimed_then_published = [
+        p for p in posts if p["status"] == "Published" and p["handoff_count"] >= 1
+    ]
+    assert claimed_then_published, out[-5000:]
+
+
+def schemathesis(tmp_path, url, key, examples, seed, phases):
+    args = [
+        str(BIN / "schemathesis"),
+        "run",
+        url + SPEC,
+        "--header",
+        f"X-API-Key: {key}",
+        "--checks",
+        "all",
+        "--max-examples",
+        str(examples),
+        "--phases",
+        phases,
+        "--no-color",
+    ]
+    if seed is not None:
+        args += ["--seed", str(seed)]
+    result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=3000)
+    report = Path(tmp_path) / f"schemathesis-{phases.replace(',', '-')}.txt"
     report.write_text(result.stdout + result.stderr)
     assert result.returncode == 0, (result.stdout + result.stderr)[-20000:]
     counts = re.search(r"(\d+) generated, (\d+) passed", result.stdout)
     assert counts and counts.group(1) == counts.group(2), result.stdout[-5000:]
+    return result.stdout
 
 
 def test_schemathesis_finds_nothing(tmp_path):
@@ -210,3 +233,22 @@ def test_render_is_what_the_schemas_dump(app, api):
             assert list(render(schema, record)) == list(schema.dump_fields)
             served = api.get(f"/functions/v1/{path}/{record['id']}").get_json()
             assert served == schema.dump(record)
+
+
+@pytest.mark.parametrize(
+    ("decorate", "message"),
+    [
+        (lambda view: view, "has no @doc"),
+        (lambda view: doc("Undeclared scope")(view), "has no @require_scope"),
+    ],
+)
+def test_a_route_without_its_declarations_stops_the_app(app, decorate, message):
+    """A forgotten @doc or @require_scope never reaches a client: the app
+    refuses to be built (check_declarations runs in create_app)."""
+
+    def sneaky():
+        return {}
+
+    app.add_url_rule("/functions/v1/sneaky", endpoint="api.sneaky", view_func=decorate(sneaky))
+    with pytest.raises(RuntimeError, match=f"api.sneaky {message}"):
+        check_declarations(app)
