@@ -9,13 +9,17 @@ request or being silently ignored.
 
 import os
 
+from flask.cli import NoAppException
 from marshmallow import ValidationError
 
 from schemas import urls
 
 
-class SettingError(ValueError):
-    """A setting that cannot work; the message names the variable."""
+class SettingError(NoAppException, ValueError):
+    """A setting that cannot work; the message names the variable.
+
+    A NoAppException too, so that `flask --app app ...` prints it as one
+    `Error:` line instead of a traceback (gunicorn's start prints its own)."""
 
 
 RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]

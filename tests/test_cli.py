@@ -186,3 +186,27 @@ def test_commands_refuse_a_database_without_tables(tmp_path):
     sqlite3.connect(path).execute("CREATE TABLE other (x)").connection.close()
     result = create_app({"DATABASE": str(path)}).test_cli_runner().invoke(args=["keys", "list"])
     assert_refused(result, "has no tables", "init-db", exit_code=1)
+
+
+@pytest.mark.parametrize("args", [["keys", "list"], ["init-db"], ["dispatch", "--seconds", "1"]])
+def test_a_bad_setting_stops_any_command_with_one_line(tmp_path, args):
+    """As gunicorn's start does: the variable named, no traceback."""
+    import os
+    import subprocess
+
+    from harness import BIN, ROOT
+
+    env = {
+        **os.environ,
+        "FLASK_DATABASE": str(tmp_path / "cli.sqlite"),
+        "FLASK_DISPATCH_LEASE_SECONDS": "2",  # must outlast the 15 s webhook timeout
+    }
+    result = subprocess.run(
+        [BIN / "flask", "--app", "app", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    assert result.stderr.startswith("Error: FLASK_DISPATCH_LEASE_SECONDS must exceed"), (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr + result.stdout
+    assert not (tmp_path / "cli.sqlite").exists()
