@@ -78,7 +78,7 @@ bench: install
 	bash bench/ensure_wrk.sh
 	$(BIN)/python -m bench $(ARGS)
 
-# Load, crash, revoke-race, full-disk and bad-start faults against real gunicorn.
+# Load, crash, revoke-race, full-disk, bad-start and two-host (PostgreSQL) faults against real gunicorn.
 faults: install
 	$(BIN)/python -m faults $(ARGS)
 
