@@ -11,6 +11,7 @@ import os
 
 from marshmallow import ValidationError
 
+import logs
 from schemas import urls
 
 
@@ -44,6 +45,9 @@ def defaults(instance_path):
         "DISPATCH_WORKERS": 16,
         "DISPATCH_GRACE_SECONDS": 8,
         "SECRETS_KEY": None,
+        # Metrics and logs
+        "METRICS": False,
+        "LOG_FORMAT": "text",
     }
 
 
@@ -63,6 +67,8 @@ KINDS = {
     "DISPATCH_WORKERS": "positive integer",
     "DISPATCH_GRACE_SECONDS": "non-negative",
     "WEBHOOK_ALLOW_PRIVATE": "flag",
+    "METRICS": "flag",
+    "LOG_FORMAT": "log format",
     "WEBHOOK_RETRY_SCHEDULE": "schedule",
     "PUBLIC_URL": "url",
 }
@@ -93,6 +99,12 @@ def _flag(value):
     raise ValueError
 
 
+def _log_format(value):
+    if value not in logs.FORMATS:
+        raise ValueError
+    return value
+
+
 def _url(value):
     urls.parse(value)
     return value
@@ -110,6 +122,7 @@ _NORMALISE = {
     "flag": (_flag, "0 or 1"),
     "schedule": (_schedule, "comma-separated seconds, such as 0,5,300"),
     "url": (_url, "an absolute http(s) URL, such as https://cps.example.com"),
+    "log format": (_log_format, "text or json"),
 }
 
 

@@ -25,6 +25,8 @@ APP_MODULES = {
     "idempotency",
     "keys_cli",
     "limits",
+    "logs",
+    "metrics",
     "outbound",
     "publishing",
     "schemas",
