@@ -29,8 +29,9 @@ import uuid
 from werkzeug.wsgi import ClosingIterator
 
 # Keys (auth.py) and webhook secrets (webhook_secrets.py), and whatever
-# follows them that could belong to them, URL-encoded or base64.
-SECRET = re.compile(r"(svc_live_|whsec_)[A-Za-z0-9+/=_%-]*")
+# follows them that could belong to them, URL-encoded or base64; not once
+# more what is already redacted (gunicorn's error log redacts twice).
+SECRET = re.compile(r"(svc_live_|whsec_)(?!\[redacted\])[A-Za-z0-9+/=_%-]*")
 REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
 FORMATS = ("text", "json")
 ENVIRON_KEY = "cps.request"  # the request's RequestContext, for the access line
