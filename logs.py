@@ -21,12 +21,10 @@ its way into a message is written as `svc_live_[redacted]`.
 import contextvars
 import json
 import logging
+import os
 import re
 import sys
 import time
-import uuid
-
-from werkzeug.wsgi import ClosingIterator
 
 # Keys (auth.py) and webhook secrets (webhook_secrets.py), and whatever
 # follows them that could belong to them, URL-encoded or base64; not once
@@ -61,7 +59,16 @@ def request_id(sent):
     """The client's id when it is 1 to 128 visible ASCII characters, else a new one."""
     if sent is not None and REQUEST_ID.fullmatch(sent):
         return sent
-    return str(uuid.uuid4())
+    return new_uuid()
+
+
+def new_uuid():
+    """str(uuid.uuid4()) in a third of its time (it runs on every request)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # version 4
+    raw[8] = raw[8] & 0x3F | 0x80  # RFC 4122 variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def current():
@@ -108,7 +115,28 @@ class RequestIds:
         except BaseException:
             end()
             raise
-        return ClosingIterator(body, end)
+        return _Body(body)
+
+
+class _Body:
+    """The app's answer, ending the request's context when the server
+    closes it (werkzeug's ClosingIterator costs as much again)."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body):
+        self.body = body
+
+    def __iter__(self):
+        return iter(self.body)
+
+    def close(self):
+        try:
+            close = getattr(self.body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            end()
 
 
 # --- log records ---------------------------------------------------------------------------
