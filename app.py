@@ -5,6 +5,8 @@ import os
 from flask import Flask, request
 from flask_cors import CORS
 
+import backup_cli
+import copy_cli
 import dispatcher
 import errors
 import keys_cli
@@ -57,7 +59,9 @@ def create_app(test_config=None):
     metrics.init_app(app)
     keys_cli.init_app(app)
     webhooks_cli.init_app(app)
+    backup_cli.init_app(app)
     dispatcher.init_app(app)
+    copy_cli.init_app(app)
     CORS(
         app,
         origins=_origins(app.config["CORS_ORIGINS"]),

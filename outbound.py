@@ -144,9 +144,7 @@ class Sender:
                 preload_content=False,
             )
             try:
-                attempt["response"] = answer.read(RESPONSE_KEPT, decode_content=True).decode(
-                    "utf-8", "replace"
-                )
+                attempt["response"] = _text(answer.read(RESPONSE_KEPT, decode_content=True))
             finally:
                 _finish(answer)
             attempt["status_code"] = answer.status
@@ -167,6 +165,12 @@ class Sender:
 
     def close(self):
         self.pools.clear()
+
+
+def _text(data):
+    """What a receiver answered, as text any backend can store: invalid UTF-8
+    and NUL (which PostgreSQL's text cannot hold) become U+FFFD."""
+    return data.decode("utf-8", "replace").replace("\x00", "\ufffd")
 
 
 def _finish(answer):

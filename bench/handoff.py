@@ -14,15 +14,13 @@ Called by bench/run.py (`--only claim,webhooks,idle`).
 
 import collections
 import statistics
-import threading
-import time
 from datetime import UTC, datetime, timedelta
 
 from bench import seed
 from harness import Client, Dispatcher, Receiver, create_key, rfc3339
+from harness.claims import drain
 
 POSTS = "/functions/v1/api-v2-posts"
-CLAIM = "/functions/v1/api-v2-posts-claim"
 CLAIMERS = 8
 TARGET_P99_S = 2.0
 TARGET_DELIVERIES_PER_S = 300
@@ -45,7 +43,9 @@ def claim(args, tmp, totals, results, servers, run):
     service.wait_ready(), ceiling.wait_ready()
     narrow = _with(args, connections=CLAIMERS)
     before = run.wrk(narrow, ceiling, "ceiling.lua", args.duration, {}, totals, "claim ceiling")
-    got, requests, seconds, errors = _drain(service.url, key)
+    claims = drain([service.url], key, threads=CLAIMERS, limit=10)
+    got, requests, seconds = [i for i, _, _ in claims.claimed], claims.requests, claims.seconds
+    errors = len(claims.errors) + claims.unanswered
     after = before
     if not args.smoke:
         after = run.wrk(narrow, ceiling, "ceiling.lua", args.duration, {}, totals, "claim ceiling")
@@ -79,33 +79,6 @@ def claim(args, tmp, totals, results, servers, run):
         f"duplicates {figures['duplicates']}, missed {figures['missed']}"
     )
     return figures["duplicates"] == 0 and figures["missed"] == 0 and errors == 0
-
-
-def _drain(url, key):
-    """CLAIMERS threads claim until an empty answer: (ids, claims, seconds, failed claims)."""
-    got, lock = [], threading.Lock()
-    tally = {"requests": 0, "errors": 0}
-
-    def claimer():
-        with Client(url, key, timeout=30) as client:
-            while True:
-                r = client.post(CLAIM, {"limit": 10})
-                with lock:
-                    tally["requests"] += 1
-                    if r.status != 200:
-                        tally["errors"] += 1
-                        return
-                    got.extend(p["id"] for p in r.json["data"])
-                if not r.json["data"]:
-                    return
-
-    threads = [threading.Thread(target=claimer) for _ in range(CLAIMERS)]
-    started = time.monotonic()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(600)
-    return got, tally["requests"], time.monotonic() - started, tally["errors"]
 
 
 def _claimed_more_than_once(client, total):

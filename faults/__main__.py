@@ -1,5 +1,6 @@
-"""Fault harness: the service under load, crashes, a revoke race, a full disk
-and bad starts, against real gunicorn (4 workers) on file databases.
+"""Fault harness: the service under load, crashes, a revoke race, a full disk,
+bad starts and two hosts on one PostgreSQL database, against real gunicorn
+(4 workers).
 
     python -m faults                  # every step, about 2 minutes
     python -m faults --quick          # shorter load and crash phases, about 1 minute
@@ -27,8 +28,18 @@ Steps (each bounded in time and requests; each prints figures and PASS/FAIL):
               storage_full envelope, reads keep working, the data written
               before is intact (ledger, integrity_check).
   5 badstart  database in a missing directory, in a read-only directory, a
-              read-only file and a file that is not a database: gunicorn exits
-              1 with one line `error: cannot start: ...` on stderr.
+              read-only file and a file that is not a database; a PostgreSQL
+              URL that does not parse, a server that does not answer, a
+              database that does not exist, a schema newer than the code:
+              gunicorn exits 1 with one line `error: cannot start: ...`.
+  6 hosts     two hosts (gunicorn + dispatcher each) on one PostgreSQL database
+              (TEST_DATABASE_URL, default the local server), --threads clients
+              over both for --load-seconds, --claims due posts claimed through
+              both, --pushes posts pushed to a receiver, a key revoked through
+              host A; host A SIGKILLed whole mid-load: nothing acknowledged
+              lost, no post handed out twice, every push arrives (repeats only
+              under the same webhook-id), host B refuses the revoked key on
+              its next request and answers throughout.
 
 Exits 1 if any step fails. Traffic goes to 127.0.0.1 only.
 """
@@ -84,6 +95,8 @@ def parse_args(argv=None):
     p.add_argument(
         "--max-pages", type=int, default=400, help="FLASK_SQLITE_MAX_PAGE_COUNT of step 4"
     )
+    p.add_argument("--claims", type=int, default=2000, help="due posts step 6 claims")
+    p.add_argument("--pushes", type=int, default=200, help="posts step 6 pushes to a receiver")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory")
     p.add_argument(
         "--strict", action="store_true", help="step 5's extra cases count as failures too"
@@ -112,6 +125,7 @@ def parse_args(argv=None):
         )  # the writes span the kills
         args.revoke_threads, args.revoke_at, args.revoke_after = 4, 1.0, 1.0
         args.max_pages = 120
+        args.claims, args.pushes = 200, 20
     steps = [s.strip() for s in args.steps.split(",") if s.strip()]
     if not steps or any(s not in STEPS for s in steps):
         p.error(f"steps are {', '.join(STEPS)}")

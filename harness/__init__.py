@@ -9,6 +9,7 @@
     http_client   Client and Response: the one HTTP client
     api           the service's URLs; read_posts() through the API
     ledger        Ledger: acknowledged writes and the checks they must pass
+    claims        schedule_posts() and drain(): due posts and concurrent claimers
     load          run_load(): client threads writing through a Ledger
     receiver      Receiver: a webhook receiver that verifies signatures, answers as scripted
     postgres      fresh PostgreSQL databases (a schema each) for the second backend

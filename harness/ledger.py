@@ -178,6 +178,26 @@ class Ledger:
                 if c.state == ACKED and (kind is None or c.kind == kind)
             )
 
+    def acknowledged_state(self):
+        """{post id: (version, content)}: what a copy of the database taken
+        from now on must hold of each post whose create was acknowledged. The
+        version is its highest acknowledged one (it may be higher, after
+        writes still in flight); the content is what a post at exactly that
+        version has, or None when the last acknowledged write was a publish
+        callback (which leaves the content alone)."""
+        state = {}
+        with self.lock:
+            for pid, h in self.posts.items():
+                acked = _acked(h)
+                top = max(acked, key=lambda c: c.version) if acked else None
+                if top is None:
+                    state[pid] = (h.start_version, h.start_content)
+                elif top.kind == "patch" and top.content is not None:
+                    state[pid] = (top.version, top.content)
+                else:
+                    state[pid] = (top.version, None)
+        return state
+
     def requests(self):
         return sum(self.statuses.values())
 

@@ -7,6 +7,7 @@ search_path, so runs never see each other's rows and leave nothing behind.
 
 import contextlib
 import os
+import subprocess
 import uuid
 from urllib.parse import quote
 
@@ -82,3 +83,22 @@ def dump_text(url):
             for table in TABLES
             for row in conn.execute(f"SELECT t::text FROM {table} t").fetchall()
         )
+
+
+def set_schema_version(url, version):
+    """Write the schema version (to play a database a newer release has used)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE schema_version SET version = %s", (version,))
+
+
+def archive(url, path):
+    """pg_dump of the URL's schema in custom format, as `flask backup` writes
+    one: for archives the service itself would refuse to write (a newer
+    schema version)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        schema = conn.execute("SELECT current_schema()").fetchone()[0]
+    subprocess.run(
+        ["pg_dump", "--format=custom", f"--schema={schema}", f"--file={path}", f"--dbname={url}"],
+        check=True,
+        capture_output=True,
+    )

@@ -32,6 +32,9 @@ from store.versions import SchemaTooNew
 SCHEMA_FILE = Path(__file__).resolve().parent.parent / "schema_postgresql.sql"
 INIT_LOCK = 727_001  # pg_advisory_xact_lock key of init-db
 CONNECT_TIMEOUT = 5
+# Every connection of the service names itself `content-publishing:<schema>`,
+# so that `restore` sees in pg_stat_activity that the service is running.
+APPLICATION_NAME = "content-publishing"
 
 
 class Dialect:
@@ -56,6 +59,11 @@ class Backend:
             self.url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT
         )
         conn.execute(f"SET lock_timeout = {int(self.config['SQLITE_BUSY_TIMEOUT_MS'])}")
+        conn.execute(
+            "SELECT set_config('application_name',"
+            " left(%s || ':' || coalesce(current_schema(), ''), 63), false)",
+            (APPLICATION_NAME,),
+        )
         if str(self.config["SQLITE_SYNCHRONOUS"]).upper() == "OFF":
             conn.execute("SET synchronous_commit = off")  # a seed, thrown away if it dies
         return conn
@@ -135,7 +143,7 @@ class Backend:
         try:
             params = conninfo_to_dict(self.url)
         except psycopg.ProgrammingError as e:
-            return f"FLASK_DATABASE is not a usable PostgreSQL URL ({_first_line(e)})"
+            return f"FLASK_DATABASE is not a usable PostgreSQL URL ({first_line(e)})"
         where = f"{params.get('host', 'localhost')}:{params.get('port', 5432)}"
         name = params.get("dbname", "")
         try:
@@ -144,12 +152,14 @@ class Backend:
             ) as conn:
                 found = _version(conn)
         except psycopg.OperationalError as e:
-            text = _first_line(e)
-            if "does not exist" in text:
+            text = first_line(e)
+            if f'database "{name}" does not exist' in text:
                 return f"PostgreSQL database {name!r} does not exist on {where} ({text})"
+            if "connection is bad: invalid" in text:  # libpq refused a value in the URL
+                return f"FLASK_DATABASE is not a usable PostgreSQL URL ({text})"
             return f"cannot reach PostgreSQL at {where} ({text})"
         except psycopg.Error as e:
-            return f"PostgreSQL at {where} refused the schema check ({_first_line(e)})"
+            return f"PostgreSQL at {where} refused the schema check ({first_line(e)})"
         if found > version:
             return str(SchemaTooNew(found, version))
         if must_exist and found == 0:
@@ -157,7 +167,10 @@ class Backend:
         return None
 
     def describe(self):
-        params = conninfo_to_dict(self.url)
+        try:
+            params = conninfo_to_dict(self.url)
+        except psycopg.ProgrammingError:
+            return "postgresql://(a URL that does not parse)"
         params.pop("password", None)
         return f"postgresql://{params.get('host', '')}:{params.get('port', 5432)}/{params.get('dbname', '')}"
 
@@ -173,5 +186,5 @@ def _version(conn):
     return value or 0
 
 
-def _first_line(error):
+def first_line(error):
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

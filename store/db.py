@@ -38,6 +38,11 @@ def make_backend(config):
     return module.Backend(config)
 
 
+def describe(config):
+    """The database of `config` in words, without a password (for messages)."""
+    return make_backend(config).describe()
+
+
 def backend():
     """The configured backend of the current app."""
     found = current_app.extensions.get("store_backend")

@@ -22,6 +22,7 @@ from settings import defaults
 
 DEPLOY = ROOT / "deploy"
 UNITS = ("content-publishing.service", "content-publishing-dispatch.service")
+BACKUP_UNITS = ("content-publishing-backup.service", "content-publishing-backup.timer")
 
 
 def env_example():
@@ -65,6 +66,9 @@ def test_site_agrees_with_the_service_and_the_units():
         assert "EnvironmentFile=/etc/content-publishing/env\n" in text
     gunicorn_unit = (DEPLOY / UNITS[0]).read_text()
     assert "gunicorn -c gunicorn.conf.py wsgi:app" in gunicorn_unit
+    backup_unit = (DEPLOY / BACKUP_UNITS[0]).read_text()
+    assert "EnvironmentFile=/etc/content-publishing/env\n" in backup_unit
+    assert "flask --app app backup /var/backups/content-publishing/" in backup_unit
 
 
 def test_nginx_refusals_use_the_services_codes():
@@ -78,7 +82,7 @@ def test_nginx_refusals_use_the_services_codes():
 def test_units_pass_systemd_analyze_verify():
     if shutil.which("systemd-analyze") is None:
         pytest.skip("systemd-analyze is not installed")
-    for unit in UNITS:
+    for unit in (*UNITS, *BACKUP_UNITS):
         result = subprocess.run(
             ["systemd-analyze", "verify", str(DEPLOY / unit)],
             capture_output=True,

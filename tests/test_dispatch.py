@@ -262,6 +262,20 @@ def test_an_unacknowledged_push_fails_the_post(server, user, dispatchers):
         assert user.get(f"{POSTS}?status=Scheduled").json["total"] == 0  # never handed out again
 
 
+def test_any_answer_body_is_kept_in_the_log(server, user, dispatchers):
+    """A receiver's answer is stored as text on either backend: NUL bytes
+    (which PostgreSQL's text refuses) and invalid UTF-8 become U+FFFD."""
+    with Receiver(script=lambda a: Answer(200, body=b"ok\x00\xff\xfe done")) as receiver:
+        add_endpoint(user, receiver.url, ["post.published"])
+        dispatchers()
+        publish(user)
+        receiver.wait_for(lambda a: a)
+        (entry,) = wait_until(
+            lambda: (d := log_of(user)["data"]) and d[0]["outcome"] == "delivered" and d
+        )
+        assert entry["attempts"][0]["response"] == "ok\ufffd\ufffd\ufffd done"
+
+
 @pytest.mark.sqlite_only  # HTTP behaviour: the same on both backends
 def test_secret_rotation_signs_with_both_for_a_day(server, user, dispatchers):
     with Receiver() as receiver:

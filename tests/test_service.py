@@ -5,6 +5,7 @@ import json
 import pytest
 
 from app import create_app
+from store.versions import SCHEMA_VERSION
 from tests.conftest import assert_error
 
 POSTS = "/functions/v1/api-v2-posts"
@@ -237,6 +238,32 @@ def test_gunicorn_refuses_a_bad_setting_with_one_line(tmp_path):
     assert result.error_lines() == [
         "error: cannot start: FLASK_SQLITE_SYNCHRONOUS must be OFF, NORMAL, FULL or EXTRA"
     ]
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "expect"),
+    [
+        ("postgresql://[::1/test", "FLASK_DATABASE is not a usable PostgreSQL URL"),
+        ("postgresql://127.0.0.1:5432/test?sslmode=bogus", "not a usable PostgreSQL URL"),
+        ("postgresql://127.0.0.1:1/test", "cannot reach PostgreSQL at 127.0.0.1:1"),
+        ("postgresql://127.0.0.1:5432/no_such_database", "'no_such_database' does not exist"),
+        ("newer", "database schema version 999 is newer than this code"),
+    ],
+)
+def test_gunicorn_refuses_a_postgresql_database_it_cannot_use(tmp_path, postgres_url, url, expect):
+    from harness import Gunicorn, postgres
+
+    if url == "newer":
+        url = postgres_url
+        postgres.set_schema_version(url, 999)
+    try:
+        result = Gunicorn(url, workers=1).run_to_exit(timeout=30)
+    finally:
+        postgres.set_schema_version(postgres_url, SCHEMA_VERSION)
+    assert result.code == 1, result.stderr
+    (line,) = result.error_lines()
+    assert line.startswith("error: cannot start: ") and expect in line, line
     assert "Traceback" not in result.stderr
 
 

@@ -4,6 +4,6 @@ Each module has run(args, tmp) -> faults.report.Step; `tmp` is the run's
 scratch directory (databases and server logs).
 """
 
-from faults.steps import badstart, crash, full, load, revoke
+from faults.steps import badstart, crash, full, hosts, load, revoke
 
-STEPS = {"1": load, "2": crash, "3": revoke, "4": full, "5": badstart}
+STEPS = {"1": load, "2": crash, "3": revoke, "4": full, "5": badstart, "6": hosts}

@@ -1,8 +1,9 @@
 """Step 5: databases the service cannot use; gunicorn must refuse to start.
 
 A database in a missing directory, a file that is not a database, a
-read-only directory (with and without a database) and a read-only file:
-gunicorn exits 1 with exactly one `error: cannot start: ...` line naming
+read-only directory (with and without a database) and a read-only file; a
+PostgreSQL URL that does not parse, a server that does not answer, a
+database that does not exist and a schema newer than the code: gunicorn exits 1 with exactly one `error: cannot start: ...` line naming
 the problem, and no traceback. Two extra cases (an SQLite header over a
 corrupt file, a schema newer than the code) are reported, and counted only
 with --strict.
@@ -14,7 +15,7 @@ import shutil
 import subprocess
 
 from faults.report import Step, log
-from harness import Gunicorn, init_database
+from harness import Gunicorn, init_database, postgres
 from harness.sqlite_direct import set_schema_version
 
 START_TIMEOUT = 30  # a refused start takes about a second
@@ -34,7 +35,26 @@ def run(args, tmp):
     st.check(
         junk.read_bytes().startswith(b"this is not"), "the non-database file was left untouched"
     )
+    problem = postgres.reachable()
+    if problem:
+        st.check(False, f"PostgreSQL at {postgres.base_url()} is reachable ({problem})")
+        return st
+    with postgres.fresh_database(prefix="badstart") as url:
+        postgres.set_schema_version(init_database(url), 999)
+        for label, database, expect in postgres_cases(url):
+            try_case(st, args, label, database, expect, None)
     return st
+
+
+def postgres_cases(newer):
+    """(label, FLASK_DATABASE, text the error line must contain) on the second backend."""
+    server = postgres.base_url().rsplit("/", 1)[0]
+    return [
+        ("PostgreSQL URL that does not parse", "postgresql://[::1/test", "not a usable"),
+        ("PostgreSQL server that does not answer", "postgresql://127.0.0.1:1/x", "cannot reach"),
+        ("PostgreSQL database that does not exist", f"{server}/no_such_db", "does not exist"),
+        ("PostgreSQL schema newer than the code (version 999)", newer, "newer than this code"),
+    ]
 
 
 def cases(base, junk):

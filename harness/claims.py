@@ -1,0 +1,120 @@
+"""Due posts, and concurrent claimers draining them: the exactly-once
+checks of the tests, `python -m bench` and `python -m faults` share this.
+
+schedule_posts() creates posts through the API and schedules them (the
+server must allow the times: a negative FLASK_SCHEDULE_MIN_LEAD_SECONDS lets
+them lie in the past, so they are due at once). drain() runs claimer
+threads, spread over one or more servers, until nothing is due; a claimer
+whose server stops answering goes on with the next one, as an automation
+behind a balancer would. The result says what every answer handed out and
+how many claims got no answer (those may have taken posts nobody heard of).
+"""
+
+import collections
+import contextlib
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from harness.api import ITEM, POSTS
+from harness.http_client import Client
+
+CLAIM = "/functions/v1/api-v2-posts-claim"
+
+
+def schedule_posts(url, key, times, content="due", threads=8):
+    """One Scheduled post per RFC 3339 time in `times`; returns their ids in order."""
+    local = threading.local()
+
+    def one(item):
+        i, when = item
+        client = getattr(local, "client", None) or Client(url, key, timeout=30)
+        local.client = client
+        r = client.post(
+            POSTS, {"type": "personal", "content": f"{content} {i}", "scheduled_at": when}
+        )
+        if r.status != 201:
+            raise RuntimeError(
+                f"creating a due post answered {r.status or r.error}: {r.text[:200]}"
+            )
+        r = client.patch(ITEM + r.json["id"], {"status": "Scheduled"})
+        if r.status != 200:
+            raise RuntimeError(f"scheduling answered {r.status or r.error}: {r.text[:200]}")
+        return r.json["id"]
+
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(one, enumerate(times)))
+
+
+def past(i):
+    """The i-th of a row of distinct times long past: due at once, in order."""
+    return f"2020-01-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"
+
+
+class Claims:
+    """What a drain handed out: `claimed` [(post id, handoff id, status)],
+    `requests`, `unanswered` (claims with no answer: a server died),
+    `errors` (answers other than 200), `seconds`."""
+
+    def __init__(self):
+        self.claimed, self.errors = [], []
+        self.requests = self.unanswered = 0
+        self.seconds = 0.0
+        self.lock = threading.Lock()
+
+    def counts(self):
+        return collections.Counter(post_id for post_id, _, _ in self.claimed)
+
+    def duplicates(self):
+        """Posts that more than one answer handed out: must be none."""
+        return sorted(post_id for post_id, n in self.counts().items() if n > 1)
+
+    def ids(self):
+        return set(self.counts())
+
+
+def drain(urls, key, threads, limit=10, timeout=600.0, pause=0.0):
+    """`threads` claimers (spread over `urls`) claim `limit` at a time until a
+    claim answers an empty list, or `timeout` seconds pass; returns Claims.
+    `pause`: seconds each claimer waits between claims (spreads a drain over
+    a fault)."""
+    result = Claims()
+    deadline = time.monotonic() + timeout
+
+    def claimer(n):
+        turn, clients = n, {}
+        with contextlib.ExitStack() as stack:
+            while time.monotonic() < deadline:
+                url = urls[turn % len(urls)]
+                if url not in clients:
+                    clients[url] = stack.enter_context(Client(url, key, timeout=30))
+                client = clients[url]
+                r = client.post(CLAIM, {"limit": limit})
+                with result.lock:
+                    result.requests += 1
+                    if r.status is None:
+                        result.unanswered += 1
+                    elif r.status != 200:
+                        result.errors.append(r)
+                    else:
+                        result.claimed.extend(
+                            (p["id"], p["handoff_id"], p["status"]) for p in r.json["data"]
+                        )
+                if r.status is None:
+                    turn += 1  # that server is gone: the next one
+                    time.sleep(0.05)
+                elif r.status != 200 or not r.json["data"]:
+                    return
+                elif pause:
+                    time.sleep(pause)
+
+    pool = [threading.Thread(target=claimer, args=(n,), daemon=True) for n in range(threads)]
+    started = time.monotonic()
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join(max(0.1, deadline + 60 - time.monotonic()))
+    result.seconds = time.monotonic() - started
+    if any(thread.is_alive() for thread in pool):
+        raise RuntimeError(f"claimers still running {timeout + 60:.0f} s after they started")
+    return result

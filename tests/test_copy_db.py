@@ -1,0 +1,298 @@
+"""`flask copy-db`: an SQLite database with every kind of row, copied into an
+empty PostgreSQL database, answers the API exactly as the original does.
+
+The source is filled through the API (and one real dispatcher run, for the
+delivery log), then both databases are served side by side and every list
+page, filter and item of two users is compared as JSON, with its ETag."""
+
+import uuid
+
+import pytest
+from cryptography.fernet import Fernet
+
+from app import create_app
+from auth import SCOPES
+from harness import Answer, Dispatcher, Receiver, postgres
+from store.db import dispose_db, init_db
+from tests.conftest import assert_error
+from tests.system import unavailable
+
+API = "/functions/v1"
+POSTS, ITEM = f"{API}/api-v2-posts", f"{API}/api-v2-posts-item/"
+CLAIM, CALLBACK = f"{API}/api-v2-posts-claim", f"{API}/make-post-callback"
+ARTICLES, ARTICLE = f"{API}/articles-api", f"{API}/articles-api-item/"
+HOOKS, HOOK = f"{API}/webhooks", f"{API}/webhooks-item/"
+DELIVERIES = f"{API}/webhook-deliveries"
+
+SECRETS_KEY = Fernet.generate_key().decode()
+CONFIG = {
+    "TESTING": True,
+    "SCHEDULE_MIN_LEAD_SECONDS": -(10**9),  # due posts can be scheduled in the past
+    "WEBHOOK_ALLOW_PRIVATE": True,
+    "SECRETS_KEY": SECRETS_KEY,
+}
+
+
+@pytest.fixture
+def target_url():
+    problem = postgres.reachable()
+    if problem:
+        unavailable(f"no PostgreSQL at {postgres.base_url()} ({problem})", "the copy-db tests")
+    with postgres.fresh_database(prefix="copy") as url:
+        yield url
+
+
+def make_app(database):
+    app = create_app({**CONFIG, "DATABASE": database})
+    with app.app_context():
+        init_db()
+        dispose_db()
+    return app
+
+
+def new_key(app, user, scopes=SCOPES):
+    args = ["keys", "create", "--user", user]
+    for scope in scopes:
+        args += ["--scope", scope]
+    result = app.test_cli_runner().invoke(args=args)
+    assert result.exit_code == 0, result.output
+    return result.output.strip().splitlines()[-1]
+
+
+class As:
+    """One key's requests through a test client."""
+
+    def __init__(self, app, key):
+        self.client, self.key = app.test_client(), key
+
+    def send(self, method, path, body=None, headers=None):
+        r = self.client.open(
+            path, method=method, json=body, headers={"X-API-Key": self.key, **(headers or {})}
+        )
+        return r
+
+    def ok(self, method, path, body=None, headers=None, status=(200, 201, 202, 204)):
+        r = self.send(method, path, body, headers)
+        assert r.status_code in status, r.get_data(as_text=True)
+        return r.get_json()
+
+
+def fill(app, user, receiver):
+    """Every kind of row for `user`: (key, a revoked key, the current webhook secret)."""
+    key = new_key(app, user)
+    revoked = new_key(app, user, ["posts:read"])
+    result = app.test_cli_runner().invoke(args=["keys", "revoke", revoked])
+    assert result.exit_code == 0, result.output
+    me = As(app, key)
+
+    events = ["post.published", "post.failed", "article.published"]
+    hook = me.ok("POST", HOOKS, {"url": receiver.url, "events": events})
+    rotated = me.ok("PATCH", HOOK + hook["id"], {"rotate_secret": True})
+    receiver.secrets += [hook["secret"], rotated["secret"]]
+    off = me.ok("POST", HOOKS, {"url": receiver.url, "events": events, "description": "off"})
+    me.ok("PATCH", HOOK + off["id"], {"enabled": False})
+
+    def post(content, **fields):
+        return me.ok("POST", POSTS, {"type": "personal", "content": content, **fields})
+
+    def schedule(content, minute):
+        created = post(content, scheduled_at=f"2026-01-01T00:{minute:02d}:00Z")
+        return me.ok("PATCH", ITEM + created["id"], {"status": "Scheduled"})
+
+    post("a draft, with media", media_urls=["https://media-exp1.licdn.com/dms/image/a.jpg"])
+    post("a brand draft", type="brand", brand_id="acme-corp")
+    me.ok("POST", POSTS, {"type": "personal", "content": "once"}, {"Idempotency-Key": "k-1"})
+    me.ok("PATCH", ITEM + post("edited twice")["id"], {"content": "edited once more"})
+    me.ok("DELETE", ITEM + post("deleted")["id"])
+
+    for minute in range(4):
+        schedule(f"to claim {minute}", minute)
+    claimed = me.ok("POST", CLAIM, {"limit": 4, "lease_seconds": 3600})["data"]
+    assert [p["content"] for p in claimed] == [f"to claim {m}" for m in range(4)]
+    me.ok(  # post.published
+        "POST",
+        CALLBACK,
+        {
+            "post_id": claimed[0]["id"],
+            "linkedin_post_id": "urn:li:share:1",
+            "live_url": "https://www.acme-corp.com/news/launch",
+        },
+    )
+    me.ok("PATCH", ITEM + claimed[1]["id"], {"status": "Failed", "last_error": "token expired"})
+    me.ok("PATCH", ITEM + claimed[2]["id"], {"status": "Scheduled"})  # given back, due again
+    schedule("its lease runs out", 10)
+    (short,) = me.ok("POST", CLAIM, {"limit": 1, "lease_seconds": 1})["data"]
+    assert short["id"] == claimed[2]["id"]  # the soonest due post
+    me.ok(  # post.published, of a post the lease's expiry would otherwise fail
+        "POST",
+        CALLBACK,
+        {
+            "post_id": short["id"],
+            "linkedin_post_id": "urn:li:share:2",
+            "live_url": "https://cdn.example.com:65535/x",
+        },
+    )
+    (short,) = me.ok("POST", CLAIM, {"limit": 1, "lease_seconds": 1})["data"]
+    assert short["content"] == "its lease runs out"  # post.failed when it runs out
+
+    article = me.ok(
+        "POST",
+        ARTICLES,
+        {"title": "Why", "body": "# Notes\n\nbody", "tags": ["a"]},
+        {"Idempotency-Key": "art-1"},
+    )
+    me.ok(  # article.published
+        "PATCH",
+        ARTICLE + article["id"],
+        {"status": "Published", "live_url": "https://bücher.example/why"},
+    )
+    me.ok("POST", ARTICLES, {"title": "Draft only", "excerpt": "short"})
+    schedule("still due", 20)
+    return key, revoked, rotated["secret"]
+
+
+def surface(app, key):
+    """Everything the API shows this key: {request: (status, ETag, JSON)}."""
+    me = As(app, key)
+    seen = {}
+
+    def read(path):
+        r = me.send("GET", path)
+        seen[path] = (r.status_code, r.headers.get("ETag"), r.get_json())
+        return r.get_json()
+
+    for query in (
+        "",
+        "?limit=2&offset=1",
+        "?due=true",
+        "?order=scheduled_at",
+        "?type=brand",
+        "?scheduled_before=2026-06-01T00:00:00Z",
+        "?scheduled_after=2026-01-01T00:00:03Z",
+        *(f"?status={s}" for s in ("Draft", "Scheduled", "Publishing", "Published", "Failed")),
+    ):
+        read(f"{POSTS}{query}" + ("&" if query else "?") + "limit=100")
+    for item in read(f"{POSTS}?limit=100")["data"]:
+        read(ITEM + item["id"])
+    for item in read(f"{ARTICLES}?limit=100")["data"]:
+        read(ARTICLE + item["id"])
+    read(f"{ARTICLES}?status=Published")
+    for item in read(f"{HOOKS}?limit=100")["data"]:
+        read(HOOK + item["id"])
+    for query in ("", "?outcome=delivered", "?outcome=failed", "?event_type=post.published"):
+        read(f"{DELIVERIES}{query}")
+    return seen
+
+
+def test_a_copy_answers_the_api_exactly_as_the_original(tmp_path, target_url):
+    source = str(tmp_path / "source.sqlite")
+    original = make_app(source)
+    answers = iter([Answer(500, body=b"scenario is off")] + [Answer(200)] * 100)
+    with Receiver(script=lambda arrival: next(answers)) as receiver:
+        filled = {user: fill(original, user, receiver) for user in ("alice", "bob")}
+        env = {
+            "FLASK_WEBHOOK_ALLOW_PRIVATE": "1",
+            "FLASK_SECRETS_KEY": SECRETS_KEY,
+            "FLASK_WEBHOOK_RETRY_SCHEDULE": "0,0.2,0.2",
+        }
+        with Dispatcher(source, env=env, log=tmp_path / "dispatch.log"):
+            # Per user: two post.published, two post.failed (a report, a lease
+            # that ran out), one article.published; one of them is retried.
+            receiver.wait_for(
+                lambda a: len({x.webhook_id for x in a}) == 10, timeout=20, what="every event"
+            )
+    before = {user: surface(original, key) for user, (key, _, _) in filled.items()}
+    delivered = [e for seen in before.values() for e in seen[DELIVERIES][2]["data"]]
+    assert len(delivered) == 10 and {e["outcome"] for e in delivered} == {"delivered"}
+    assert sorted(len(e["attempts"]) for e in delivered)[-2:] == [1, 2]  # one failed first
+    statuses = {p["status"] for p in before["alice"][f"{POSTS}?limit=100"][2]["data"]}
+    assert statuses == {"Draft", "Scheduled", "Publishing", "Published", "Failed"}
+
+    result = original.test_cli_runner().invoke(args=["copy-db", "--to", target_url])
+    assert result.exit_code == 0, result.output
+    assert "users: 2 rows" in result.output and "webhook_attempts:" in result.output
+
+    copy = make_app(target_url)
+    for user, (key, revoked, _) in filled.items():
+        after = surface(copy, key)
+        assert after.keys() == before[user].keys()
+        for request, answer in before[user].items():
+            assert after[request] == answer, request
+        # Keys were copied as hashes: the revoked one stays refused.
+        assert_error(As(copy, revoked).send("GET", POSTS), 401, "unauthorized")
+
+    alice, bob = (As(copy, filled[u][0]) for u in ("alice", "bob"))
+    # An Idempotency-Key retry finds the copied post; the same key with other fields is a 409.
+    first = before["alice"][f"{POSTS}?limit=100"][2]["data"]
+    retry = alice.ok(
+        "POST", POSTS, {"type": "personal", "content": "once"}, {"Idempotency-Key": "k-1"}
+    )
+    assert retry["id"] in {p["id"] for p in first}
+    assert_error(
+        alice.send(
+            "POST", POSTS, {"type": "personal", "content": "other"}, {"Idempotency-Key": "k-1"}
+        ),
+        409,
+        "conflict",
+    )
+    # Isolation holds on the copy, and new rows get ids after the copied ones.
+    assert_error(bob.send("GET", ITEM + first[0]["id"]), 404, "not_found")
+    carol = new_key(copy, "carol")
+    assert As(copy, carol).ok("GET", POSTS)["total"] == 0
+    # The secrets were copied sealed; the same secrets key opens them on the copy.
+    hooks = before["alice"][f"{HOOKS}?limit=100"][2]["data"]
+    (enabled,) = (h["id"] for h in hooks if h["enabled"])
+    with Receiver([filled["alice"][2]]) as receiver:
+        alice.ok("PATCH", HOOK + enabled, {"url": receiver.url})
+        ping = copy.test_cli_runner().invoke(args=["webhooks", "test", enabled])
+        assert ping.exit_code == 0, ping.output
+        (arrival,) = receiver.wait_for(lambda a: a)
+        assert arrival.type == "ping" and arrival.verified_with == [filled["alice"][2]]
+
+
+def test_copy_refuses_a_target_that_holds_data(tmp_path, target_url):
+    source = make_app(str(tmp_path / "source.sqlite"))
+    key = new_key(source, "alice")
+    As(source, key).ok("POST", POSTS, {"type": "personal", "content": "mine"})
+    target = make_app(target_url)
+    theirs = new_key(target, "someone")
+    As(target, theirs).ok("POST", POSTS, {"type": "personal", "content": "theirs"})
+
+    result = source.test_cli_runner().invoke(args=["copy-db", "--to", target_url])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert "already holds data" in result.output and "Nothing was written" in result.output
+    page = As(target, theirs).ok("GET", POSTS)
+    assert [p["content"] for p in page["data"]] == ["theirs"]
+    assert_error(As(target, key).send("GET", POSTS), 401, "unauthorized")
+
+
+@pytest.mark.parametrize(
+    ("to", "message"),
+    [
+        ("/tmp/elsewhere.sqlite", "must be a postgresql:// URL"),
+        ("postgresql://127.0.0.1:1/test", "cannot reach PostgreSQL at 127.0.0.1:1"),
+        ("postgresql://127.0.0.1:5432/no_such_database", "'no_such_database' does not exist"),
+        ("postgresql://127.0.0.1:5432/test?sslmode=bogus", "not a usable PostgreSQL URL"),
+        ("postgresql://[::1/test", "not a usable PostgreSQL URL"),
+    ],
+)
+def test_copy_refuses_a_target_it_cannot_use(tmp_path, to, message):
+    source = make_app(str(tmp_path / "source.sqlite"))
+    result = source.test_cli_runner().invoke(args=["copy-db", "--to", to])
+    assert result.exit_code in (1, 2) and isinstance(result.exception, SystemExit), result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_copy_needs_an_sqlite_source(target_url):
+    app = create_app({**CONFIG, "DATABASE": target_url})
+    result = app.test_cli_runner().invoke(args=["copy-db", "--to", target_url])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "already a PostgreSQL URL" in result.output
+
+
+def test_copy_needs_a_source_with_our_tables(tmp_path, target_url):
+    app = create_app({**CONFIG, "DATABASE": str(tmp_path / f"{uuid.uuid4().hex}.sqlite")})
+    result = app.test_cli_runner().invoke(args=["copy-db", "--to", target_url])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "does not exist" in result.output and "Nothing was written" in result.output
