@@ -1,4 +1,4 @@
-"""gunicorn's logs without secrets (gunicorn.conf.py installs this logger).
+"""gunicorn's logs without secrets, with request ids (gunicorn.conf.py installs this logger).
 
 gunicorn's default access line names the Basic-auth user, which is the whole
 API key for a client that sends `curl -u KEY:`, and the raw request line,
@@ -12,21 +12,29 @@ line names the client the proxy reports in X-Forwarded-For instead, but
 only for a request whose peer is in gunicorn's `forwarded_allow_ips` (the
 proxy's address; nobody by default, see gunicorn.conf.py): gunicorn itself
 never reads X-Forwarded-For, and anyone else could write any address there.
+
+Each line ends with the request's id and the key's id and user (logs.py);
+with FLASK_LOG_FORMAT=json it is one JSON object, and so are the error log's
+lines and the app's, which go through the error log's handler.
 """
 
 import ipaddress
+import json
 import logging
-import re
+import os
+import time
 
 from gunicorn.glogging import Logger, SafeAtoms
 
-SECRET = re.compile(r"(svc_live_|whsec_)[A-Za-z0-9+/=_%-]*")
-# gunicorn's default format with the user field (%(u)s) left out.
-FORMAT = '%(h)s - - %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s"'
+import logs
+from logs import redact
 
-
-def redact(text):
-    return SECRET.sub(r"\1[redacted]", text)
+# gunicorn's default format with the user field (%(u)s) left out, and the
+# request's fields at the end.
+FORMAT = (
+    '%(h)s - - %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s"'
+    " request_id=%(request_id)s key_id=%(key_id)s user=%(user)s"
+)
 
 
 def client_address(environ, cfg):
@@ -67,7 +75,7 @@ class RedactFilter(logging.Filter):
 
     def filter(self, record):
         message = record.getMessage()
-        if SECRET.search(message):
+        if logs.SECRET.search(message):
             record.msg, record.args = redact(message), ()
         return True
 
@@ -78,11 +86,61 @@ class RedactingLogger(Logger):
     def atoms(self, resp, req, environ, request_time):
         atoms = super().atoms(resp, req, environ, request_time)
         atoms["h"] = client_address(environ, self.cfg)
+        # The app's request, or one gunicorn answers itself (gunicorn_worker.py).
+        context = environ.get(logs.ENVIRON_KEY) or logs.current()
+        if context is not None:
+            atoms.update(
+                request_id=context.request_id,
+                key_id=_dash(context.key_id),
+                user=_dash(context.user),
+            )
         return atoms
+
+    def access(self, resp, req, environ, request_time):
+        if self.log_format != "json":
+            return super().access(resp, req, environ, request_time)
+        if not self.access_log_enabled:
+            return None
+        atoms = self.atoms(resp, req, environ, request_time)  # not SafeAtoms: json.dumps escapes
+        entry = {
+            "time": logs.timestamp(time.time()),
+            "level": "INFO",
+            "logger": "gunicorn.access",
+            "pid": os.getpid(),
+            "remote_addr": atoms["h"],
+            "request": atoms["r"],
+            "status": int(atoms["s"]),
+            "bytes": atoms["B"],
+            "duration_ms": round(atoms["D"] / 1000, 3),
+            "referer": _none(atoms["f"]),
+            "user_agent": _none(atoms["a"]),
+        }
+        if "request_id" in atoms:
+            entry.update(
+                request_id=atoms["request_id"],
+                key_id=_none(atoms["key_id"]),
+                user=_none(atoms["user"]),
+            )
+        self.access_log.info("%s", redact(json.dumps(entry)))
+        return None
 
     def setup(self, cfg):
         super().setup(cfg)
         self.error_log.addFilter(RedactFilter())
+        # Read before the app exists; a value the app refuses stops the start (on_starting).
+        self.log_format = logs.format_from_environ(os.environ)
+        handler = self._get_gunicorn_handler(self.error_log)
+        if handler is not None:
+            logs.configure(self.log_format, self.loglevel, handler)
 
     def _get_user(self, environ):
         return None
+
+
+def _dash(value):
+    return "-" if value is None else value
+
+
+def _none(value):
+    """gunicorn's "-" for a missing header; JSON says null."""
+    return None if value == "-" else value

@@ -155,7 +155,9 @@ def build_spec(app):
             "description": (
                 "Posts, articles and the publish callback. Authenticate with an API key in "
                 "`X-API-Key` (preferred) or `Authorization: Bearer`. Each operation names the "
-                "scope it needs in `x-required-scope`."
+                "scope it needs in `x-required-scope`. Every answer carries `X-Request-ID`: "
+                "the client's own when it sent one of 1 to 128 visible ASCII characters, "
+                "else a new UUID; quote it when reporting a problem."
             )
         },
         servers=[{"url": "/"}],

@@ -11,6 +11,8 @@ import dispatcher
 import errors
 import keys_cli
 import limits
+import logs
+import metrics
 import settings
 import webhooks_cli
 from apidoc import check_declarations
@@ -25,9 +27,10 @@ CORS_ALLOW_HEADERS = [
     "content-type",
     "if-match",
     "idempotency-key",
+    "x-request-id",
 ]
 CORS_METHODS = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"]
-CORS_EXPOSE_HEADERS = ["ETag", "Location"]
+CORS_EXPOSE_HEADERS = ["ETag", "Location", "X-Request-ID"]
 
 
 def create_app(test_config=None):
@@ -49,9 +52,11 @@ def create_app(test_config=None):
     app.json.sort_keys = False
     os.makedirs(app.instance_path, exist_ok=True)
 
+    app.wsgi_app = logs.RequestIds(app.wsgi_app)
     db.init_app(app)
     errors.init_app(app)
     limits.init_app(app)
+    metrics.init_app(app)
     keys_cli.init_app(app)
     webhooks_cli.init_app(app)
     backup_cli.init_app(app)
@@ -70,8 +75,11 @@ def create_app(test_config=None):
     app.after_request(_vary_on_origin)
 
     from blueprints import api, dashboard, docs, health
+    from blueprints import metrics as metrics_page
 
     app.register_blueprint(health.bp)
+    if app.config["METRICS"]:  # otherwise /metrics is a 404 like any unknown path
+        app.register_blueprint(metrics_page.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(api.bp)

@@ -39,6 +39,7 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
+import logs
 import outbound
 import publishing
 import timestamps
@@ -352,8 +353,8 @@ def _retry_after(value, default):
 @needs_database
 def dispatch_command(name, seconds):
     """Push due posts to post.due endpoints and deliver webhook events, until SIGTERM."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     app = current_app._get_current_object()
+    logs.configure(app.config["LOG_FORMAT"])  # the service's format (FLASK_LOG_FORMAT)
     dispose_db()  # the loop and each thread open their own connections
     raise SystemExit(Dispatcher(app, name).run(seconds))
 

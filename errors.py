@@ -51,6 +51,10 @@ class ApiError(Exception):
 
 
 def error_response(status, code, message, details=None, headers=None):
+    # One line per refused request, with its id (logs.py): what a user who
+    # quotes the id was told, and why. The details can echo what was sent,
+    # so they stay out of the log.
+    log.info("answered %s %s: %s", status, code, message)
     body = {"error": {"code": code, "message": message, "details": details or {}}}
     response = jsonify(body)
     response.status_code = status

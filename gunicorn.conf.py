@@ -6,7 +6,9 @@ after the fork.
 """
 
 import os
+import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # gunicorn adds it only later
 from accesslog import FORMAT, RedactingLogger
@@ -18,7 +20,9 @@ limit_request_line = 4094  # a longer request line is a 414 (uri_too_long)
 preload_app = False
 accesslog = "-"
 access_log_format = FORMAT  # no user name: it would be the key of `curl -u KEY:`
-logger_class = RedactingLogger  # key-shaped values in logged URLs become svc_live_[redacted]
+# key-shaped values in logged URLs become svc_live_[redacted]; request ids;
+# FLASK_LOG_FORMAT=json (accesslog.py, logs.py)
+logger_class = RedactingLogger
 errorlog = "-"
 timeout = 30
 # X-Forwarded-* headers are believed only from these addresses: the proxy's
@@ -36,15 +40,61 @@ def on_starting(server):
     Runs in the master; the only connection it opens is a short read-only
     probe of an existing file, closed before the workers are forked.
     """
-    from app import create_app
-    from store.db import check_database
+    problem = _metrics_directory(server)  # before the app (and prometheus_client) is imported
+    if not problem:
+        from app import create_app
+        from store.db import check_database
 
-    try:
-        config = create_app().config
-    except ValueError as e:  # settings.SettingError
-        problem = str(e)
-    else:
-        problem = check_database(config)
+        try:
+            config = create_app().config
+        except ValueError as e:  # settings.SettingError
+            problem = str(e)
+        else:
+            problem = check_database(config)
     if problem:
         print(f"error: cannot start: {problem}", file=sys.stderr, flush=True)
+        on_exit(server)
         sys.exit(1)
+
+
+def child_exit(server, worker):
+    """A worker ended (a restart, a crash): its in-progress gauge goes; its
+    counters stay, or the totals would fall."""
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if _METRICS_ON and directory:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid, directory)
+
+
+def on_exit(server):
+    if _MADE_DIRECTORY:
+        shutil.rmtree(_MADE_DIRECTORY[0], ignore_errors=True)
+
+
+_METRICS_ON = os.environ.get("FLASK_METRICS", "").strip().lower() in ("1", "true")
+_MADE_DIRECTORY = []
+
+
+def _metrics_directory(server):
+    """With FLASK_METRICS=1 the workers keep their metrics in files, in
+    PROMETHEUS_MULTIPROC_DIR (metrics.py): a new temporary directory unless
+    it is set, removed on exit; a set one is emptied of the last run's files
+    first, or their counts would be added to this run's. prometheus_client
+    reads the variable once, when it is imported, so this comes first.
+    (A FLASK_METRICS value other than 0/1 is refused by the settings check.)"""
+    if not _METRICS_ON:
+        return None
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not directory:
+        directory = tempfile.mkdtemp(prefix="cps-metrics-")
+        _MADE_DIRECTORY.append(directory)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = directory
+    elif not os.path.isdir(directory) or not os.access(directory, os.W_OK | os.X_OK):
+        return f"PROMETHEUS_MULTIPROC_DIR {directory} is not a writable directory"
+    else:
+        for name in os.listdir(directory):
+            if name.endswith(".db"):
+                os.remove(os.path.join(directory, name))
+    server.log.info("metrics: workers write them to %s", directory)
+    return None

@@ -5,6 +5,10 @@ Some requests never reach the app: a request line over gunicorn's limit
 gunicorn answers those itself with an HTML page; this worker sends the same
 status with the JSON error envelope every other answer uses, so a client
 parses one shape. gunicorn.conf.py selects it.
+
+Such an answer carries an X-Request-ID too: a new one, since the request's
+own headers could not be read. gunicorn's log lines about it (the warning
+naming the error, the access line) carry the same id.
 """
 
 import json
@@ -13,6 +17,7 @@ from gunicorn import util
 from gunicorn.workers.sync import SyncWorker
 
 import errors
+import logs
 
 
 def write_json_error(sock, status, reason, message):
@@ -25,9 +30,12 @@ def write_json_error(sock, status, reason, message):
             }
         }
     ).encode("utf-8")
+    context = logs.current()
+    request_id = context.request_id if context is not None else logs.request_id(None)
     head = (
         f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        f"X-Request-ID: {request_id}\r\n\r\n"
     )
     util.write_nonblock(sock, head.encode("latin-1") + body)
 
@@ -36,3 +44,10 @@ class EnvelopeWorker(SyncWorker):
     def init_process(self):
         util.write_error = write_json_error  # this worker process only
         super().init_process()
+
+    def handle_error(self, req, client, addr, exc):
+        logs.begin(logs.RequestContext(logs.request_id(None)))
+        try:
+            super().handle_error(req, client, addr, exc)
+        finally:
+            logs.end()

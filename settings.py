@@ -12,6 +12,7 @@ import os
 from flask.cli import NoAppException
 from marshmallow import ValidationError
 
+import logs
 from schemas import urls
 
 
@@ -48,6 +49,9 @@ def defaults(instance_path):
         "DISPATCH_WORKERS": 16,
         "DISPATCH_GRACE_SECONDS": 8,
         "SECRETS_KEY": None,
+        # Metrics and logs
+        "METRICS": False,
+        "LOG_FORMAT": "text",
     }
 
 
@@ -67,6 +71,8 @@ KINDS = {
     "DISPATCH_WORKERS": "positive integer",
     "DISPATCH_GRACE_SECONDS": "non-negative",
     "WEBHOOK_ALLOW_PRIVATE": "flag",
+    "METRICS": "flag",
+    "LOG_FORMAT": "log format",
     "WEBHOOK_RETRY_SCHEDULE": "schedule",
     "PUBLIC_URL": "url",
 }
@@ -97,6 +103,12 @@ def _flag(value):
     raise ValueError
 
 
+def _log_format(value):
+    if value not in logs.FORMATS:
+        raise ValueError
+    return value
+
+
 def _url(value):
     urls.parse(value)
     return value
@@ -114,6 +126,7 @@ _NORMALISE = {
     "flag": (_flag, "0 or 1"),
     "schedule": (_schedule, "comma-separated seconds, such as 0,5,300"),
     "url": (_url, "an absolute http(s) URL, such as https://cps.example.com"),
+    "log format": (_log_format, "text or json"),
 }
 
 

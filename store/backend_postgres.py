@@ -95,6 +95,17 @@ class Backend:
         with conn.cursor() as cursor:
             cursor.executemany(self._sql(sql), seq_of_params)
 
+    def size(self, conn):
+        """The service's tables in its schema (the first on the search_path),
+        with their indexes and TOAST: pg_database_size would count whatever
+        else shares the database."""
+        row = conn.execute(
+            "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS size FROM pg_class c"
+            " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')"
+        ).fetchone()
+        return int(row["size"])
+
     # --- errors ---------------------------------------------------------------------
 
     def is_storage_full(self, error):

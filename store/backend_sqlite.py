@@ -74,6 +74,16 @@ class Backend:
     def execute_many(self, conn, sql, seq_of_params):
         conn.executemany(sql, seq_of_params)
 
+    def size(self, conn):
+        """The file and its -wal file, where recent writes wait for a checkpoint."""
+        if self.path == ":memory:":
+            return 0
+        return sum(
+            os.path.getsize(path)
+            for path in (self.path, f"{self.path}-wal")
+            if os.path.exists(path)
+        )
+
     # --- errors ---------------------------------------------------------------------
 
     def is_storage_full(self, error):

@@ -200,6 +200,11 @@ def value(sql, params=()):
     return next(iter(row.values())) if row else None
 
 
+def database_size():
+    """Bytes the database takes (the backend says what counts)."""
+    return backend().size(get_db())
+
+
 # --- errors -------------------------------------------------------------------------------
 
 

@@ -218,9 +218,13 @@ def redeliver(user_id, delivery, now):
     return get_delivery(user_id, delivery_id)
 
 
-def backlog():
-    """How many deliveries wait: for the dispatcher's log and the metrics."""
-    return value("SELECT COUNT(*) FROM webhook_deliveries WHERE outcome = 'pending'")
+def count_by_outcome():
+    """{outcome: deliveries} over the delivery log, for the metrics: the
+    pending ones are the backlog, whichever dispatcher will send them."""
+    return {
+        r["outcome"]: r["n"]
+        for r in rows("SELECT outcome, COUNT(*) AS n FROM webhook_deliveries GROUP BY outcome")
+    }
 
 
 def purge(before):

@@ -138,6 +138,9 @@ def assert_allowed(result, server, page):
     assert post["version"] == 1
     assert create["etag"] == '"1"', "ETag not readable: not exposed?" + context
     assert create["location"] == f"/functions/v1/api-v2-posts-item/{post['id']}", context
+    # X-Request-ID may be sent (preflight) and read (exposed): the client's own, else a new one.
+    assert create["requestId"] == result["requestId"], context
+    assert re.fullmatch(r"[0-9a-f-]{36}", result["list"]["requestId"] or ""), context
     # Headers that are not exposed stay hidden from the script.
     assert create["server"] is None, context
 

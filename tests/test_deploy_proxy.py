@@ -138,8 +138,9 @@ def test_api_headers_pass_both_ways(stack):
     client = Client(stack.nginx.url, key, source="127.0.0.13")
     idempotent = {"Idempotency-Key": "deploy-test-1"}
     body = {"type": "personal", "content": "through nginx"}
-    created = client.post(POSTS, body, headers=idempotent)
+    created = client.post(POSTS, body, headers={**idempotent, "X-Request-ID": "deploy-trace-1"})
     assert created.status == 201 and created.headers["etag"] == '"1"', created
+    assert created.headers["x-request-id"] == "deploy-trace-1"  # the client's id, both ways
     assert created.headers["location"] == ITEM + created.json["id"]
     assert client.post(POSTS, body, headers=idempotent).json["id"] == created.json["id"]
     conflict = client.post(POSTS, {**body, "content": "other"}, headers=idempotent)

@@ -28,6 +28,8 @@ APP_MODULES = {
     "idempotency",
     "keys_cli",
     "limits",
+    "logs",
+    "metrics",
     "outbound",
     "publishing",
     "schemas",

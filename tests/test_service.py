@@ -218,6 +218,8 @@ def test_full_storage_refuses_writes_and_keeps_reads(tmp_path, make_key, app):
         ("KEY_TOUCH_INTERVAL", -1),
         ("SQLITE_BUSY_TIMEOUT_MS", True),
         ("SQLITE_MAX_PAGE_COUNT", "many"),
+        ("METRICS", "yes"),
+        ("LOG_FORMAT", "xml"),
     ],
 )
 def test_bad_settings_are_refused_naming_the_variable(tmp_path, name, value):

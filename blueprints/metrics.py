@@ -1,0 +1,18 @@
+"""`GET /metrics`: Prometheus' text format, without a key (README "Metrics and logs").
+
+Registered only when FLASK_METRICS=1. It is outside /functions/v1 and not in
+the OpenAPI document: it is for the operator's monitoring, not for API
+clients, and shows no user's data.
+"""
+
+from flask import Blueprint
+
+import metrics
+
+bp = Blueprint("metrics", __name__)
+
+
+@bp.get("/metrics")
+def scrape():
+    body, content_type = metrics.exposition()
+    return body, 200, {"Content-Type": content_type, "Cache-Control": "no-store"}

@@ -1,0 +1,233 @@
+"""Request ids and the service's log lines (README "Metrics and logs").
+
+Every request gets an id: the client's `X-Request-ID` when it is 1 to 128
+visible ASCII characters, else a new UUID. The answer carries it back, the
+access line names it (accesslog.py), and so does every log record made while
+the request runs, with the key's id and user once auth.py knows them (never
+the key). A user who quotes the id of a failed request leads straight to its
+lines.
+
+The id is taken in a WSGI wrapper rather than in a Flask hook, so that every
+answer carries it, including those made before any hook runs or after one
+failed; it lives in a context variable, which the logging filter reads, so
+no log call has to pass it on.
+
+`FLASK_LOG_FORMAT=json` writes each line as one JSON object; `text` (the
+default) keeps gunicorn's layout with the request's fields at the end of the
+first line. Both pass through `redact`, so a key or webhook secret that finds
+its way into a message is written as `svc_live_[redacted]`.
+"""
+
+import contextvars
+import json
+import logging
+import os
+import re
+import sys
+import time
+
+# Keys (auth.py) and webhook secrets (webhook_secrets.py), and whatever
+# follows them that could belong to them, URL-encoded or base64; not once
+# more what is already redacted (gunicorn's error log redacts twice).
+SECRET = re.compile(r"(svc_live_|whsec_)(?!\[redacted\])[A-Za-z0-9+/=_%-]*")
+REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
+FORMATS = ("text", "json")
+ENVIRON_KEY = "cps.request"  # the request's RequestContext, for the access line
+TEXT_FORMAT = "%(asctime)s [%(process)d] [%(levelname)s] %(origin)s%(message)s%(request_fields)s"
+TEXT_DATE = "[%Y-%m-%d %H:%M:%S %z]"  # gunicorn's own
+
+
+def redact(text):
+    return SECRET.sub(r"\1[redacted]", text)
+
+
+class RequestContext:
+    """What the log lines of one request share."""
+
+    __slots__ = ("request_id", "key_id", "user")
+
+    def __init__(self, request_id):
+        self.request_id = request_id
+        self.key_id = None
+        self.user = None
+
+
+_current = contextvars.ContextVar("cps_request", default=None)
+
+
+def request_id(sent):
+    """The client's id when it is 1 to 128 visible ASCII characters, else a new one."""
+    if sent is not None and REQUEST_ID.fullmatch(sent):
+        return sent
+    return new_uuid()
+
+
+def new_uuid():
+    """str(uuid.uuid4()) in a third of its time (it runs on every request)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # version 4
+    raw[8] = raw[8] & 0x3F | 0x80  # RFC 4122 variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def current():
+    """The RequestContext of the request being served, or None."""
+    return _current.get()
+
+
+def begin(context):
+    """Make `context` the current request's (gunicorn_worker.py, for the
+    answers gunicorn makes itself)."""
+    _current.set(context)
+
+
+def end():
+    _current.set(None)
+
+
+def identify(key_id, user):
+    """The key's id and user, once authentication knows them (auth.py)."""
+    context = _current.get()
+    if context is not None:
+        context.key_id, context.user = key_id, user
+
+
+class RequestIds:
+    """WSGI wrapper of the app: the id in, X-Request-ID out, the context
+    around the whole answer (work done when the answer closes, such as
+    last_used_at, is still logged with it)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        context = RequestContext(request_id(environ.get("HTTP_X_REQUEST_ID")))
+        environ[ENVIRON_KEY] = context
+        _current.set(context)
+
+        def start(status, headers, exc_info=None):
+            headers.append(("X-Request-ID", context.request_id))
+            return start_response(status, headers, exc_info)
+
+        try:
+            body = self.app(environ, start)
+        except BaseException:
+            end()
+            raise
+        return _Body(body)
+
+
+class _Body:
+    """The app's answer, ending the request's context when the server
+    closes it (werkzeug's ClosingIterator costs as much again)."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body):
+        self.body = body
+
+    def __iter__(self):
+        return iter(self.body)
+
+    def close(self):
+        try:
+            close = getattr(self.body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            end()
+
+
+# --- log records ---------------------------------------------------------------------------
+
+
+def fields(record):
+    """The request's fields of a record: from the record (`extra=`) or the context."""
+    request_id = getattr(record, "request_id", None)
+    if request_id is not None:
+        return request_id, getattr(record, "key_id", None), getattr(record, "user", None)
+    context = _current.get()
+    if context is None:
+        return None, None, None
+    return context.request_id, context.key_id, context.user
+
+
+class TextFormatter(logging.Formatter):
+    def __init__(self):
+        super().__init__(TEXT_FORMAT, TEXT_DATE)
+
+    def format(self, record):
+        """gunicorn's layout; the logger's name for the app's records, the
+        request's fields when there is a request."""
+        record.origin = "" if record.name == "gunicorn.error" else f"{record.name}: "
+        request_id, key_id, user = fields(record)
+        record.request_fields = (
+            f" [request_id={request_id} key_id={_dash(key_id)} user={_dash(user)}]"
+            if request_id
+            else ""
+        )
+        return redact(super().format(record))
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line; the request's fields when there is a request."""
+
+    def format(self, record):
+        entry = {
+            "time": timestamp(record.created),
+            "level": record.levelname,
+            "logger": record.name,
+            "pid": record.process,
+            "message": record.getMessage(),
+        }
+        request_id, key_id, user = fields(record)
+        if request_id:
+            entry.update(request_id=request_id, key_id=key_id, user=user)
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        if record.stack_info:
+            entry["stack"] = self.formatStack(record.stack_info)
+        return redact(json.dumps(entry))
+
+
+def timestamp(seconds):
+    """RFC 3339 in UTC with milliseconds: 2026-01-31T12:00:00.123Z."""
+    whole = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+    return f"{whole}.{int(seconds % 1 * 1000):03d}Z"
+
+
+def _dash(value):
+    return "-" if value is None else value
+
+
+def formatter(log_format):
+    return JsonFormatter() if log_format == "json" else TextFormatter()
+
+
+def format_from_environ(environ):
+    """FLASK_LOG_FORMAT as the app reads it (JSON first, as from_prefixed_env),
+    for code that runs before the app exists (gunicorn's logger). A value
+    that is neither format counts as text here; settings.py refuses it."""
+    raw = environ.get("FLASK_LOG_FORMAT", "text")
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = raw
+    return value if value in FORMATS else "text"
+
+
+def configure(log_format, level=logging.INFO, handler=None):
+    """Write the records of every logger without handlers of its own (the
+    app's) through `handler` (default: stderr) in `log_format`: the
+    dispatcher's lines, and in gunicorn those of the workers, through its
+    error log's handler."""
+    handler = handler or logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter(log_format))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        if getattr(old, "_cps", False):
+            root.removeHandler(old)
+    handler._cps = True
+    root.addHandler(handler)
+    root.setLevel(level)

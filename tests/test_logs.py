@@ -1,0 +1,321 @@
+"""The service's logs against real gunicorn and a dispatcher, in both
+formats (README "Metrics and logs"): no key, webhook secret or post content
+in any line, whatever is sent where; every line of a request names its id,
+with the key's id and user; FLASK_LOG_FORMAT=json writes one JSON object
+per line.
+
+One run per backend and format sends known keys (valid, unknown, malformed,
+revoked; in X-API-Key, Bearer, Basic auth `curl -u KEY:`, `?apikey=`, the
+path, Referer, User-Agent and X-Request-ID), creates and rotates a webhook
+(so `whsec_` secrets are in answers), and puts a unique marker in the
+content of posts and articles, through every operation of the OpenAPI
+document, the pages outside it, and requests that end in errors (the app's
+400, 401, 403, 404, 405, 409, 412, 413, 415 and gunicorn's own 400, 414,
+431), while a dispatcher delivers the events (whose bodies hold the marker).
+"""
+
+import base64
+import json
+import re
+import socket
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from harness import Client, Dispatcher, Receiver, create_key, flask_cli, serve
+from tests.conftest import live_database_for
+
+V1 = "/functions/v1"
+SERVER_ENV = {
+    "FLASK_METRICS": "1",
+    "FLASK_WEBHOOK_ALLOW_PRIVATE": "1",
+    "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "-1000000000",
+}
+# A plain key or secret: the prefix and then anything but the redaction mark.
+PLAIN_SECRET = re.compile(r"(svc_live_|whsec_)(?!\[redacted\])")
+
+
+@pytest.fixture(scope="module", params=["text", "json"])
+def log_format(request):
+    return request.param
+
+
+class Run:
+    """What one run sent, and the logs it left."""
+
+    def __init__(self, tmp, log_format):
+        self.tmp = tmp
+        self.log_format = log_format
+        self.marker = f"content-marker-{uuid.uuid4().hex}"
+        self.secrets = []  # every whsec_ secret an answer showed
+        self.sent = set()  # (METHOD, path template) of every request
+        self.traced = {}  # request id -> (what, status)
+
+    def lines(self, name):
+        return (self.tmp / name).read_text(errors="replace").splitlines()
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, live_backend, log_format):
+    tmp = tmp_path_factory.mktemp(f"logs-{log_format}")
+    result = Run(tmp, log_format)
+    env = {**SERVER_ENV, "FLASK_LOG_FORMAT": log_format}
+    with live_database_for(live_backend) as database, Receiver() as receiver:
+        with serve(tmp, workers=2, env=env, log=tmp / "server.log", database=database) as server:
+            dispatcher = Dispatcher(
+                server.database,
+                name="logs",
+                log=tmp / "dispatcher.log",
+                env={**env, "FLASK_PUBLIC_URL": server.url},
+            )
+            with dispatcher:
+                send_everything(server, receiver, result)
+            assert dispatcher.proc.returncode == 0  # stopped by SIGTERM, its last line written
+    return result
+
+
+def new_key(database, user, scopes):
+    """(key, key id) made as an operator would."""
+    args = ["keys", "create", "--user", user]
+    for scope in scopes:
+        args += ["--scope", scope]
+    output = flask_cli(database, *args)
+    key_id = int(re.search(r"Created key (\d+)", output).group(1))
+    return output.splitlines()[-1], key_id
+
+
+def send_everything(server, receiver, run):
+    database = server.database
+    key = create_key(database, user="writer")
+    reader, reader_id = new_key(database, "reader", ["posts:read"])
+    revoked = create_key(database, user="gone")
+    flask_cli(database, "keys", "revoke", revoked)
+    run.keys = [key, reader, revoked]
+    run.traced_user, run.traced_key_id = "reader", reader_id
+    unknown = "svc_live_" + uuid.uuid4().hex + uuid.uuid4().hex[:8]
+    malformed = "svc_live_" + uuid.uuid4().hex[:12]
+    run.keys += [unknown, malformed]
+    marker = run.marker
+    client = Client(server.url, key, timeout=30)
+    anonymous = Client(server.url, timeout=30)
+
+    def send(method, template, path=None, body=None, expect=None, via=client, **kw):
+        run.sent.add((method, template))
+        r = via.request(method, path or template, body, **kw)
+        assert r.status is not None, r
+        if expect is not None:
+            assert r.status == expect, (method, path or template, r)
+        return r
+
+    # Webhooks: create (a secret in the answer), read, rotate (another one).
+    r = send(
+        "POST",
+        f"{V1}/webhooks",
+        body={"url": receiver.url, "events": ["post.published", "article.published"]},
+        expect=201,
+    )
+    hook = r.json
+    run.secrets.append(hook["secret"])
+    receiver.secrets.append(hook["secret"])
+    hook_item = f"{V1}/webhooks-item/{{webhook_id}}"
+    send("GET", f"{V1}/webhooks", expect=200, headers={"Authorization": f"Bearer {key}"})
+    send("GET", hook_item, f"{V1}/webhooks-item/{hook['id']}", expect=200)
+    r = send(
+        "PATCH",
+        hook_item,
+        f"{V1}/webhooks-item/{hook['id']}",
+        body={"rotate_secret": True},
+        expect=200,
+    )
+    run.secrets.append(r.json["secret"])
+    receiver.secrets.append(r.json["secret"])
+
+    # Posts: the marker in content, through the whole lifecycle.
+    posts, post_item = f"{V1}/api-v2-posts", f"{V1}/api-v2-posts-item/{{post_id}}"
+    idem = {"Idempotency-Key": f"idem-{uuid.uuid4().hex}"}
+    body = {"type": "personal", "content": f"{marker} first"}
+    post = send("POST", posts, body=body, headers=idem, expect=201).json
+    send("POST", posts, body={**body, "content": f"{marker} other"}, headers=idem, expect=409)
+    send("GET", posts, f"{posts}?limit=5", expect=200)
+    item = f"{V1}/api-v2-posts-item/{post['id']}"
+    send("GET", post_item, item, expect=200, headers={"Authorization": f"Bearer {key}"})
+    past = (datetime.now(UTC) - timedelta(minutes=1)).isoformat()
+    change = {"content": f"{marker} edited", "status": "Scheduled", "scheduled_at": past}
+    send("PATCH", post_item, item, body=change, headers={"If-Match": '"1"'}, expect=200)
+    send("PATCH", post_item, item, body=change, headers={"If-Match": '"1"'}, expect=412)
+    claimed = send("POST", f"{V1}/api-v2-posts-claim", body={}, expect=200).json
+    assert [p["id"] for p in claimed["data"]] == [post["id"]]
+    published = {
+        "post_id": post["id"],
+        "linkedin_post_id": "urn:li:share:7012345678901234567",
+        "live_url": "https://www.linkedin.com/feed/update/urn:li:share:7012345678901234567",
+    }
+    send("POST", f"{V1}/make-post-callback", body=published, expect=200)
+    other = send("POST", posts, body={"type": "personal", "content": marker}, expect=201).json
+    send("DELETE", post_item, f"{V1}/api-v2-posts-item/{other['id']}", expect=204)
+
+    # Articles: the marker in title and body; publishing sends an event.
+    articles, article_item = f"{V1}/articles-api", f"{V1}/articles-api-item/{{article_id}}"
+    article = send("POST", articles, body={"title": marker, "body": marker}, expect=201).json
+    send("GET", articles, expect=200)
+    item = f"{V1}/articles-api-item/{article['id']}"
+    send("GET", article_item, item, expect=200)
+    send("PATCH", article_item, item, body={"status": "Published", "body": marker}, expect=200)
+
+    # The dispatcher delivers both events (their bodies hold the marker);
+    # the log of deliveries, and one sent again.
+    receiver.wait_for(lambda arrivals: len(arrivals) >= 2, what="post.published, article.published")
+    deliveries = send("GET", f"{V1}/webhook-deliveries", expect=200).json["data"]
+    redeliver = {"delivery_id": deliveries[0]["id"]}
+    send("POST", f"{V1}/webhook-deliveries-redeliver", body=redeliver, expect=202)
+    receiver.wait_for(lambda arrivals: len(arrivals) >= 3, what="the redelivery")
+    send("DELETE", article_item, item, expect=204)
+    send("DELETE", hook_item, f"{V1}/webhooks-item/{hook['id']}", expect=204)
+
+    # Keys where they do not belong, and bad ones where they do.
+    basic = base64.b64encode(f"{key}:".encode()).decode()
+    for headers, path in [
+        ({"Authorization": f"Basic {basic}"}, posts),  # curl -u KEY:
+        ({}, f"{posts}?apikey={key}"),
+        ({"X-API-Key": key}, f"{posts}?apikey={key}"),  # 400: an unknown parameter
+        ({"X-API-Key": unknown}, posts),
+        ({"X-API-Key": malformed}, posts),
+        ({"X-API-Key": revoked}, posts),
+        ({"Authorization": f"Bearer {unknown}"}, posts),
+        ({"X-API-Key": key, "Referer": f"https://a.example/?k={key}", "User-Agent": key}, posts),
+        ({"X-API-Key": key, "X-Request-ID": key}, posts),
+        ({"X-API-Key": key}, f"{V1}/{key}"),  # 404, the key in the path
+    ]:
+        send("GET", posts, path, via=anonymous, headers=headers)
+    send("POST", posts, body={"type": "personal", "content": marker}, key=reader, expect=403)
+
+    # Bodies the app refuses, each holding the marker.
+    as_json = {"Content-Type": "application/json"}
+    send("POST", posts, body=f'{{"content": "{marker}', headers=as_json, expect=400)
+    send("POST", posts, body={"type": "personal", "content": marker + "x" * 3000}, expect=400)
+    send("POST", posts, body={"type": "personal", "content": "x", marker: key}, expect=400)
+    send("POST", posts, body=marker, headers={"Content-Type": "text/plain"}, expect=415)
+    big = json.dumps({"type": "personal", "content": marker + " " * (1024 * 1024)})
+    send("POST", posts, body=big, headers=as_json, expect=413)
+    send("PUT", posts, body={"content": marker}, expect=405)
+    send("GET", post_item, f"{V1}/api-v2-posts-item/{uuid.uuid4()}", expect=404)
+
+    # A request whose lines are followed: the client's own id, a 404.
+    traced = f"trace-{uuid.uuid4().hex}"
+    r = send(
+        "GET",
+        post_item,
+        f"{V1}/api-v2-posts-item/{uuid.uuid4()}",
+        key=reader,
+        headers={"X-Request-ID": traced},
+        expect=404,
+    )
+    assert r.headers["x-request-id"] == traced
+    run.traced = traced
+
+    # Answers gunicorn makes itself, with the key in the head.
+    r = anonymous.get(f"{posts}?apikey={key}&pad={'x' * 5000}")
+    assert r.status == 414, r
+    run.gunicorn_ids = [r.headers["x-request-id"]]
+    r = anonymous.get(posts, headers={"X-API-Key": key, "X-Big": key + "x" * 9000})
+    assert r.status == 431, r
+    run.gunicorn_ids.append(r.headers["x-request-id"])
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw:
+        raw.sendall(f"GET /{key} HTTP/1.1 {key}\r\n\r\n".encode())
+        answer = raw.recv(65536).decode("latin-1")
+    assert answer.startswith("HTTP/1.1 400"), answer
+    run.gunicorn_ids.append(re.search(r"X-Request-ID: (\S+)", answer).group(1))
+
+    # Outside the API document.
+    for path in [
+        "/health",
+        "/metrics",
+        f"{V1}/openapi.json",
+        f"{V1}/docs",
+        f"{V1}/docs/assets/docs.js",
+        f"{V1}/dashboard",
+        f"{V1}/dashboard/assets/dashboard.css",
+    ]:
+        send("GET", path, via=anonymous, headers={"X-API-Key": key}, expect=200)
+    run.spec = send("GET", f"{V1}/openapi.json", via=anonymous, expect=200).json
+
+
+def test_every_operation_of_the_document_was_sent(run):
+    documented = {
+        (method.upper(), path)
+        for path, operations in run.spec["paths"].items()
+        for method in operations
+    }
+    assert documented <= run.sent, sorted(documented - run.sent)
+
+
+def test_no_key_secret_or_content_reaches_a_log(run):
+    server, dispatcher = run.lines("server.log"), run.lines("dispatcher.log")
+    assert len(server) > 60 and dispatcher, "the logs are missing"
+    text = "\n".join(server + dispatcher)
+    assert "svc_live_[redacted]" in text  # the keys sent where they do not belong
+    assert not PLAIN_SECRET.search(text), PLAIN_SECRET.search(text)
+    assert "[redacted][redacted]" not in text  # redacted once, however many filters it met
+    for key in run.keys:
+        random_part = key[len("svc_live_") :]
+        assert random_part not in text
+        assert base64.b64encode(f"{key}:".encode()).decode() not in text  # Basic auth
+    for secret in run.secrets:
+        assert secret[len("whsec_") :] not in text
+    assert run.marker not in text
+
+
+def request_lines(run, request_id):
+    """The server's lines that name `request_id`, as dicts (JSON) or text."""
+    found = []
+    for line in run.lines("server.log"):
+        if run.log_format == "json":
+            entry = json.loads(line)
+            if entry.get("request_id") == request_id:
+                found.append(entry)
+        elif f"request_id={request_id}" in line:
+            found.append(line)
+    return found
+
+
+def test_the_lines_of_a_request_name_its_id_key_id_and_user(run):
+    lines = request_lines(run, run.traced)
+    assert len(lines) == 2, lines  # the access line, and the app's line saying why
+    if run.log_format == "json":
+        access, answered = sorted(lines, key=lambda e: e["logger"] != "gunicorn.access")
+        assert access["logger"] == "gunicorn.access" and access["status"] == 404
+        assert "answered 404 not_found" in answered["message"]
+        for entry in lines:
+            assert (entry["key_id"], entry["user"]) == (run.traced_key_id, run.traced_user)
+    else:
+        for line in lines:
+            assert f"key_id={run.traced_key_id} user={run.traced_user}" in line
+        assert any('HTTP/1.1" 404 ' in line for line in lines)
+        assert any("errors: answered 404 not_found" in line for line in lines)
+
+
+def test_gunicorns_own_answers_name_their_id_in_its_log(run):
+    for request_id in run.gunicorn_ids:
+        lines = request_lines(run, request_id)
+        assert lines, f"no line names {request_id}"
+        text = json.dumps(lines)
+        assert "Invalid request from ip=127.0.0.1" in text
+
+
+def test_the_format_is_the_setting(run):
+    for name in ("server.log", "dispatcher.log"):
+        lines = [line for line in run.lines(name) if line.strip()]
+        if run.log_format == "json":
+            entries = [json.loads(line) for line in lines]  # each line one object
+            assert all(isinstance(e, dict) and e["time"].endswith("Z") for e in entries)
+            assert all({"level", "logger", "pid"} <= set(e) for e in entries)
+            loggers = {e["logger"] for e in entries}
+            if name == "server.log":
+                assert {"gunicorn.access", "gunicorn.error", "errors"} <= loggers, loggers
+            else:
+                assert "dispatcher" in loggers, loggers
+        else:
+            assert not [line for line in lines if line.startswith("{")], name
+    if run.log_format == "text":
+        assert [line for line in run.lines("dispatcher.log") if "dispatcher logs stopped" in line]
