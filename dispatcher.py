@@ -12,11 +12,13 @@ One loop, several threads:
   and for post.due the handoff's acknowledgement.
 
 Several dispatchers may run at once, on one host or several: a delivery is
-leased to one of them at a time (FLASK_DISPATCH_LEASE_SECONDS), renewed by
-the holder while it lives, never sent when less of the lease is left than
-an attempt may take, and claims are transactions, so nothing is sent twice
-while no process dies. After a
-SIGKILL, what the dead one held is sent again once its lease runs out, with
+leased to one of them at a time (FLASK_DISPATCH_LEASE_SECONDS), renewed by a
+thread of the holder's own every quarter of a lease while it lives, and never
+sent when less of the lease is left than an attempt may take (an attempt is
+cut at FLASK_WEBHOOK_TIMEOUT_SECONDS, however its receiver drips). The holder
+counts its lease from a clock read before the database's, so it never thinks
+it holds more than it does; claims are transactions. So nothing is sent twice
+while no process dies. After a SIGKILL, what the dead one held is sent again once its lease runs out, with
 the same webhook-id: at least once, never lost. On SIGTERM (or Ctrl-C) it
 stops taking work, waits for what is in flight for at most
 FLASK_DISPATCH_GRACE_SECONDS, gives back the leases of the rest, and exits 0.
@@ -43,6 +45,7 @@ import logs
 import outbound
 import publishing
 import timestamps
+import webhook_rules
 import webhook_secrets
 from store import outbox
 from store import posts as post_store
@@ -63,9 +66,10 @@ class Dispatcher:
         self.config = app.config
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.stopping = threading.Event()
+        self.finished = threading.Event()
         self.tasks = queue.Queue()
         self.results = queue.Queue()
-        self.in_flight = set()
+        self.held = {}  # delivery id -> time.monotonic() at which its lease ends
         self.lock = threading.Lock()
         self.sender = outbound.Sender(
             self.config["WEBHOOK_TIMEOUT_SECONDS"],
@@ -75,7 +79,6 @@ class Dispatcher:
         self.schedule = self.config["WEBHOOK_RETRY_SCHEDULE"]
         self.secrets = {}  # sealed -> plain, so that each secret is decrypted once
         self.last_purge = 0.0
-        self.renewed_at = time.monotonic()
         self.delivered = 0
 
     # --- the loop -----------------------------------------------------------------------
@@ -86,6 +89,7 @@ class Dispatcher:
             signal.signal(signum, lambda *_: self.stopping.set())
         for i in range(self.config["DISPATCH_WORKERS"]):
             threading.Thread(target=self._work, daemon=True, name=f"send-{i}").start()
+        threading.Thread(target=self._keep, daemon=True, name="keep-leases").start()
         log.info("dispatcher %s started", self.name)
         deadline = None if seconds is None else time.monotonic() + seconds
         while not self.stopping.is_set():
@@ -106,14 +110,13 @@ class Dispatcher:
         try:
             with self.app.app_context():
                 recorded = self.record()
+                pushed = self.push_due(timestamps.now_text())
                 now = timestamps.now_text()
-                self._renew_leases(now)
-                pushed = self.push_due(now)
                 if publishing.leases_ran_out(now):
                     with transaction():
                         publishing.settle_all(now)
-                leased = self.lease(now)
-                self._purge_now_and_then(now)
+                leased = self.lease()
+                self._purge_now_and_then(timestamps.now_text())
             return bool(recorded or pushed or leased)
         except Exception:
             log.exception("dispatcher round failed; trying again")
@@ -129,35 +132,47 @@ class Dispatcher:
                 now, PUSH_BATCH, self.config["HANDOFF_MAX_DELAY_SECONDS"], callback_url
             )
 
-    def lease(self, now):
+    def lease(self):
         """As many ready deliveries as there are idle sending threads: a
         delivery never waits in a queue while its lease runs out."""
         with self.lock:
-            free = self.config["DISPATCH_WORKERS"] - len(self.in_flight)
-        if free <= 0 or not outbox.any_ready(now):
+            free = self.config["DISPATCH_WORKERS"] - len(self.held)
+        if free <= 0 or not outbox.any_ready(timestamps.now_text()):
             return 0
-        until = timestamps.later(now, self.config["DISPATCH_LEASE_SECONDS"])
+        lease = self.config["DISPATCH_LEASE_SECONDS"]
+        started = time.monotonic()  # before the database's clock: the lease is never overrated
+        now = timestamps.now_text()
         with transaction():
-            leased = outbox.lease_ready(self.name, now, until, free)
+            leased = outbox.lease_ready(self.name, now, timestamps.later(now, lease), free)
         with self.lock:
-            self.in_flight.update(d["id"] for d in leased)
+            self.held.update((d["id"], started + lease) for d in leased)
         for delivery in leased:
-            delivery["leased_at"] = time.monotonic()
             self.tasks.put(delivery)
         return len(leased)
 
-    def _renew_leases(self, now):
-        """Extend the leases of what this dispatcher holds, a third of a lease
-        at a time: while it lives, no other dispatcher takes its work."""
+    def _keep(self):
+        """Renew the leases this dispatcher holds every quarter of a lease, in
+        a thread of its own, so that a slow round of the loop cannot let
+        them run out while an attempt is under way."""
         lease = self.config["DISPATCH_LEASE_SECONDS"]
-        if time.monotonic() - self.renewed_at < lease / 3:
-            return
-        self.renewed_at = time.monotonic()
+        while not self.finished.wait(lease / 4):
+            try:
+                self.renew()
+            except Exception:
+                log.exception("renewing leases failed; trying again")
+
+    def renew(self):
         with self.lock:
-            held = bool(self.in_flight)
-        if held:
-            with transaction():
-                outbox.renew(self.name, timestamps.later(now, lease))
+            if not self.held:
+                return
+        lease = self.config["DISPATCH_LEASE_SECONDS"]
+        started = time.monotonic()
+        now = timestamps.now_text()
+        with self.app.app_context(), transaction():
+            renewed = outbox.renew(self.name, now, timestamps.later(now, lease))
+        with self.lock:
+            for delivery_id in renewed & self.held.keys():
+                self.held[delivery_id] = started + lease
 
     def record(self):
         """Every result the senders handed back, in one transaction: one
@@ -179,7 +194,8 @@ class Dispatcher:
                 self.results.put(result)
             raise
         with self.lock:
-            self.in_flight.difference_update(d["id"] for d, _, _ in done)
+            for delivery, _, _ in done:
+                self.held.pop(delivery["id"], None)
         return len(done)
 
     def _purge_now_and_then(self, now):
@@ -195,13 +211,14 @@ class Dispatcher:
             while time.monotonic() < grace:
                 self.record()
                 with self.lock:
-                    if not self.in_flight:
+                    if not self.held:
                         break
                 time.sleep(0.05)
             self.record()
+            self.finished.set()
             with self.lock:
-                left = len(self.in_flight)
-                self.in_flight.clear()
+                left = len(self.held)
+                self.held.clear()
             with transaction():
                 outbox.release(self.name)
             dispose_db()
@@ -221,26 +238,27 @@ class Dispatcher:
                 if self._lease_too_short(delivery):
                     self.results.put((delivery, None, GIVE_BACK))
                     continue
-                reason = self._reason_not_to_send(delivery, timestamps.now_text())
+                now = timestamps.now_text()
+                reason = self._reason_not_to_send(delivery, now)
                 attempt = None
                 if reason is None:
                     attempt = self.sender.send(
                         delivery["url"],
                         delivery["event_id"],
                         delivery["body"],
-                        self._signing_secrets(delivery),
+                        [self._unseal(s) for s in webhook_rules.signing_secrets(delivery, now)],
                     )
                 self.results.put((delivery, attempt, reason))
             except Exception:
                 log.exception("delivery %s failed; it will be tried again", delivery["id"])
                 with self.lock:
-                    self.in_flight.discard(delivery["id"])
+                    self.held.pop(delivery["id"], None)
 
     def _lease_too_short(self, delivery):
         """Whether the lease could run out before an attempt starting now
         ends: another dispatcher could then send it too."""
-        since = time.monotonic() - max(delivery["leased_at"], self.renewed_at)
-        left = self.config["DISPATCH_LEASE_SECONDS"] - since
+        with self.lock:
+            left = self.held.get(delivery["id"], 0) - time.monotonic()
         return left < self.config["WEBHOOK_TIMEOUT_SECONDS"] + LEASE_MARGIN
 
     def _reason_not_to_send(self, delivery, now):
@@ -257,14 +275,6 @@ class Dispatcher:
             ):
                 return "the handoff ended before this attempt: the post is no longer in it"
         return None
-
-    def _signing_secrets(self, delivery):
-        sealed = [delivery["secret"]]
-        if delivery["previous_secret"] and (delivery["previous_secret_until"] or "") > (
-            timestamps.now_text()
-        ):
-            sealed.append(delivery["previous_secret"])
-        return [self._unseal(s) for s in sealed]
 
     def _unseal(self, sealed):
         if sealed not in self.secrets:

@@ -13,8 +13,10 @@ attempt), the whole attempt is bounded by a timeout, and only the first KB
 of the answer is kept.
 """
 
+import contextlib
 import ipaddress
 import socket
+import threading
 import time
 from datetime import UTC, datetime
 
@@ -71,13 +73,70 @@ def check_destination(url, allow_private):
             raise Refused(f"the host {host} resolves to {e}") from None
 
 
+class Deadline:
+    """The end of one attempt. urllib3's timeouts bound each read, not the
+    whole answer, so a receiver that answers a byte at a time could hold an
+    attempt (and the dispatcher's lease under it) for ever: when the deadline
+    passes, the socket of every connection the attempt used is shut down."""
+
+    _current = threading.local()
+
+    def __init__(self, seconds):
+        self.end = time.monotonic() + seconds
+        self.passed = False
+        self.timers = []
+
+    @classmethod
+    def current(cls):
+        return getattr(cls._current, "deadline", None)
+
+    def check(self):
+        if self.passed or time.monotonic() >= self.end:
+            self.passed = True
+            raise urllib3.exceptions.TimeoutError("the attempt's deadline passed")
+
+    def watch(self, conn):
+        """Cut `conn` when the deadline passes (called as it sends a request)."""
+        self.check()
+        timer = threading.Timer(self.end - time.monotonic(), self._cut, (conn,))
+        timer.daemon = True
+        self.timers.append(timer)
+        timer.start()
+
+    def _cut(self, conn):
+        self.passed = True
+        sock = getattr(conn, "sock", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self):
+        Deadline._current.deadline = self
+        return self
+
+    def __exit__(self, *exc):
+        Deadline._current.deadline = None
+        for timer in self.timers:
+            timer.cancel()
+
+
 def _guarded(base):
     class Guarded(base):
-        """Checks the address it actually connected to, after DNS."""
+        """Checks the address it actually connected to, after DNS, and keeps
+        to the deadline of the attempt in progress."""
 
         allow_private = False
 
+        def request(self, *args, **kwargs):
+            deadline = Deadline.current()
+            if deadline is not None:
+                deadline.watch(self)
+            return super().request(*args, **kwargs)
+
         def _new_conn(self):
+            deadline = Deadline.current()
+            if deadline is not None:
+                deadline.check()
             sock = super()._new_conn()
             try:
                 check_address(sock.getpeername()[0], self.allow_private)
@@ -134,31 +193,37 @@ class Sender:
             "response": None,
             "retry_after": None,
         }
+        deadline = Deadline(self.timeout)
         try:
-            answer = self.pools.request(
-                "POST",
-                url,
-                body=body.encode("utf-8"),
-                headers=headers,
-                redirect=False,
-                preload_content=False,
-            )
-            try:
-                attempt["response"] = _text(answer.read(RESPONSE_KEPT, decode_content=True))
-            finally:
-                _finish(answer)
+            with deadline:
+                answer = self.pools.request(
+                    "POST",
+                    url,
+                    body=body.encode("utf-8"),
+                    headers=headers,
+                    redirect=False,
+                    preload_content=False,
+                )
+                try:
+                    attempt["response"] = _text(answer.read(RESPONSE_KEPT, decode_content=True))
+                finally:
+                    _finish(answer, deadline.passed)
             attempt["status_code"] = answer.status
             attempt["retry_after"] = answer.headers.get("Retry-After")
-            if not 200 <= answer.status < 300:
+            if deadline.passed or time.monotonic() - started > self.timeout:
+                attempt["error"] = f"no answer within {self.timeout:g} s"
+            elif not 200 <= answer.status < 300:
                 attempt["error"] = f"HTTP {answer.status}" + (
                     " (redirects are not followed)" if 300 <= answer.status < 400 else ""
                 )
-            elif time.monotonic() - started > self.timeout:
-                attempt["error"] = f"the answer took longer than {self.timeout:g} s"
         except Refused as e:
             attempt["error"] = f"refused by the SSRF guard: {e}"
         except urllib3.exceptions.HTTPError as e:
-            attempt["error"] = _reason(e, self.timeout)
+            attempt["error"] = (
+                f"no answer within {self.timeout:g} s"
+                if deadline.passed
+                else _reason(e, self.timeout)
+            )
         attempt["duration_ms"] = int((time.monotonic() - started) * 1000)
         attempt["outcome"] = "delivered" if attempt["error"] is None else "failed"
         return attempt
@@ -173,11 +238,12 @@ def _text(data):
     return data.decode("utf-8", "replace").replace("\x00", "\ufffd")
 
 
-def _finish(answer):
-    """Keep the connection only if the rest of the answer is short; a long or
-    endless body is not read, and its connection is closed instead."""
+def _finish(answer, cut):
+    """Keep the connection only if the rest of the answer is short and the
+    deadline did not cut it; a long or endless body is not read, and its
+    connection is closed instead."""
     remaining = answer.length_remaining
-    if remaining is not None and remaining <= 64 * 1024:
+    if not cut and remaining is not None and remaining <= 64 * 1024:
         answer.drain_conn()
     else:
         answer.close()

@@ -17,6 +17,15 @@ from store import webhooks as webhook_store
 ROTATION_OVERLAP_SECONDS = 24 * 3600
 
 
+def signing_secrets(endpoint, now):
+    """The sealed secrets a message to `endpoint` is signed with: the current
+    one and, for a day after a rotation, the previous one too."""
+    sealed = [endpoint["secret"]]
+    if endpoint["previous_secret"] and (endpoint["previous_secret_until"] or "") > now:
+        sealed.append(endpoint["previous_secret"])
+    return sealed
+
+
 def check_destination(url, allow_private):
     """400 naming `url` unless the SSRF guard lets webhooks go there. Before
     the transaction: it may wait for DNS."""

@@ -129,8 +129,9 @@ def test_command(endpoint_id):
         current_app.config["WEBHOOK_TIMEOUT_SECONDS"], current_app.config["WEBHOOK_ALLOW_PRIVATE"]
     )
     try:
+        secrets = webhook_rules.signing_secrets(sealed, now)
         attempt = sender.send(
-            endpoint["url"], events.new_id(), body, [webhook_secrets.unseal(sealed["secret"])]
+            endpoint["url"], events.new_id(), body, [webhook_secrets.unseal(s) for s in secrets]
         )
     finally:
         sender.close()

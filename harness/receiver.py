@@ -2,8 +2,9 @@
 
 It verifies every delivery's signature with the `standardwebhooks` package,
 as a user's receiver would, records what arrived, and answers as scripted:
-a status (200, 500, 410, 429 with Retry-After, a redirect), a delay (a hang
-past the sender's timeout), or no server at all while it is "down".
+a status (200, 500, 410, 429 with Retry-After, a redirect), a delay or a
+body dripped a byte at a time (past the sender's timeout), or no server at
+all while it is "down".
 """
 
 import contextlib
@@ -68,10 +69,12 @@ def _verifies(secret, body, headers):
 
 
 class Answer:
-    """What the receiver answers: status, headers, body, after `delay` seconds."""
+    """What the receiver answers: status, headers, body, after `delay` seconds;
+    with `drip`, the body goes out a byte at a time, `drip` seconds apart."""
 
-    def __init__(self, status=200, headers=None, body=b"ok", delay=0.0):
+    def __init__(self, status=200, headers=None, body=b"ok", delay=0.0, drip=0.0):
         self.status, self.headers, self.body, self.delay = status, headers or {}, body, delay
+        self.drip = drip
 
 
 class Receiver:
@@ -127,7 +130,12 @@ class Receiver:
                 self.send_header("Content-Length", str(len(answer.body)))
                 self.end_headers()
                 with contextlib.suppress(OSError):
-                    self.wfile.write(answer.body)
+                    if not answer.drip:
+                        self.wfile.write(answer.body)
+                    for i in range(len(answer.body) if answer.drip else 0):
+                        self.wfile.write(answer.body[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(answer.drip)
 
             def log_message(self, *args):
                 pass

@@ -112,13 +112,18 @@ def record_attempt(delivery_id, owner, attempt, outcome):
     return True
 
 
-def renew(owner, lease_until):
-    """Extend every lease `owner` holds."""
-    execute(
-        "UPDATE webhook_deliveries SET lease_expires_at = ?"
-        " WHERE lease_owner = ? AND outcome = 'pending'",
-        (lease_until, owner),
-    )
+def renew(owner, now, lease_until):
+    """Extend the leases `owner` still holds (those not yet run out) to
+    `lease_until`; returns the ids extended. A lease that ran out is not
+    revived: another dispatcher may have taken or be taking it."""
+    return {
+        r["id"]
+        for r in rows(
+            "UPDATE webhook_deliveries SET lease_expires_at = ?"
+            " WHERE lease_owner = ? AND outcome = 'pending' AND lease_expires_at > ? RETURNING id",
+            (lease_until, owner, now),
+        )
+    }
 
 
 def cancel(delivery_id, owner, reason, now):

@@ -212,6 +212,26 @@ def test_every_retry_outcome(server, user, dispatchers):
 
 
 @pytest.mark.sqlite_only  # HTTP behaviour: the same on both backends
+def test_a_receiver_that_drips_its_answer_is_cut_off_at_the_timeout(server, user, dispatchers):
+    """Headers at once, then a byte every 0.25 s: each read is quick, but the
+    attempt is cut at the 1 s timeout, so it cannot outlive its lease."""
+    drip = Answer(200, body=b"x" * 40, drip=0.25)
+    answers = iter([drip, Answer(200, body=b"thanks")])
+    with Receiver(script=lambda arrival: next(answers)) as receiver:
+        add_endpoint(user, receiver.url, ["post.published"])
+        dispatchers()
+        publish(user)
+        receiver.wait_for(lambda a: len(a) == 2, timeout=20)
+        (entry,) = wait_until(
+            lambda: (d := log_of(user)["data"])[0]["outcome"] == "delivered" and d
+        )
+        cut, delivered = entry["attempts"]
+        assert cut["outcome"] == "failed" and "no answer within 1 s" in cut["error"]
+        assert 900 <= cut["duration_ms"] < 2000
+        assert delivered["response"] == "thanks"
+
+
+@pytest.mark.sqlite_only  # HTTP behaviour: the same on both backends
 def test_410_disables_the_endpoint_and_giving_up(server, user, dispatchers):
     with (
         Receiver(script=lambda a: Answer(410)) as gone,

@@ -440,6 +440,17 @@ def test_cli_add_list_test_and_remove(app, runner, key, private_ok):
     assert result.exit_code == 1 and "No webhook endpoint" in result.output
 
 
+def test_cli_ping_is_signed_with_both_secrets_for_a_day_after_a_rotation(api, runner, private_ok):
+    with Receiver() as receiver:
+        hook = add(api, receiver.url)
+        new = api.patch(HOOK + hook["id"], json={"rotate_secret": True}).get_json()["secret"]
+        receiver.secrets += [hook["secret"], new]
+        result = runner.invoke(args=["webhooks", "test", hook["id"]])
+        assert result.exit_code == 0, result.output
+        (ping,) = receiver.arrivals
+        assert ping.type == "ping" and ping.verified_with == [hook["secret"], new]
+
+
 @pytest.mark.parametrize(
     "args, text",
     [
