@@ -4,21 +4,22 @@ from harness import Client, create_key, serve
 from harness.claims import drain, past, schedule_posts
 
 POSTS = "/functions/v1/api-v2-posts"
+DUE = 1000  # 16 claimers of 10 contend for them over some 6 rounds each
 
 
 def test_concurrent_claimers_take_each_post_exactly_once(tmp_path, live_database):
     env = {"FLASK_SCHEDULE_MIN_LEAD_SECONDS": "-999999999"}
     with serve(tmp_path, workers=4, env=env, database=live_database) as server:
         key = create_key(server.database)
-        due = set(schedule_posts(server.url, key, [past(i) for i in range(2000)]))
+        due = set(schedule_posts(server.url, key, [past(i) for i in range(DUE)]))
         claims = drain([server.url], key, threads=16, limit=10, timeout=120)
         assert not claims.errors and claims.unanswered == 0, claims.errors[:5]
         assert claims.duplicates() == []  # none claimed twice
         assert claims.ids() == due  # none missed
         assert {status for _, _, status in claims.claimed} == {"Publishing"}
-        assert len({handoff for _, handoff, _ in claims.claimed}) == 2000
+        assert len({handoff for _, handoff, _ in claims.claimed}) == DUE
         client = Client(server.url, key)
         assert client.get(f"{POSTS}?status=Scheduled&limit=1").json["total"] == 0
-        assert client.get(f"{POSTS}?status=Publishing&limit=1").json["total"] == 2000
+        assert client.get(f"{POSTS}?status=Publishing&limit=1").json["total"] == DUE
         page = client.get(f"{POSTS}?limit=100").json
         assert {p["handoff_count"] for p in page["data"]} == {1}

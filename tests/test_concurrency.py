@@ -47,7 +47,7 @@ def scenario(tmp_path, database, threads, seconds, shared=6, scheduled=40):
 
 
 def test_concurrent_writers_lose_nothing(tmp_path, live_database):
-    scenario(tmp_path, live_database, threads=16, seconds=6)
+    scenario(tmp_path, live_database, threads=16, seconds=4)
 
 
 @pytest.mark.slow

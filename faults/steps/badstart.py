@@ -13,12 +13,14 @@ import contextlib
 import os
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 from faults.report import Step, log
 from harness import Gunicorn, init_database, postgres
 from harness.sqlite_direct import set_schema_version
 
 START_TIMEOUT = 30  # a refused start takes about a second
+SIDE_BY_SIDE = 4  # starts at once: each waits mostly on gunicorn's imports
 
 
 def run(args, tmp):
@@ -30,8 +32,7 @@ def run(args, tmp):
     base.mkdir()
     junk = base / "junk.sqlite"
     junk.write_bytes(b"this is not an SQLite database\n" * 100)
-    for label, database, expect, read_only_path in cases(base, junk):
-        try_case(st, args, label, database, expect, read_only_path)
+    try_cases(st, args, cases(base, junk))
     st.check(
         junk.read_bytes().startswith(b"this is not"), "the non-database file was left untouched"
     )
@@ -41,8 +42,7 @@ def run(args, tmp):
         return st
     with postgres.fresh_database(prefix="badstart") as url:
         postgres.set_schema_version(init_database(url), 999)
-        for label, database, expect in postgres_cases(url):
-            try_case(st, args, label, database, expect, None)
+        try_cases(st, args, [(*case, None) for case in postgres_cases(url)])
     return st
 
 
@@ -83,14 +83,28 @@ def cases(base, junk):
     ]
 
 
-def try_case(st, args, label, database, expect, read_only_path):
+def try_cases(st, args, cases):
+    """Start every case side by side, then report them in order."""
+    with ThreadPoolExecutor(SIDE_BY_SIDE) as pool:
+        started = list(pool.map(lambda case: start(case[1], case[3]), cases))
+    for (label, _, expect, _), (how, result) in zip(cases, started, strict=True):
+        report_case(st, args, label, expect, how, result)
+
+
+def start(database, read_only_path):
+    """(how the path was made read-only, or "-"; gunicorn's result), or (None, None)."""
     with read_only(read_only_path) if read_only_path else contextlib.nullcontext("-") as how:
         if how is None:
-            st.figure(
-                f"{label}: cannot be made read-only for root here (no chattr, no bind mount): NOT TESTED"
-            )
-            return
-        result = Gunicorn(database, workers=2).run_to_exit(START_TIMEOUT)
+            return None, None
+        return how, Gunicorn(database, workers=2).run_to_exit(START_TIMEOUT)
+
+
+def report_case(st, args, label, expect, how, result):
+    if how is None:
+        st.figure(
+            f"{label}: cannot be made read-only for root here (no chattr, no bind mount): NOT TESTED"
+        )
+        return
     lines = result.error_lines()
     ok = (
         result.code == 1

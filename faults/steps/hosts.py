@@ -69,9 +69,14 @@ def run(args, tmp):
         return two_hosts(st, args, tmp, init_database(url, env=ENV), receiver)
 
 
+SCOPES = {"loader": None, "claimer": None, "pusher": None, "revoked": ["posts:read"]}
+
+
 def two_hosts(st, args, tmp, url, receiver):
-    keys = {user: create_key(url, user, env=ENV) for user in ("loader", "claimer", "pusher")}
-    revoked = create_key(url, "revoked", scopes=["posts:read"], env=ENV)
+    with ThreadPoolExecutor(len(SCOPES)) as pool:  # each is a `flask` process: side by side
+        made = pool.map(lambda user: create_key(url, user, SCOPES[user], env=ENV), SCOPES)
+        keys = dict(zip(SCOPES, made, strict=True))
+    revoked = keys.pop("revoked")
     hosts = [
         Gunicorn(url, workers=args.workers, env=ENV, log=tmp / f"host-{h}.log", name=f"host-{h}")
         for h in "ab"
@@ -81,7 +86,9 @@ def two_hosts(st, args, tmp, url, receiver):
     ]
     try:
         for process in (*hosts, *dispatchers):
-            process.start()
+            process.launch()  # all four import the app at once, then each is awaited
+        for process in (*hosts, *dispatchers):
+            process.wait_ready()
         a, b = hosts
         with Client(a.url, keys["pusher"]) as client:
             hook = client.post(HOOKS, {"url": receiver.url, "events": ["post.due"]}).json
