@@ -30,6 +30,7 @@ Run from the project root (the Makefile's `make bench` does).
 """
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -45,7 +46,8 @@ import time
 from pathlib import Path
 
 from bench import handoff, seed
-from harness import POSTS, Client, Gunicorn, create_key
+from bench import postgres as bench_postgres
+from harness import POSTS, Client, Gunicorn, create_key, postgres
 
 BENCH = Path(__file__).resolve().parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -67,6 +69,9 @@ TARGET_RATIO = {"get": 0.75, "list": 0.40, "create": 0.16, "callback": 0.16}
 TARGET_P99_FACTOR = 2.0  # GET one post p99 <= 2x the ceiling's p99
 TARGET_GROWTH = 1.20  # 1M posts: time per request at most 1.2x that with 1k
 TARGET_RSS_MB = 80
+# On PostgreSQL (README): a minimal Flask + psycopg app reached about 0.60 (key
+# lookup and read) and 0.38 (key lookup and durable insert) of the ceiling here.
+TARGET_RATIO_PG = {"get": 0.5, "create": 0.3}
 
 # The handoff scenarios (bench/handoff.py): name -> function.
 HANDOFF = {"claim": handoff.claim, "webhooks": handoff.webhooks, "idle": handoff.idle}
@@ -305,6 +310,13 @@ def parse_args(argv):
         "--no-handoff", action="store_true", help="skip the claim, webhooks and idle scenarios"
     )
     p.add_argument(
+        "--backend",
+        choices=("sqlite", "postgresql", "both"),
+        default="sqlite",
+        help="where the service keeps its data (default sqlite; postgresql: the local server,\n"
+        "TEST_DATABASE_URL; both: the two, then a table of them side by side)",
+    )
+    p.add_argument(
         "--only",
         default="",
         help="comma-separated scenarios to run: "
@@ -348,6 +360,7 @@ def parse_args(argv):
         args.drafts, args.scheduled = 300, 1_000
         args.growth_small, args.growth_posts = 200, 2_000
         args.claim_posts, args.webhook_posts = 300, 50
+        args.backend = "both"  # does each backend's run still work?
     if args.scheduled is None:
         # Up to ~2,500 callbacks/s per run, both sync modes, warm-up included.
         args.scheduled = int(2 * 2500 * (args.repeats * args.duration + args.warmup)) + 5000
@@ -369,6 +382,10 @@ def main(argv=None):
     if not wanted and args.no_growth and not handoffs:
         sys.exit("error: nothing to run")
 
+    if args.backend != "sqlite":
+        problem = postgres.reachable()
+        if problem:
+            sys.exit(f"error: no PostgreSQL at {postgres.base_url()} ({problem})")
     tmp = Path(tempfile.mkdtemp(prefix="bench-"))
     totals = Totals()
     results = {
@@ -394,6 +411,13 @@ def main(argv=None):
     }
     servers = []
     started = time.monotonic()
+    schemas = (
+        contextlib.ExitStack()
+    )  # PostgreSQL schemas of this run, dropped after the servers stop
+
+    def fresh_pg(prefix):
+        return schemas.enter_context(postgres.fresh_database(prefix=prefix))
+
     try:
         log(
             "Content Publishing Service benchmark"
@@ -419,14 +443,27 @@ def main(argv=None):
         log(f"work directory: {tmp}")
         log()
 
-        if wanted:
-            run_scenarios(args, wanted, tmp, totals, results, servers)
-        if not args.no_growth:
-            run_growth(args, tmp, totals, results, servers)
-        handoff_ok = all(
-            HANDOFF[name](args, tmp, totals, results, servers, sys.modules[__name__])
-            for name in handoffs
-        )
+        handoff_ok = True
+        if args.backend != "postgresql":
+            if wanted:
+                run_scenarios(args, wanted, tmp, totals, results, servers)
+            if not args.no_growth:
+                run_growth(args, tmp, totals, results, servers)
+            handoff_ok = all(
+                HANDOFF[name](args, tmp, totals, results, servers, sys.modules[__name__])
+                for name in handoffs
+            )
+        if args.backend != "sqlite":
+            pg = results["postgresql"] = {"scenarios": {}, "growth": {}}
+            log()
+            log(f"PostgreSQL ({postgres.base_url()}, a fresh schema per database)")
+            pg_wanted = [s for s in wanted if s[2] == "full"]  # no NORMAL: that is SQLite's
+            if pg_wanted:
+                run_scenarios(args, pg_wanted, tmp, totals, pg, servers, fresh_pg)
+            if not args.no_growth:
+                run_growth(args, tmp, totals, pg, servers, fresh_pg)
+            if args.backend == "both":
+                report_beside(results)
         report_rss(results, servers)
         for name, server in [(s.name, s) for s in servers]:
             found = scan_log(server.log)
@@ -435,6 +472,7 @@ def main(argv=None):
     finally:
         for s in servers:
             s.stop()
+        schemas.close()
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=2))
         if args.keep:
@@ -470,8 +508,10 @@ def start_server(tmp, name, database, servers, app="wsgi:app", env=None, workers
     return launch_server(tmp, name, database, servers, app, env, workers).wait_ready()
 
 
-def run_scenarios(args, wanted, tmp, totals, results, servers):
-    db = tmp / "bench.sqlite"
+def run_scenarios(args, wanted, tmp, totals, results, servers, fresh_pg=None):
+    """The scenarios between ceiling runs, on an SQLite file or, with
+    `fresh_pg` (which returns the URL of a new schema), on PostgreSQL."""
+    db = fresh_pg("bench") if fresh_pg else tmp / "bench.sqlite"
     t0 = time.monotonic()
     log(
         f"seeding {args.drafts:,} Draft + {args.scheduled:,} Scheduled posts (store.posts, 10k per transaction)"
@@ -483,27 +523,35 @@ def run_scenarios(args, wanted, tmp, totals, results, servers):
     scheduled = [f"{pid} {n}" for n, pid in enumerate(seeded["scheduled"], start=1)]
     cursor = 0  # next never-published Scheduled post
 
-    srv = {
-        "full": launch_server(
-            tmp,
-            "service-FULL",
-            db,
-            servers,
-            env={"FLASK_SQLITE_SYNCHRONOUS": "FULL"},
-            workers=args.workers,
-        ),
-        "normal": launch_server(
-            tmp,
-            "service-NORMAL",
-            db,
-            servers,
-            env={"FLASK_SQLITE_SYNCHRONOUS": "NORMAL"},
-            workers=args.workers,
-        ),
-        "ceiling": launch_server(
-            tmp, "ceiling", db, servers, app="bench.ceiling_app:app", workers=args.workers
-        ),
-    }
+    if fresh_pg:
+        srv = {
+            "full": launch_server(tmp, "pg-service", db, servers, workers=args.workers),
+            "ceiling": launch_server(
+                tmp, "pg-ceiling", db, servers, app="bench.ceiling_app:app", workers=args.workers
+            ),
+        }
+    else:
+        srv = {
+            "full": launch_server(
+                tmp,
+                "service-FULL",
+                db,
+                servers,
+                env={"FLASK_SQLITE_SYNCHRONOUS": "FULL"},
+                workers=args.workers,
+            ),
+            "normal": launch_server(
+                tmp,
+                "service-NORMAL",
+                db,
+                servers,
+                env={"FLASK_SQLITE_SYNCHRONOUS": "NORMAL"},
+                workers=args.workers,
+            ),
+            "ceiling": launch_server(
+                tmp, "ceiling", db, servers, app="bench.ceiling_app:app", workers=args.workers
+            ),
+        }
     for server in srv.values():
         server.wait_ready()
 
@@ -609,7 +657,7 @@ def run_scenarios(args, wanted, tmp, totals, results, servers):
         s = summarize(runs[name])
         s["ratio"] = median(pair_ratio[name])
         s["p99_ratio"] = median(p99_ratio[name])
-        s["sync"] = "FULL" if where == "full" else "NORMAL"
+        s["sync"] = "on" if fresh_pg else "FULL" if where == "full" else "NORMAL"
         results["scenarios"][name] = s
         row(label, s["sync"], s, s["ratio"], s["p99_ratio"])
     log()
@@ -621,32 +669,51 @@ def run_scenarios(args, wanted, tmp, totals, results, servers):
     for where, (requests, sent, fresh) in published.items():
         if requests:
             log(
-                f"callbacks ({'FULL' if where == 'full' else 'NORMAL'}): {requests:,} completed in the "
+                f"callbacks ({s['sync'] if fresh_pg else 'FULL' if where == 'full' else 'NORMAL'}): {requests:,} completed in the "
                 f"measured time ({sent:,} sent); {fresh:,} published a Scheduled post, the others "
                 "(if any) repeated a callback already applied (200, unchanged)"
             )
     results["callbacks"] = published
+    if fresh_pg:
+        bench_postgres.two_hosts(
+            args,
+            tmp,
+            totals,
+            results,
+            servers,
+            sys.modules[__name__],
+            srv["full"],
+            db,
+            {"key": key, "ids": drafts_file},
+        )
 
 
-def run_growth(args, tmp, totals, results, servers):
+def run_growth(args, tmp, totals, results, servers, fresh_pg=None):
     log()
     log(
         f"Growth check: GET one post and the first list page, {args.growth_small:,} vs "
         f"{args.growth_posts:,} posts in the database (10 users; the caller owns a tenth)"
     )
     t0 = time.monotonic()
-    small = tmp / "growth-small.sqlite"
+    small = fresh_pg("growth_small") if fresh_pg else tmp / "growth-small.sqlite"
     small_meta = seed.seed_growth(small, args.growth_small, progress=lambda m: None)
-    big, big_meta = seed.growth_db(args.growth_posts, tmp, progress=log, cache=not args.smoke)
-    log(
-        f"  databases ready in {time.monotonic() - t0:.0f} s ({big.stat().st_size / 1e6:,.0f} MB big)"
-    )
+    if fresh_pg:
+        big, big_meta = bench_postgres.growth_db(
+            args.growth_posts, tmp, log, cache=not args.smoke, fresh=lambda: fresh_pg("growth_big")
+        )
+        log(f"  databases ready in {time.monotonic() - t0:.0f} s")
+    else:
+        big, big_meta = seed.growth_db(args.growth_posts, tmp, progress=log, cache=not args.smoke)
+        log(
+            f"  databases ready in {time.monotonic() - t0:.0f} s ({big.stat().st_size / 1e6:,.0f} MB big)"
+        )
+    prefix = "pg-" if fresh_pg else ""
     dbs = {"small": (small, small_meta), "big": (big, big_meta)}
     cfg = {}
     for name, (path, meta) in dbs.items():
         key = create_key(path, seed.CALLER)
         ids = write_ids(tmp / f"growth-{name}-ids.txt", meta["caller_ids"])
-        server = launch_server(tmp, f"growth-{name}", path, servers, workers=args.workers)
+        server = launch_server(tmp, f"{prefix}growth-{name}", path, servers, workers=args.workers)
         cfg[name] = (server, {"key": key, "ids": ids}, meta["caller_posts"])
     for name, (server, sargs, _) in cfg.items():
         server.wait_ready()
@@ -779,6 +846,19 @@ def report_targets(args, results, totals):
                 f"{label} with {args.growth_posts:,} posts at most {TARGET_GROWTH - 1:.0%} slower than with "
                 f"{args.growth_small:,}: time per request x{slow:.2f}",
             )
+    pg = {} if args.smoke else results.get("postgresql", {})
+    for name, target in TARGET_RATIO_PG.items():
+        if name in pg.get("scenarios", {}):
+            ratio = pg["scenarios"][name]["ratio"]
+            check(ratio >= target, f"PostgreSQL {name} >= {target} of ceiling: {ratio:.2f}")
+    for kind, label in (("get", "GET one post"), ("list", "list page")):
+        if f"{kind}_big" in pg.get("growth", {}):
+            slow = pg["growth"][f"{kind}_big"]["slowdown"]
+            check(
+                slow <= TARGET_GROWTH,
+                f"PostgreSQL {label} with {args.growth_posts:,} posts at most "
+                f"{TARGET_GROWTH - 1:.0%} slower than with {args.growth_small:,}: x{slow:.2f}",
+            )
     check(
         totals.socket_errors == 0 and totals.non2xx == 0,
         f"zero socket errors and zero non-2xx: {totals.socket_errors} socket errors, {totals.non2xx} "
@@ -803,6 +883,29 @@ def report_targets(args, results, totals):
     return ran_ok
 
 
+def report_beside(results):
+    """SQLite's and PostgreSQL's figures side by side, as ratios to their ceilings."""
+    sqlite, pg = results["scenarios"], results["postgresql"]["scenarios"]
+    log()
+    log("Side by side (req/s and ratio to the ceiling runs around each run):")
+    head = f"{'scenario':<18} {'SQLite (FULL)':>18} {'PostgreSQL':>18}"
+    log(head)
+    log("-" * len(head))
+    for name, label, *_ in SCENARIOS:
+        if name in pg:
+            cells = [
+                f"{r[name]['rps']:7.0f} {r[name]['ratio']:5.2f}x" if name in r else "-"
+                for r in (sqlite, pg)
+            ]
+            log(f"{label:<18} {cells[0]:>18} {cells[1]:>18}")
+    for kind in ("get", "list"):
+        cells = [
+            f"x{g[f'{kind}_big']['slowdown']:.2f}" if f"{kind}_big" in g else "-"
+            for g in (results["growth"], results["postgresql"]["growth"])
+        ]
+        log(f"{'growth ' + kind:<18} {cells[0]:>18} {cells[1]:>18}")
+
+
 def report_requests(results):
     """One PASS/FAIL line per scenario: it ran requests and none failed.
     Returns True if every one passed."""
@@ -813,6 +916,12 @@ def report_requests(results):
         rows.append(("ceiling", results["ceiling"]))
     rows += list(results["scenarios"].items())
     rows += [(f"growth {k}", v) for k, v in results["growth"].items() if k != "posts"]
+    pg = results.get("postgresql", {})
+    if pg.get("ceiling"):
+        rows.append(("pg ceiling", pg["ceiling"]))
+    rows += [(f"pg {k}", v) for k, v in pg.get("scenarios", {}).items()]
+    rows += [(f"pg two hosts {k}", v) for k, v in pg.get("two_hosts", {}).items()]
+    rows += [(f"pg growth {k}", v) for k, v in pg.get("growth", {}).items() if k != "posts"]
     ok_all = True
     for name, s in rows:
         ok = s["requests"] > 0 and s["socket_errors"] == 0 and s["non2xx"] == 0

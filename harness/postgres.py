@@ -102,3 +102,41 @@ def archive(url, path):
         check=True,
         capture_output=True,
     )
+
+
+def kept_schema(name, url=None):
+    """The URL of the schema `name`, created if missing and kept after the
+    run: a cache that later runs use again (the bench's growth database)."""
+    url = url or base_url()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{name}"')
+    return with_schema(url, name)
+
+
+def drop_schemas(like, keep=None, url=None):
+    """Drop the schemas whose names match the LIKE pattern `like`, but `keep`."""
+    with psycopg.connect(url or base_url(), autocommit=True) as conn:
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (like,)
+            ).fetchall()
+        ]
+        for name in names:
+            if name != keep:
+                conn.execute(f'DROP SCHEMA "{name}" CASCADE')
+
+
+def post_count(url):
+    """Rows in the posts table of the URL's schema (0 if it has none yet)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('posts')").fetchone()[0] is None:
+            return 0
+        return conn.execute("SELECT COUNT(*) FROM posts").fetchone()[0]
+
+
+def analyze(url):
+    """Fresh planner statistics, as autovacuum would gather them a while
+    after a bulk load."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("ANALYZE")
