@@ -4,14 +4,16 @@
     GET /functions/v1/dashboard/assets/<file>    its stylesheet, icon and JavaScript modules
 
 Everything it shows comes from the public API with the key pasted into the
-page; these routes serve files only. The files are plain HTML, CSS and
+page; these routes serve files only, the page with one setting filled in:
+the schedule lead time (FLASK_SCHEDULE_MIN_LEAD_SECONDS), so that its
+date-time picker refuses exactly what the service would, before sending. The files are plain HTML, CSS and
 JavaScript modules with no build step and nothing from another host, so the
 page works offline, like the docs page.
 """
 
 from pathlib import Path
 
-from flask import Blueprint, send_from_directory
+from flask import Blueprint, current_app, render_template_string, send_from_directory
 
 bp = Blueprint("dashboard", __name__, url_prefix="/functions/v1")
 FILES = Path(__file__).resolve().parent.parent / "static" / "dashboard"
@@ -32,9 +34,11 @@ PAGE_HEADERS = {
 
 @bp.get("/dashboard")
 def page():
-    response = send_from_directory(FILES, "index.html")
-    response.headers.update(PAGE_HEADERS)
-    return response
+    html = render_template_string(
+        (FILES / "index.html").read_text(encoding="utf-8"),
+        lead_seconds=current_app.config["SCHEDULE_MIN_LEAD_SECONDS"],
+    )
+    return html, 200, PAGE_HEADERS
 
 
 @bp.get("/dashboard/assets/<path:filename>")

@@ -139,6 +139,13 @@ def assert_clean(page, server):
     assert "svc_live_" not in stored  # the key lives in sessionStorage only
 
 
+@pytest.mark.parametrize("lead", [60, 900, 0])
+def test_the_page_carries_the_services_lead_time(app, client, lead):
+    app.config["SCHEDULE_MIN_LEAD_SECONDS"] = lead
+    html = client.get(DASHBOARD).get_data(as_text=True)
+    assert f'<meta name="schedule-min-lead-seconds" content="{lead}">' in html
+
+
 def test_page_needs_no_key_and_sends_a_strict_policy(client):
     page = client.get(DASHBOARD)
     assert page.status_code == 200 and "Publishing dashboard" in page.get_data(as_text=True)
@@ -203,9 +210,11 @@ def test_schedule_watch_it_go_out_and_fail(browser, server, user):
         # The picker refuses a time inside the lead time without sending it.
         page.get_by_role("button", name="Schedule…").click()
         patches_before = [r for r in page.api_requests if r.method == "PATCH"]
-        page.fill("#schedule-at", local_input(datetime.now(UTC) + timedelta(seconds=20)))
+        # The server's lead time (1 s here) reached the page.
+        assert "At least 1 second from now" in page.text_content("#schedule-hint")
+        page.fill("#schedule-at", local_input(datetime.now(UTC) - timedelta(minutes=5)))
         page.click(".schedule-panel button[type=submit]")
-        page.locator(".schedule-panel [role=alert]", has_text="too soon").wait_for()
+        page.locator(".schedule-panel [role=alert]", has_text="at least 1 second").wait_for()
         assert [r for r in page.api_requests if r.method == "PATCH"] == patches_before
         shoot(page, "schedule-too-soon")
 

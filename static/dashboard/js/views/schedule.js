@@ -2,13 +2,13 @@
 //
 // The service refuses a scheduled_at less than its lead time ahead
 // (FLASK_SCHEDULE_MIN_LEAD_SECONDS, 60 by default) with a 400 naming
-// scheduled_at. The API does not publish the setting, so the picker refuses
-// times less than the default ahead before sending anything, and still
-// shows the service's own message when a server set up with more refuses.
+// scheduled_at. The page is served with that setting in a meta tag, so the
+// picker refuses the same times before sending anything; the service's own
+// message is still shown should it refuse.
 import { h, show } from "../dom.js";
 import * as time from "../time.js";
 
-const LEAD_SECONDS = 60;
+const LEAD_SECONDS = leadSeconds();
 const SUGGEST_MINUTES = 15; // a fresh picker offers the next 5-minute mark this far ahead
 
 const MODES = {
@@ -35,7 +35,7 @@ export function schedulePanel(post, modeName, { submit, explain, cancel }) {
   async function onsubmit(event) {
     event.preventDefault();
     const at = time.fromLocalInput(input.value);
-    const refusal = !at ? "Pick a date and a time." : at < earliest() ? `That is too soon: pick a time at least ${LEAD_SECONDS} seconds from now. The service needs that much notice to hand the post to the automation.` : null;
+    const refusal = !at ? "Pick a date and a time." : at < earliest() ? `That is too soon: pick a time at least ${seconds(LEAD_SECONDS)} from now. The service needs that much notice to hand the post to the automation.` : null;
     if (refusal) {
       input.setAttribute("aria-invalid", "true");
       show(problem, h("p", { class: "alert alert-error", role: "alert" }, refusal));
@@ -63,10 +63,20 @@ export function schedulePanel(post, modeName, { submit, explain, cancel }) {
     h("h2", { id: "schedule-title" }, mode.title),
     h("label", { for: "schedule-at" }, "Publish at"),
     input,
-    h("p", { class: "hint", id: "schedule-hint" }, `Your time zone: ${time.ZONE}. At least ${LEAD_SECONDS} seconds from now.`),
+    h("p", { class: "hint", id: "schedule-hint" }, `Your time zone: ${time.ZONE}. At least ${seconds(LEAD_SECONDS)} from now.`),
     problem,
     h("div", { class: "actions" }, send, h("button", { type: "button", class: "button", onclick: cancel }, "Cancel")),
   );
+}
+
+/** The service's lead time, from the page's meta tag (60 s, its default, if absent). */
+function leadSeconds() {
+  const value = Number(document.querySelector('meta[name="schedule-min-lead-seconds"]')?.content);
+  return Number.isFinite(value) ? Math.max(value, 0) : 60;
+}
+
+function seconds(n) {
+  return n === 1 ? "1 second" : `${n.toLocaleString("en")} seconds`;
 }
 
 function earliest() {
