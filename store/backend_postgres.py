@@ -68,6 +68,10 @@ class Backend:
             conn.execute("SET synchronous_commit = off")  # a seed, thrown away if it dies
         return conn
 
+    def lost(self, conn):
+        """The connection is dead: the server ended it or went away."""
+        return conn.closed or conn.broken
+
     def usable(self, conn):
         return not conn.closed and not conn.broken
 
@@ -126,13 +130,7 @@ class Backend:
     def init_schema(self, conn, version):
         conn.execute("BEGIN")
         try:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (INIT_LOCK,))
-            found = _version(conn)
-            if found > version:
-                raise SchemaTooNew(found, version)
-            conn.execute(SCHEMA_FILE.read_text())
-            conn.execute("DELETE FROM schema_version")
-            conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+            create_schema(conn, version)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -173,6 +171,19 @@ class Backend:
             return "postgresql://(a URL that does not parse)"
         params.pop("password", None)
         return f"postgresql://{params.get('host', '')}:{params.get('port', 5432)}/{params.get('dbname', '')}"
+
+
+def create_schema(conn, version):
+    """The tables, if missing, and the version, inside the caller's
+    transaction (init-db's own, or copy-db's, which must leave a target it
+    refuses as it found it), under the advisory lock of init-db."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (INIT_LOCK,))
+    found = _version(conn)
+    if found > version:
+        raise SchemaTooNew(found, version)
+    conn.execute(SCHEMA_FILE.read_text())
+    conn.execute("DELETE FROM schema_version")
+    conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
 
 
 def _version(conn):

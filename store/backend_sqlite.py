@@ -52,6 +52,9 @@ class Backend:
             conn.execute(f"PRAGMA max_page_count = {int(config['SQLITE_MAX_PAGE_COUNT'])}")
         return conn
 
+    def lost(self, conn):
+        return False  # a file does not go away under an open connection
+
     def usable(self, conn):
         return True
 

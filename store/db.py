@@ -11,7 +11,9 @@ one connection for its whole life instead of opening one per request:
 opening costs more than the queries of a typical request. The connection is
 opened lazily, on the first request after the fork, and is tied to the
 process id, so that a connection is never carried across a fork. A
-connection that broke (a PostgreSQL restart) is replaced on the next use.
+connection found dead (a PostgreSQL restart) is replaced: at once, with the
+statement run again, when that is safe (a BEGIN, or a read outside a
+transaction), so that a restart of the database costs no request a 503.
 """
 
 import contextlib
@@ -89,6 +91,32 @@ def dispose_db():
         local.conn = None
 
 
+def _again_if_lost(run):
+    """run(conn) on this thread's connection. If that connection turns out
+    to be dead (PostgreSQL restarted, or ended it, since this worker's last
+    request), open a new one and run it once more. Callers use it only for
+    what is safe to repeat: a BEGIN, or a read outside a transaction."""
+    conn = get_db()
+    try:
+        return run(conn)
+    except backend().errors:
+        if not backend().lost(conn):
+            raise
+        dispose_db()
+        return run(get_db())
+
+
+def _begin(start):
+    """start(conn) (a BEGIN) on this thread's connection, or on a new one if
+    it was dead; the connection the transaction is on."""
+
+    def run(conn):
+        start(conn)
+        return conn
+
+    return _again_if_lost(run)
+
+
 def _commit(conn):
     backend().execute(conn, "COMMIT", ())
 
@@ -106,10 +134,9 @@ def transaction():
     raised inside rolls the whole transaction back. Transactions do not nest:
     a store function that opened its own would break its caller's unit of work.
     """
-    conn = get_db()
-    if backend().in_transaction(conn):
+    if backend().in_transaction(get_db()):
         raise RuntimeError("transaction() inside a transaction: store functions never begin")
-    backend().begin_write(conn)
+    conn = _begin(backend().begin_write)
     try:
         yield
     except BaseException:
@@ -123,11 +150,10 @@ def transaction():
 def snapshot():
     """Several reads that see one state of the database (a page and its
     total). Inside a transaction it is that transaction."""
-    conn = get_db()
-    if backend().in_transaction(conn):
+    if backend().in_transaction(get_db()):
         yield
         return
-    backend().begin_read(conn)
+    conn = _begin(backend().begin_read)
     try:
         yield
     finally:
@@ -170,7 +196,10 @@ def execute(sql, params=()):
     callback = getattr(_tracers, "callback", None)
     if callback is not None:
         callback(sql)
-    return backend().execute(get_db(), sql, params)
+    conn = get_db()
+    if backend().in_transaction(conn) or not sql.lstrip().upper().startswith("SELECT"):
+        return backend().execute(conn, sql, params)
+    return _again_if_lost(lambda conn: backend().execute(conn, sql, params))
 
 
 def execute_many(sql, seq_of_params):

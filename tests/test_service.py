@@ -178,6 +178,34 @@ def test_lock_timeout_is_503_busy(app, api, backend):
     assert api.get(f"/functions/v1/api-v2-posts-item/{post['id']}").get_json() == post
 
 
+@pytest.mark.parametrize("backend", ["postgresql"])
+def test_a_database_restart_costs_no_request(app, api, backend):
+    """PostgreSQL ends the worker's connection (a restart, a failover, an
+    idle timeout): the next requests, a read and a write, open a new one
+    and are answered as usual instead of with a 503."""
+    import psycopg
+
+    post = api.post(POSTS, json={"type": "personal", "content": "x"}).get_json()
+    with psycopg.connect(app.config["DATABASE"], autocommit=True) as admin:
+        ended = admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE application_name = 'content-publishing:' || current_schema()"
+            " AND pid <> pg_backend_pid()"
+        ).fetchone()[0]
+    assert ended >= 1
+    item = f"/functions/v1/api-v2-posts-item/{post['id']}"
+    assert api.get(item).status_code == 200
+    with psycopg.connect(app.config["DATABASE"], autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE application_name = 'content-publishing:' || current_schema()"
+            " AND pid <> pg_backend_pid()"
+        )
+    changed = api.patch(item, json={"content": "after the restart"})
+    assert changed.status_code == 200, changed.get_json()
+    assert api.get(item).get_json()["content"] == "after the restart"
+
+
 @pytest.mark.sqlite_only
 def test_full_storage_refuses_writes_and_keeps_reads(tmp_path, make_key, app):
     app.config["SQLITE_MAX_PAGE_COUNT"] = 60  # about 240 kB with 4 kB pages
