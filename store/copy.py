@@ -6,7 +6,8 @@ of using `transaction()`: the source is read in one snapshot (a read
 transaction on SQLite; WAL lets the service go on meanwhile), and the whole
 target is written in one PostgreSQL transaction that commits only after the
 row counts of every table, and the totals of every user's lists, agree with
-the source. A copy that fails halfway leaves the target as empty as it was.
+the source. The target's schema is created inside that transaction too, so a
+copy that is refused or fails halfway leaves the target exactly as it was.
 
 Rows go over with PostgreSQL's COPY, table by table, parents first. The
 per-owner counts behind list totals are not copied but rebuilt by the
@@ -19,7 +20,7 @@ import sqlite3
 import psycopg
 
 from store import backend_postgres, backend_sqlite
-from store.versions import SCHEMA_VERSION
+from store.versions import SCHEMA_VERSION, SchemaTooNew
 
 # Every table of the service, parents before the rows that refer to them.
 # content_counts is left out: the triggers on posts and articles build it.
@@ -67,12 +68,12 @@ def copy_database(source_config, target_config, progress=None):
                 f"the source database has schema version {found}, this code writes "
                 f"{SCHEMA_VERSION}: run `flask --app app init-db` on it first"
             )
-        target.init_schema(dst, SCHEMA_VERSION)
         src.execute("BEGIN")  # one snapshot of the source, from its first read on
         dst.execute("BEGIN")
         try:
             dst.execute("SELECT pg_advisory_xact_lock(%s)", (backend_postgres.INIT_LOCK,))
             _refuse_if_not_empty(dst)
+            backend_postgres.create_schema(dst, SCHEMA_VERSION)  # rolled back with the rest
             copied = {}
             for table in TABLES:
                 copied[table] = _copy_table(src, dst, table)
@@ -87,13 +88,18 @@ def copy_database(source_config, target_config, progress=None):
         return copied
     except (psycopg.Error, sqlite3.Error) as e:
         raise CopyRefused(f"the copy failed: {backend_postgres.first_line(e)}") from e
+    except SchemaTooNew as e:  # made newer by someone else since the check above
+        raise CopyRefused(str(e)) from e
     finally:
         src.close()
         dst.close()
 
 
 def _refuse_if_not_empty(dst):
+    """Before anything is created: any of our tables that exists must be empty."""
     for table in (*TABLES, "content_counts"):
+        if dst.execute("SELECT to_regclass(%s) IS NULL AS missing", (table,)).fetchone()["missing"]:
+            continue
         if dst.execute(f"SELECT EXISTS (SELECT 1 FROM {table}) AS found").fetchone()["found"]:
             raise CopyRefused(
                 f"the target already holds data (table {table} is not empty); "

@@ -5,8 +5,10 @@ The source is filled through the API (and one real dispatcher run, for the
 delivery log), then both databases are served side by side and every list
 page, filter and item of two users is compared as JSON, with its ETag."""
 
+import sqlite3
 import uuid
 
+import psycopg
 import pytest
 from cryptography.fernet import Fernet
 
@@ -264,6 +266,29 @@ def test_copy_refuses_a_target_that_holds_data(tmp_path, target_url):
     page = As(target, theirs).ok("GET", POSTS)
     assert [p["content"] for p in page["data"]] == ["theirs"]
     assert_error(As(target, key).send("GET", POSTS), 401, "unauthorized")
+
+
+def test_a_copy_that_fails_halfway_leaves_the_target_as_it_was(tmp_path, target_url):
+    """A row PostgreSQL cannot take (text that is not UTF-8, which SQLite
+    stores without a word) stops the copy after the users and keys went
+    over: the target gets nothing, not even the schema."""
+    path = tmp_path / "source.sqlite"
+    source = make_app(str(path))
+    key = new_key(source, "alice")
+    As(source, key).ok("POST", POSTS, {"type": "personal", "content": "fine"})
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE posts SET content = CAST(x'c328' AS TEXT)")  # invalid UTF-8
+    db.close()
+
+    result = source.test_cli_runner().invoke(args=["copy-db", "--to", target_url])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert "the copy failed" in result.output and "Nothing was written" in result.output
+    assert "  users: 1 rows" in result.output  # it did get halfway
+    with psycopg.connect(target_url, autocommit=True) as conn:
+        left = conn.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+        ).fetchone()[0]
+    assert left == 0
 
 
 @pytest.mark.parametrize(
