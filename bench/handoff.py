@@ -93,7 +93,7 @@ def _claimed_more_than_once(client, total):
 def webhooks(args, tmp, totals, results, servers, run):
     n = args.webhook_posts
     db = tmp / "webhooks.sqlite"
-    due_at = datetime.now(UTC) + timedelta(seconds=20 if not args.smoke else 4)
+    due_at = datetime.now(UTC) + timedelta(seconds=20 if not args.smoke else 2)
     run.log(f"webhooks: {n:,} posts due at one moment, one dispatcher, a receiver answering 200")
     seed.seed_main(db, 0, n, status="Due", scheduled_at=rfc3339(due_at), progress=lambda m: None)
     key = create_key(db, seed.CALLER)

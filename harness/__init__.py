@@ -3,7 +3,7 @@
 
     paths         ROOT (the checkout) and BIN (the virtualenv's programs)
     process       Process: start in its own process group, wait until ready,
-                  stop, SIGKILL the group, run a start that must fail
+                  stop, SIGKILL the group, run a start that must fail; stop_all()
     server        Gunicorn(Process) on a free loopback port; serve()
     flask_cli     flask_cli(), init_database(), create_key(), FlaskCommand(Process)
     http_client   Client and Response: the one HTTP client
@@ -29,7 +29,7 @@ from harness.ledger import Check, Ledger
 from harness.load import MIXED, WRITES, Mix, Targets, prepare_posts, run_load, unique
 from harness.nginx import Nginx, nginx_binary
 from harness.paths import BIN, ROOT
-from harness.process import Exit, Process, ProcessExited
+from harness.process import Exit, Process, ProcessExited, stop_all
 from harness.receiver import Answer, Arrival, Receiver
 from harness.server import Gunicorn, free_port, serve
 from harness.slowloris import SlowClients
@@ -69,5 +69,6 @@ __all__ = [
     "rfc3339",
     "run_load",
     "serve",
+    "stop_all",
     "unique",
 ]

@@ -40,6 +40,7 @@ from harness import (
     read_posts,
     rfc3339,
     run_load,
+    stop_all,
 )
 from harness.claims import drain, past, schedule_posts
 
@@ -134,58 +135,35 @@ def two_hosts(st, args, tmp, url, receiver):
             "no traceback in host B's logs (gunicorn and dispatcher)",
         )
     finally:
-        for process in (*dispatchers, *hosts):
-            process.stop(timeout=10)
+        stop_all([*dispatchers, *hosts], timeout=10)
     return st
+
+
+class Phase:
+    """What the threads of the load phase share: the two hosts, the keys,
+    when host A died, and what the probes and the revoke saw."""
+
+    def __init__(self, args, hosts, dispatcher_a, keys, revoked):
+        self.args, self.dispatcher_a = args, dispatcher_a
+        self.a, self.b = hosts
+        self.keys, self.revoked = keys, revoked
+        self.stop = threading.Event()
+        self.killed_at = None
+        self.probes = collections.Counter()  # (before/after the kill, status) -> count
+        self.revoke = None  # (host B's status before, after, the body after)
 
 
 def load_kill_and_revoke(st, args, hosts, dispatcher_a, keys, revoked, ledger, targets):
     """The load over both hosts, claimers over both, a revoke through host A's
     CLI, then host A killed; returns what the step checks afterwards."""
-    a, b = hosts
-    out = {"probes": collections.Counter(), "revoke": None}
-    stop = threading.Event()
-    killed_at = []
-
-    def probe():
-        """Host B, every 50 ms: it must answer throughout."""
-        with Client(b.url, keys["loader"]) as client:
-            while not stop.is_set():
-                r = client.get(f"{POSTS}?limit=1")
-                phase = "after" if killed_at else "before"
-                out["probes"][(phase, r.status)] += 1
-                stop.wait(0.05)
-
-    def revoke_then_ask_b():
-        with Client(b.url, revoked) as client:
-            before = client.get(POSTS).status
-            flask_cli(a.database, "keys", "revoke", revoked, env=ENV)  # host A's CLI
-            after = client.get(POSTS)
-        out["revoke"] = (before, after.status, after.json)
-
-    def kill_host_a():
-        time.sleep(args.load_seconds * 0.5)
-        revoke_then_ask_b()
-        time.sleep(args.load_seconds * 0.1)
-        a.kill()  # the master and its workers at once, mid-load
-        dispatcher_a.kill()
-        killed_at.append(time.monotonic())
-
-    def claim_across_the_kill():
-        """Four claimers, paced to drain the due posts from 20% to about 70%
-        of the run, so that claims are under way when host A dies."""
-        time.sleep(args.load_seconds * 0.2)
-        rounds = max(1, args.claims // (CLAIMERS * 10))
-        pause = args.load_seconds * 0.5 / rounds
-        return drain([a.url, b.url], keys["claimer"], threads=CLAIMERS, limit=10, pause=pause)
-
+    phase = Phase(args, hosts, dispatcher_a, keys, revoked)
     half = max(1, args.threads // 2)
     budget = args.max_requests // 2
     # Spread a small budget (--smoke) over the whole run, so that the load
     # goes on when host A dies.
     pause = half * args.load_seconds / budget if half * args.load_seconds / budget > 0.02 else 0.0
     with ThreadPoolExecutor(6) as pool:
-        prober = pool.submit(probe)
+        prober = pool.submit(probe_host_b, phase)
         loads = [
             pool.submit(
                 run_load,
@@ -202,17 +180,58 @@ def load_kill_and_revoke(st, args, hosts, dispatcher_a, keys, revoked, ledger, t
             )
             for n, host in enumerate(hosts)
         ]
-        killer = pool.submit(kill_host_a)
-        claims = pool.submit(claim_across_the_kill)
+        killer = pool.submit(revoke_then_kill_host_a, phase)
+        claims = pool.submit(claim_across_the_kill, phase)
         killer.result()
-        out["claims"] = claims.result()
+        claimed = claims.result()
         results = [load.result() for load in loads]
-        time.sleep(max(0.0, killed_at[0] + 1.0 - time.monotonic()))  # probe B a while after
-        stop.set()
+        time.sleep(max(0.0, phase.killed_at + 1.0 - time.monotonic()))  # probe B a while after
+        phase.stop.set()
         prober.result()
-    out["requests"] = sum(r.requests for r in results)
-    out["seconds"] = max(r.seconds for r in results)
-    return out
+    return {
+        "probes": phase.probes,
+        "revoke": phase.revoke,
+        "claims": claimed,
+        "requests": sum(r.requests for r in results),
+        "seconds": max(r.seconds for r in results),
+    }
+
+
+def probe_host_b(phase):
+    """Host B, every 50 ms: it must answer throughout."""
+    with Client(phase.b.url, phase.keys["loader"]) as client:
+        while not phase.stop.is_set():
+            r = client.get(f"{POSTS}?limit=1")
+            when = "after" if phase.killed_at else "before"
+            phase.probes[(when, r.status)] += 1
+            phase.stop.wait(0.05)
+
+
+def revoke_then_kill_host_a(phase):
+    """Half-way, revoke a key through host A's CLI and ask host B at once;
+    a little later, SIGKILL host A whole (master, workers, dispatcher)."""
+    time.sleep(phase.args.load_seconds * 0.5)
+    with Client(phase.b.url, phase.revoked) as client:
+        before = client.get(POSTS).status
+        flask_cli(phase.a.database, "keys", "revoke", phase.revoked, env=ENV)
+        after = client.get(POSTS)
+    phase.revoke = (before, after.status, after.json)
+    time.sleep(phase.args.load_seconds * 0.1)
+    phase.a.kill()  # the master and its workers at once, mid-load
+    phase.dispatcher_a.kill()
+    phase.killed_at = time.monotonic()
+
+
+def claim_across_the_kill(phase):
+    """Four claimers, paced to drain the due posts from 20% to about 70% of
+    the run, so that claims are under way when host A dies."""
+    args = phase.args
+    time.sleep(args.load_seconds * 0.2)
+    rounds = max(1, args.claims // (CLAIMERS * 10))
+    pause = args.load_seconds * 0.5 / rounds
+    return drain(
+        [phase.a.url, phase.b.url], phase.keys["claimer"], threads=CLAIMERS, limit=10, pause=pause
+    )
 
 
 def report(st, ledger, posts, outcome, due, left, taken, receiver, pushed):
