@@ -11,10 +11,12 @@ import json
 import re
 import runpy
 import shutil
+import string
 import subprocess
 
 import pytest
 
+from auth import KEY_PREFIX, generate_key, is_well_formed
 from errors import CODES
 from harness import ROOT, Nginx, nginx_binary
 from harness.nginx import SITE, limits, site_for_test
@@ -77,6 +79,32 @@ def test_nginx_refusals_use_the_services_codes():
     for status, body in answers:
         error = json.loads(body)["error"]
         assert error["code"] == CODES[int(status)] and error["message"] and error["details"] == {}
+
+
+def test_per_key_maps_find_every_key_the_service_accepts():
+    """The per-key limit is keyed on the key-shaped token nginx finds in
+    X-API-Key or Authorization: were auth.py's key format to change, the
+    maps would find nothing and the limit would silently stop applying."""
+    maps = re.findall(
+        r'^map \$http_(x_api_key|authorization) \$\w+ \{\n\s+"~([^"]+)"', SITE.read_text(), re.M
+    )
+    assert {header for header, _ in maps} == {"x_api_key", "authorization"}
+    alphabet = KEY_PREFIX + string.ascii_letters + string.digits
+    keys = [generate_key() for _ in range(20)] + [alphabet, KEY_PREFIX + "a" * 128]
+    for _, pattern in maps:
+        token = re.compile(pattern.replace("(?<", "(?P<"))  # PCRE's named group, in Python
+        for key in keys:
+            assert is_well_formed(key)
+            assert token.search(f"\t BEARER \t{key}\t\xa0").group(1) == key
+
+
+def test_site_refuses_metrics_unless_allowed():
+    """/metrics is denied to everyone until an `allow` line is added, and the
+    refusal is the 404 of an unknown path."""
+    block = re.search(r"^    location = /metrics \{\n(.*?)^    \}", SITE.read_text(), re.M | re.S)
+    lines = [line.partition("#")[0].strip() for line in block.group(1).splitlines()]
+    assert "deny all;" in lines and not [line for line in lines if line.startswith("allow")]
+    assert re.search(r"^\s*error_page 403 =404 /_cps_errors/404;", SITE.read_text(), re.M)
 
 
 def test_units_pass_systemd_analyze_verify():

@@ -3,8 +3,10 @@
 The shipped site file runs with only its ports and log directory changed
 (harness/nginx.py). Shown here: per-key and per-address limits answered
 with the service's envelope, and refused requests never reaching gunicorn;
-the headers the API relies on passing both ways; CORS preflights from a
-second origin; the body cap and nginx's own refusals in the envelope; the
+one budget for every spelling of a key that the service accepts, and none
+for a key it refuses; the headers the API relies on passing both ways;
+CORS preflights from a second origin; the body cap and nginx's own
+refusals in the envelope; /metrics refused as an unknown path; the
 client's address in gunicorn's log only through the proxy; no key in
 nginx's log. Clients connect from different 127.x addresses so that their
 log lines, and their per-address budgets, stay apart.
@@ -20,8 +22,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness import Client, Nginx, create_key, nginx_binary, serve
-from harness.nginx import limits
+from harness import Client, Nginx, Response, create_key, nginx_binary, serve
+from harness.nginx import SITE, limits
 from tests import test_browser  # its CORS scenario, run through nginx (fixtures: browser_support)
 
 pytestmark = [
@@ -40,9 +42,11 @@ PROXY = "127.0.0.1"  # the address nginx connects to gunicorn from
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    """gunicorn trusting X-Forwarded-For from the proxy alone, and nginx in front."""
+    """gunicorn trusting X-Forwarded-For from the proxy alone, and nginx in
+    front. The metrics are on, so that the site is seen to refuse /metrics
+    where the service would serve it."""
     tmp = tmp_path_factory.mktemp("deploy")
-    env = {"FORWARDED_ALLOW_IPS": PROXY}
+    env = {"FORWARDED_ALLOW_IPS": PROXY, "FLASK_METRICS": "1"}
     with serve(tmp, workers=2, env=env, log=tmp / "gunicorn.log") as gunicorn:
         with Nginx(gunicorn.port, tmp / "nginx") as nginx:
             yield SimpleNamespace(gunicorn=gunicorn, nginx=nginx, db=gunicorn.database)
@@ -54,6 +58,23 @@ def wait_for_log(read, pattern, count=1, timeout=5.0):
     while len(re.findall(pattern, read(), re.MULTILINE)) < count and time.monotonic() < deadline:
         time.sleep(0.05)
     return read()
+
+
+def raw_get(port, path, header_lines, source):
+    """GET with `header_lines` sent byte for byte: http.client, like most
+    clients, would tidy the whitespace these tests are about."""
+    head = b"GET %s HTTP/1.1\r\nHost: a\r\nConnection: close\r\n" % path.encode()
+    head += b"".join(line + b"\r\n" for line in header_lines) + b"\r\n"
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), 5, source_address=(source, 0)) as s:
+        s.sendall(head)
+        raw = b""
+        while chunk := s.recv(65536):
+            raw += chunk
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status_line, *fields = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (f.partition(":") for f in fields)}
+    return Response(int(status_line.split()[1]), headers, body, None, started, time.monotonic())
 
 
 def assert_envelope(r, status, code):
@@ -111,6 +132,70 @@ def test_a_key_over_its_limit_gets_429s_and_another_key_does_not(stack, capsys):
         )
 
 
+def spellings(key, other):
+    """Header lines the service reads as `key` (auth.key_from_headers: the
+    value stripped of whitespace, `Bearer` in any case, X-API-Key first)."""
+    return [
+        [b"X-API-Key: " + key],
+        [b"X-API-Key: \t" + key],
+        [b"X-API-Key: \t\t" + key],
+        [b"X-API-Key: " + key + b"\t"],
+        [b"X-API-Key: \xa0" + key],  # Latin-1 no-break space: str.strip() removes it
+        [b"X-API-Key: " + key + b"\x85"],  # and next line
+        [b"Authorization: Bearer " + key],
+        [b"Authorization: bearer " + key],
+        [b"Authorization: BEARER " + key],
+        [b"Authorization: Bearer " + key + b"\t"],
+        [b"Authorization: \tBearer  " + key + b"\xa0"],
+        [b"X-API-Key: " + key, b"Authorization: Bearer " + other],
+    ]
+
+
+def refused_spellings(key):
+    """Header lines that carry `key` in a form the service refuses (401, or
+    gunicorn's 400), or no key at all."""
+    return [
+        [b"Authorization: Bearer\t" + key],  # the scheme ends at a space only
+        [b"Authorization: Bearer " + key + b" x"],
+        [b"Authorization: Basic " + key],
+        [b"X-API-Key: \x0b" + key],  # gunicorn refuses control characters
+        [b"X-API-Key: nope", b"Authorization: Bearer " + key],  # a bad X-API-Key wins
+        [b"X-API-Key: \t"],
+    ]
+
+
+def test_every_spelling_of_a_key_shares_its_budget(stack, capsys):
+    """Whitespace around a key, or the case of `Bearer`, earns it no second
+    budget: nginx keys the limit on the key the service will read."""
+    key = create_key(stack.db, user="spelled").encode()
+    other = create_key(stack.db, user="spelled-other").encode()
+    variants = spellings(key, other)
+    for lines in variants:  # the service itself takes every one as the key
+        assert raw_get(stack.gunicorn.port, POSTS, lines, "127.0.0.17").status == 200, lines
+
+    def send(lines):
+        return raw_get(stack.nginx.port, POSTS, lines, "127.0.0.17")
+
+    spent = [send(variants[0]).status for _ in range(PER_KEY_BURST * 2)]
+    assert 429 in spent, spent
+    started = time.monotonic()
+    answers = [(tuple(lines), send(lines)) for _ in range(2) for lines in variants]
+    elapsed = time.monotonic() - started
+    passed = [r for _, r in answers if r.status == 200]
+    for _, r in answers:
+        if r.status != 200:
+            assert_envelope(r, 429, "rate_limited")
+    # Only what the rate refills meanwhile may pass.
+    assert len(passed) <= 1 + PER_KEY_RATE * elapsed, [(lines, r.status) for lines, r in answers]
+    assert {lines for lines, r in answers if r.status == 429} == {tuple(v) for v in variants}
+    with capsys.disabled():
+        print(
+            f"\nOne key's budget spent, then {len(answers)} requests in the {len(variants)}"
+            f" spellings the service accepts as that key, in {elapsed:.2f} s:"
+            f" {len(passed)} passed, {len(answers) - len(passed)} got 429\n"
+        )
+
+
 def test_one_address_without_keys_is_limited_too(stack, capsys):
     """Inventing a new key per request (or sending none) does not escape the limits."""
     client = Client(stack.nginx.url, source="127.0.0.12")
@@ -128,6 +213,27 @@ def test_one_address_without_keys_is_limited_too(stack, capsys):
             f"\nPer-address limit ({PER_ADDRESS_RATE:g} r/s, burst {PER_ADDRESS_BURST}): {sent}"
             f" requests without a key in {elapsed:.2f} s: {passed} passed, {sent - passed} got 429\n"
         )
+
+
+def test_keys_the_service_refuses_are_limited_too(stack):
+    """A key in a form the service refuses finds no way around the limits:
+    each such form, sent again and again from an address of its own, is
+    refused with 429 within that address's budget."""
+    key = create_key(stack.db, user="misspelled").encode()
+    for i, lines in enumerate(refused_spellings(key)):
+        source = f"127.0.1.{i + 1}"
+        assert raw_get(stack.gunicorn.port, POSTS, lines, source).status in (400, 401), lines
+        started = time.monotonic()
+        passed = []
+        for _ in range(PER_ADDRESS_BURST * 2):
+            r = raw_get(stack.nginx.port, POSTS, lines, source)
+            if r.status == 429:
+                break
+            passed.append(r.status)
+        assert_envelope(r, 429, "rate_limited")
+        assert set(passed) <= {400, 401}, (lines, passed)
+        bound = PER_ADDRESS_BURST + 2 + PER_ADDRESS_RATE * (time.monotonic() - started)
+        assert len(passed) <= bound, (lines, len(passed))
 
 
 # ------------------------------------------------------------ headers both ways
@@ -242,6 +348,42 @@ def test_nginx_answers_its_own_refusals_in_the_envelope(stack, request_head, sta
     assert b"content-type: application/json" in head.lower()
     error = json.loads(body)["error"]
     assert error["code"] == code and error["details"] == {}
+
+
+# ------------------------------------------------------------ /metrics
+
+
+METRICS_PATHS = ("/metrics", "/metrics?format=text", "//metrics", "/%6detrics", "/x/../metrics")
+
+
+def test_metrics_are_refused_as_an_unknown_path(stack):
+    """The service serves /metrics (FLASK_METRICS=1) without a key, for this
+    host's monitoring; through the site it is a 404 and gunicorn never sees it."""
+    direct = Client(stack.gunicorn.url, source="127.0.0.19").get("/metrics")
+    assert direct.status == 200 and b"cps_http_requests_total" in direct.body, direct
+    client = Client(stack.nginx.url, source="127.0.0.19")
+    for path in METRICS_PATHS:
+        assert_envelope(client.get(path, headers={"User-Agent": "scraper"}), 404, "not_found")
+    head = client.request("HEAD", "/metrics", headers={"User-Agent": "scraper"})
+    assert head.status == 404, head
+    assert client.get("/health", headers={"User-Agent": "scraper-done"}).status == 200
+    assert '"scraper"' not in wait_for_log(stack.gunicorn.log_text, "scraper-done")
+
+
+def test_metrics_open_to_an_allowed_address(stack, tmp_path):
+    """The site's documented opening: an `allow` line for a Prometheus
+    elsewhere lets that address, and only it, scrape through nginx."""
+    shipped = SITE.read_text()
+    assert shipped.count("        deny all;\n") == 1
+    site = tmp_path / "site.conf"
+    site.write_text(
+        shipped.replace("        deny all;\n", "        allow 127.0.0.21;\n        deny all;\n")
+    )
+    with Nginx(stack.gunicorn.port, tmp_path / "nginx", site=site) as nginx:
+        scraped = Client(nginx.url, source="127.0.0.21").get("/metrics")
+        assert scraped.status == 200 and b"cps_http_requests_total" in scraped.body, scraped
+        other = Client(nginx.url, source="127.0.0.22").get("/metrics")
+        assert_envelope(other, 404, "not_found")
 
 
 # ------------------------------------------------------------ addresses and logs
