@@ -97,6 +97,12 @@ function showKey(key) {
       );
     }),
   );
+  // At phone width the chips fold behind this button (the stylesheet shows
+  // them whatever its state on a wide screen, where the button is hidden).
+  const granted = Object.keys(SCOPES).filter((scope) => session.can(scope)).length;
+  const total = Object.keys(SCOPES).length;
+  $("scopes-toggle").textContent = granted === total ? `${total} scopes` : `${granted} of ${total} scopes`;
+  $("scopes-toggle").setAttribute("aria-expanded", "false");
   for (const link of document.querySelectorAll("#views-nav a")) link.parentElement.hidden = !session.can(link.dataset.scope);
   for (const id of ["views-nav", "session-actions", "keybar"]) $(id).hidden = false;
 }
@@ -182,6 +188,10 @@ $("sign-out").addEventListener("click", () => {
   showSignIn();
 });
 $("refresh").addEventListener("click", () => refresh(true));
+$("scopes-toggle").addEventListener("click", (event) => {
+  const button = event.currentTarget;
+  button.setAttribute("aria-expanded", String(button.getAttribute("aria-expanded") !== "true"));
+});
 $("skip-link").addEventListener("click", (event) => {
   event.preventDefault(); // the address is the view's; move focus only
   ($("view").querySelector("h1") ?? $("main")).focus();

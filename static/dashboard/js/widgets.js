@@ -13,9 +13,41 @@ export function statusBadge(status) {
 /** Personal or brand, with the brand (the company page) named. */
 export function typeBadge(post) {
   return post.type === "brand"
-    ? h("span", { class: "badge type type-brand", title: "Brand post: published to the company page" }, "Brand · ", h("strong", {}, post.brand_id))
+    ? h("span", { class: "badge type type-brand", title: `Brand post: published to the company page ${post.brand_id}` }, "Brand · ", h("strong", {}, post.brand_id))
     : h("span", { class: "badge type type-personal", title: "Personal post: published to the member's own feed" }, "Personal");
 }
+
+/** A row of tabs (a <nav class="tabs"> holding a <ul>), once shown: where
+ *  it is wider than the screen (phone width) it scrolls sideways, so the
+ *  current tab (or the focused one) is brought to the middle, and the list is marked at the ends
+ *  that have more to see (the stylesheet fades them). Tab and Shift+Tab move
+ *  through every tab in order; the browser scrolls the focused one into view. */
+export function fitTabs(nav) {
+  const list = nav.querySelector("ul");
+  if (!list) return;
+  // The tab with focus, if the person is moving through them; else the current one.
+  const current = list.contains(document.activeElement) ? document.activeElement : list.querySelector('[aria-current="page"]');
+  if (current && list.scrollWidth > list.clientWidth) {
+    const tab = current.getBoundingClientRect();
+    const strip = list.getBoundingClientRect();
+    list.scrollLeft += tab.left - strip.left - (strip.width - tab.width) / 2;
+  }
+  markEnds(list);
+  if (!list.dataset.watched) {
+    list.dataset.watched = "1";
+    list.addEventListener("scroll", () => markEnds(list), { passive: true });
+  }
+}
+
+function markEnds(list) {
+  const hidden = list.scrollWidth - list.clientWidth;
+  list.classList.toggle("more-before", hidden > 1 && list.scrollLeft > 1);
+  list.classList.toggle("more-after", hidden > 1 && list.scrollLeft < hidden - 1);
+}
+
+window.addEventListener("resize", () => {
+  for (const nav of document.querySelectorAll("nav.tabs")) fitTabs(nav);
+});
 
 /** The view's heading; the router moves focus to it after a navigation. */
 export function heading(text, ...extra) {

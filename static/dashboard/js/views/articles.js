@@ -4,7 +4,7 @@ import { PAGE_SIZE, call, query } from "../api.js";
 import { excerpt, h, outsideLink, show } from "../dom.js";
 import { explain } from "../explain.js";
 import * as time from "../time.js";
-import { empty, heading, loading, notify, pager, statusBadge } from "../widgets.js";
+import { empty, fitTabs, heading, loading, notify, pager, statusBadge } from "../widgets.js";
 
 const FILTERS = [
   ["All", undefined],
@@ -49,6 +49,7 @@ export async function showArticles(view, route, session) {
         ),
       ),
     );
+    fitTabs(tabs);
     show(body, page.data.length ? table(page.data) : empty("No articles here yet."), pager(page.total, offset, (from) => href(status, from), "Articles"));
   }
   await refresh();
@@ -120,7 +121,7 @@ export async function showArticle(view, route, session) {
       write && article.status === "Draft" && h("button", { type: "button", class: "button button-primary", onclick: () => change({ status: "Published" }, "Published") }, "Publish"),
       write && article.status === "Published" && h("button", { type: "button", class: "button", onclick: () => change({ status: "Draft" }, "Back to Draft") }, "Back to draft"),
     ].filter(Boolean);
-    const when = (iso) => (iso ? time.timeElement(iso) : h("span", { class: "muted" }, "—"));
+    const when = (iso) => (iso ? [time.timeElement(iso), h("span", { class: "utc" }, time.utc(iso))] : h("span", { class: "muted" }, "—"));
     const link = (url) => (url ? outsideLink(url) : h("span", { class: "muted" }, "—"));
     const rows = [
       ["Status", article.status],
@@ -147,7 +148,12 @@ export async function showArticle(view, route, session) {
       h(
         "div",
         { class: "record-layout" },
-        h("div", { class: "record-main" }, h("div", { class: "content-block" }, h("h2", { class: "visually-hidden" }, "Body"), article.body || h("span", { class: "muted" }, "No body yet."))),
+        h(
+          "section",
+          { class: "record-main source-block", "aria-labelledby": "body-title" },
+          h("div", { class: "source-head" }, h("h2", { id: "body-title" }, "Body"), h("span", { class: "hint" }, "As written: Markdown is shown as source")),
+          article.body ? h("pre", { class: "source-text" }, article.body) : h("p", { class: "source-text muted" }, "No body yet."),
+        ),
         h("section", { class: "fields", "aria-labelledby": "fields-title" }, h("h2", { id: "fields-title" }, "Details"), h("dl", {}, rows.map(([term, value]) => h("div", { class: "field" }, h("dt", {}, term), h("dd", {}, value))))),
       ),
     );

@@ -90,14 +90,15 @@ function filterForm(chosen, endpoints) {
 }
 
 function table(deliveries, endpointUrl, redeliver) {
+  const first = firstDeliveries(deliveries);
   const columns = [
     ["Created", (d) => time.timeElement(d.created_at)],
-    ["Event", (d) => h("code", {}, d.event_type)],
+    ["Event", (d) => [h("code", {}, d.event_type), redeliveryNote(d, first)]],
     ["Endpoint", (d) => endpointCell(endpointUrl[d.endpoint_id])],
     ["Post", (d) => (d.post_id ? h("a", { href: `#/posts/${d.post_id}` }, "Open post") : h("span", { class: "muted" }, "—"))],
     ["Outcome", (d) => h("span", { class: `badge outcome outcome-${d.outcome}` }, d.outcome)],
     ["Attempts", attempts],
-    ["Next / last error", (d) => [d.next_attempt_at ? h("span", {}, "Next ", time.timeElement(d.next_attempt_at)) : null, d.last_error ? h("span", { class: "error-text" }, d.last_error) : null]],
+    ["Next / last error", nextOrError],
     ["", (d) => h("button", { type: "button", class: "button", onclick: () => redeliver(d), dataset: { focusKey: `redeliver-${d.id}` }, "aria-label": `Redeliver ${d.event_type} of ${time.local(d.created_at)}` }, "Redeliver")],
   ];
   return h(
@@ -107,6 +108,45 @@ function table(deliveries, endpointUrl, redeliver) {
     h("tbody", {}, deliveries.map((d) => h("tr", { dataset: { deliveryId: d.id } }, columns.map(([title, cell]) => h("td", { dataset: { label: title } }, h("div", { class: "cell" }, cell(d))))))),
   );
 }
+
+/** The next attempt's time and the last error; "—" when there is neither
+ *  (a delivered one). */
+function nextOrError(delivery) {
+  const parts = [
+    delivery.next_attempt_at ? h("span", { class: "next-attempt" }, "Next ", time.timeElement(delivery.next_attempt_at)) : null,
+    delivery.last_error ? h("span", { class: "error-text" }, delivery.last_error) : null,
+  ].filter(Boolean);
+  return parts.length ? parts : h("span", { class: "muted" }, "—");
+}
+
+// A redelivery is a new delivery of the same event (the same event_id, the
+// webhook-id header) to the same endpoint; the API names no other link. So
+// on a page holding both, the later ones say which delivery they send again:
+// the first of the event to that endpoint.
+const eventTo = (delivery) => `${delivery.event_id}|${delivery.endpoint_id}`;
+
+/** {event|endpoint: its first delivery on this page} (the page runs newest first). */
+function firstDeliveries(deliveries) {
+  const first = {};
+  for (const delivery of deliveries) {
+    const key = eventTo(delivery);
+    if (!first[key] || delivery.created_at <= first[key].created_at) first[key] = delivery;
+  }
+  return first;
+}
+
+function redeliveryNote(delivery, first) {
+  const original = first[eventTo(delivery)];
+  if (!original || original.id === delivery.id) return null;
+  return h(
+    "span",
+    { class: "redelivery", title: `Same event (webhook-id ${delivery.event_id}) to the same endpoint`, dataset: { redeliveryOf: original.id } },
+    `Re-sends the ${original.outcome} delivery of `,
+    sameDay(original.created_at, delivery.created_at) ? time.timeElement(original.created_at, time.clock(original.created_at)) : time.timeElement(original.created_at),
+  );
+}
+
+const sameDay = (a, b) => time.dayKey(new Date(a)) === time.dayKey(new Date(b));
 
 /** An endpoint's URL, allowed to wrap between its origin and its path. */
 function endpointCell(url) {

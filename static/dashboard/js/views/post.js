@@ -76,18 +76,28 @@ export async function showPost(view, route, session) {
   function render() {
     const messages = h("div", { class: "messages", tabindex: "-1" });
     const panel = h("div", { class: "panel-slot" });
-    const openSchedule = (mode) => {
+    // Schedule…, Reschedule… and Retry… open the picker below the buttons and
+    // show as pressed (aria-expanded) while it is open; pressed again, or
+    // Cancel, closes it and gives focus back to the button.
+    const closeSchedule = (opener) => {
+      held = false;
+      panel.replaceChildren();
+      opener.setAttribute("aria-expanded", "false");
+      opener.focus();
+    };
+    const openSchedule = (mode, opener) => {
+      if (opener.getAttribute("aria-expanded") === "true") {
+        closeSchedule(opener);
+        return;
+      }
       held = true;
+      opener.setAttribute("aria-expanded", "true");
       show(
         panel,
         schedulePanel(post, mode, {
           submit: change,
           explain: (error) => explain(error, reloadButton()),
-          cancel: () => {
-            held = false;
-            panel.replaceChildren();
-            page.querySelector("h1").focus();
-          },
+          cancel: () => closeSchedule(opener),
         }),
       );
       panel.querySelector("input")?.focus();
@@ -119,18 +129,20 @@ function actionBar(post, session, act) {
   const write = session.can("posts:write");
   const publish = write && session.can("posts:publish");
   const button = (text, onclick, extra = "") => h("button", { type: "button", class: `button ${extra}`, onclick }, text);
+  const opener = (text, mode, extra = "") =>
+    h("button", { type: "button", class: `button ${extra}`, "aria-expanded": "false", "aria-controls": "schedule-panel", onclick: (event) => act.openSchedule(mode, event.currentTarget) }, text);
   const edit = h("a", { class: "button", href: `#/posts/${post.id}/edit` }, "Edit");
   const del = button("Delete", act.remove, "button-danger");
   const byStatus = {
-    Draft: [publish && button("Schedule…", () => act.openSchedule("schedule"), "button-primary"), write && edit, write && del],
+    Draft: [publish && opener("Schedule…", "schedule", "button-primary"), write && edit, write && del],
     Scheduled: [
-      publish && button("Reschedule…", () => act.openSchedule("reschedule")),
+      publish && opener("Reschedule…", "reschedule"),
       publish && button("Unschedule", () => act.change({ status: "Draft" }, "Unscheduled: back to Draft")),
       write && edit,
       write && del,
     ],
     Failed: [
-      publish && button("Retry…", () => act.openSchedule("retry"), "button-primary"),
+      publish && opener("Retry…", "retry", "button-primary"),
       publish && button("Back to draft", () => act.change({ status: "Draft" }, "Back to Draft")),
       write && edit,
       write && del,

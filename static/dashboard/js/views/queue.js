@@ -4,7 +4,7 @@ import { PAGE_SIZE, call, query } from "../api.js";
 import { excerpt, h, outsideLink, show } from "../dom.js";
 import { explain } from "../explain.js";
 import * as time from "../time.js";
-import { POST_STATUSES, countdown, empty, heading, loading, pager, typeBadge } from "../widgets.js";
+import { POST_STATUSES, countdown, empty, fitTabs, heading, loading, pager, typeBadge } from "../widgets.js";
 
 // Posts waiting for a time come soonest first; the others newest first.
 const ORDER = { Scheduled: "scheduled_at", Publishing: "scheduled_at" };
@@ -54,6 +54,7 @@ export async function showQueue(view, route, session) {
     if (signature === shown) return;
     shown = signature;
     show(tabs, statusTabs(status, counts));
+    fitTabs(tabs);
     show(
       body,
       h("h2", { class: "visually-hidden" }, `${status} posts`),

@@ -59,7 +59,7 @@ export function schedulePanel(post, modeName, { submit, explain, cancel }) {
 
   return h(
     "form",
-    { class: "panel schedule-panel", novalidate: true, onsubmit, "aria-labelledby": "schedule-title" },
+    { class: "panel schedule-panel", id: "schedule-panel", novalidate: true, onsubmit, "aria-labelledby": "schedule-title" },
     h("h2", { id: "schedule-title" }, mode.title),
     h("label", { for: "schedule-at" }, "Publish at"),
     input,
