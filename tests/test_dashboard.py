@@ -28,6 +28,11 @@ POSTS = f"{API}/api-v2-posts"
 ITEM = f"{API}/api-v2-posts-item/"
 DASHBOARD = f"{API}/dashboard"
 READ_ONLY = ["posts:read", "articles:read"]
+LONG_BRAND = "northwind-traders-international-holdings"
+LONG_TEXT = (
+    "Five things we learned shipping the spring release: plan the week on Monday, "
+    "keep drafts short, schedule for mornings, and read every reply."
+)
 SERVER_ENV = {
     "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "1",  # a post can be due two seconds after scheduling
     "FLASK_WEBHOOK_ALLOW_PRIVATE": "1",  # the receiver listens on 127.0.0.1
@@ -100,14 +105,74 @@ def shoot(page, name):
     page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}.png"), full_page=True)
 
 
-def shoot_at_phone_width(page, name, ready):
-    """At 390 px, once `ready` shows: nothing is wider than the screen; a picture."""
+PHONE_HEADER_MAX = 130  # px of the 844: the name and buttons, the views, the key
+
+
+def shoot_at_phone_width(page, name, ready, before=None):
+    """At 390 px, once `ready` shows: nothing is wider than the screen, the
+    header is short, its scopes folded; `before(page)`, then a picture."""
     page.set_viewport_size(PHONE)
     page.locator(ready).first.wait_for()
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"{name}: the page is {width} px wide"
+    header = page.locator("header.topbar").bounding_box()
+    assert header["height"] <= PHONE_HEADER_MAX, f"{name}: the header is {header['height']} px tall"
+    assert page.locator("#scope-list").is_hidden() and page.locator("#scopes-toggle").is_visible()
+    session_buttons = [page.locator(f"#{id}").bounding_box() for id in ("refresh", "sign-out")]
+    tops = {round(box["y"]) for box in session_buttons if box}
+    assert len(tops) <= 1, f"{name}: Refresh and Sign out are on different rows"
+    if before:
+        before(page)
     shoot(page, name)
     page.set_viewport_size(VIEWPORT)
+
+
+def check_days_stacked(page):
+    """At phone width the week is one column of days, each below the last."""
+    boxes = [day.bounding_box() for day in page.locator("section.day").all()]
+    assert len(boxes) == 7
+    for above, below in zip(boxes, boxes[1:], strict=False):
+        assert above["y"] + above["height"] <= below["y"], (above, below)
+
+
+def check_tab_strip(page):
+    """At phone width the status tabs are one row that scrolls sideways within
+    the screen: the current tab in view, and every tab reached with Tab
+    scrolled into view with its focus ring."""
+    strip = page.locator(".view nav.tabs ul")
+    box = strip.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+    tabs = strip.locator("a.tab")
+    assert len({round(b["y"]) for b in (t.bounding_box() for t in tabs.all())}) == 1
+
+    def outside(tab):
+        """What of `tab` the strip hides ("" when it shows it whole)."""
+        return tab.evaluate(
+            """(tab) => {
+                const a = tab.getBoundingClientRect(), b = tab.closest("ul").getBoundingClientRect();
+                return a.left >= b.left - 1 && a.right <= b.right + 1 ? ""
+                    : `${tab.textContent} at ${a.left}-${a.right} in ${b.left}-${b.right}`;
+            }"""
+        )
+
+    assert not outside(strip.locator("a.tab[aria-current=page]"))
+    page.locator(".view h1").focus()  # then Tab, as a person would, to the first tab
+    for _ in range(5):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.classList.contains('tab')"):
+            break
+    for i in range(tabs.count()):
+        focused = strip.locator("a.tab:focus")
+        hidden = outside(focused)
+        assert not hidden, f"focused out of view: {hidden}"
+        outline = page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle")
+        assert outline == "solid", f"tab {i} has no visible focus"
+        if i < tabs.count() - 1:
+            page.keyboard.press("Tab")
+    page.keyboard.press("Shift+Tab")  # and back: no trap either way
+    assert page.evaluate("() => document.activeElement.classList.contains('tab')")
+    strip.locator("a.tab[aria-current=page]").focus()  # back in view for the picture
+    page.evaluate("() => document.activeElement.blur()")
 
 
 def at(seconds):
@@ -193,6 +258,7 @@ def test_schedule_watch_it_go_out_and_fail(browser, server, user):
         page.check("input[name=type][value=brand]")
         page.fill("#brand_id", "acme-corp")
         page.fill("#content", "Our spring launch is live: see what is new.")
+        shoot(page, "post-form")
         page.fill("#media_urls", "ftp://files.example/launch.png")
         page.get_by_role("button", name="Create draft").click()
         alert = page.locator(".form-problem [role=alert]")
@@ -207,8 +273,18 @@ def test_schedule_watch_it_go_out_and_fail(browser, server, user):
         page.locator("[data-field=version]").wait_for()
         assert page.text_content("[data-field=version]") == "1"
 
+        # The picker opens under its button, which shows as pressed while it
+        # is open; Cancel closes it and gives focus back to the button.
+        opener = page.get_by_role("button", name="Schedule…")
+        assert opener.get_attribute("aria-expanded") == "false"
+        opener.click()
+        assert opener.get_attribute("aria-expanded") == "true"
+        page.get_by_role("button", name="Cancel").click()
+        assert page.locator(".schedule-panel").count() == 0
+        assert opener.get_attribute("aria-expanded") == "false"
+        assert page.evaluate("() => document.activeElement.textContent") == "Schedule…"
         # The picker refuses a time inside the lead time without sending it.
-        page.get_by_role("button", name="Schedule…").click()
+        opener.click()
         patches_before = [r for r in page.api_requests if r.method == "PATCH"]
         # The server's lead time (1 s here) reached the page.
         assert "At least 1 second from now" in page.text_content("#schedule-hint")
@@ -216,6 +292,9 @@ def test_schedule_watch_it_go_out_and_fail(browser, server, user):
         page.click(".schedule-panel button[type=submit]")
         page.locator(".schedule-panel [role=alert]", has_text="at least 1 second").wait_for()
         assert [r for r in page.api_requests if r.method == "PATCH"] == patches_before
+        panel = page.locator(".schedule-panel").bounding_box()
+        content = page.locator(".content-block").bounding_box()
+        assert (panel["x"], panel["width"]) == (content["x"], content["width"])  # aligned
         shoot(page, "schedule-too-soon")
 
         # Two days ahead at 08:30 in Auckland: the previous day in UTC.
@@ -230,9 +309,21 @@ def test_schedule_watch_it_go_out_and_fail(browser, server, user):
         assert stored["status"] == "Scheduled"
         assert stored["scheduled_at"] == rfc3339(day)
 
+        # Two more that day: a personal post, and one for a brand with a long name.
+        neighbours = []
+        for hour, body in (
+            (12, {"type": "personal", "content": LONG_TEXT}),
+            (17, {"type": "brand", "brand_id": LONG_BRAND, "content": "Hiring: three roles."}),
+        ):
+            made = api.post(POSTS, body).json
+            when = rfc3339(day.replace(hour=hour, minute=15))
+            assert api.patch(ITEM + made["id"], {"status": "Scheduled", "scheduled_at": when}).ok
+            neighbours.append(made["id"])
+
         # In the calendar on its local day, brand named, UTC on hover.
         page.get_by_role("link", name="Show in calendar").click()
-        card = page.locator(f"section.day[data-date='{day:%Y-%m-%d}'] [data-post-id='{post_id}']")
+        column = page.locator(f"section.day[data-date='{day:%Y-%m-%d}']")
+        card = column.locator(f"[data-post-id='{post_id}']")
         card.wait_for()
         assert "type-brand" in card.get_attribute("class")
         assert "acme-corp" in card.text_content() and "08:30" in card.text_content()
@@ -240,7 +331,22 @@ def test_schedule_watch_it_go_out_and_fail(browser, server, user):
         title = card.locator("time").get_attribute("title")
         assert f"{utc_day:%H:%M}" in title and "UTC" in title and f" {utc_day.day} " in title
         assert utc_day.day != day.day  # the local day is not the UTC day
+        # Personal and brand side by side, in order of time; a long brand name
+        # is cut short on one line, whole in the pill's tooltip.
+        cards = column.locator(".post-card")
+        assert [c.get_attribute("data-post-id") for c in cards.all()] == [post_id, *neighbours]
+        assert "type-personal" in cards.nth(1).get_attribute("class")
+        pill = cards.nth(2).locator(".badge.type")
+        assert LONG_BRAND in pill.get_attribute("title") and LONG_BRAND in pill.text_content()
+        assert pill.bounding_box()["height"] < 26  # one line, not broken mid-word
+        assert pill.locator("strong").evaluate("(el) => el.scrollWidth > el.clientWidth")
+        # A day with posts is wide enough to read; the empty ones give it room.
+        assert column.bounding_box()["width"] >= 240, column.bounding_box()
         shoot(page, "calendar")
+        page.goto(f"{server.url}{DASHBOARD}#/queue/Scheduled")
+        page.locator(f"tr[data-post-id='{neighbours[-1]}']").wait_for()
+        assert page.locator("tbody tr").count() == 3
+        shoot(page, "queue-scheduled")
 
         # The automation's side: move it two seconds ahead, with a second post.
         assert api.patch(ITEM + post_id, {"scheduled_at": at(2)}).status == 200
@@ -317,7 +423,8 @@ def test_schedule_watch_it_go_out_and_fail(browser, server, user):
             ("#/queue/Published", f"tr[data-post-id='{post_id}']", "queue-phone"),
         ):
             page.goto(f"{server.url}{DASHBOARD}{view}")
-            shoot_at_phone_width(page, name, ready)
+            check = {"calendar-phone": check_days_stacked, "queue-phone": check_tab_strip}
+            shoot_at_phone_width(page, name, ready, check.get(name))
         assert_clean(page, server)
 
 
@@ -332,6 +439,7 @@ def test_an_open_view_refreshes_by_itself(browser, server, user):
         page.get_by_role("link", name="Queue", exact=True).click()
         page.click("a.tab[href='#/queue/Draft']")
         page.locator(".empty", has_text="No draft posts.").wait_for()
+        shoot(page, "queue-empty")
         post = api.post(POSTS, {"type": "personal", "content": "Made elsewhere"}).json
         page.clock.run_for(10_500)
         page.locator(f"tr[data-post-id='{post['id']}']").wait_for()
@@ -350,6 +458,7 @@ def test_queue_pages_through_the_api_with_counts_from_total(browser, server, use
         pager.locator("text=1–20 of 23").wait_for()
         assert page.locator("tbody tr").count() == 20
         assert page.text_content(".tab[aria-current=page] .tab-count") == "23"
+        shoot(page, "queue-draft")
         pager.get_by_role("link", name="Next ›").click()
         pager.locator("text=21–23 of 23").wait_for()
         assert page.locator("tbody tr").count() == 3
@@ -402,6 +511,8 @@ def test_refused_keys_are_explained_and_forgotten(browser, server, user):
     _, key = user
     with tab(browser, server) as page:
         page.goto(server.url + DASHBOARD)
+        page.locator("#key-input:focus").wait_for()
+        shoot(page, "sign-in")
         page.fill("#key-input", "svc_live_short")
         page.get_by_role("button", name="Sign in").click()
         alert = page.locator("#sign-in-problem [role=alert]")
@@ -456,6 +567,27 @@ def test_read_only_key_sees_no_edit_actions_and_a_forced_edit_is_explained(brows
         assert "This API key lacks the scope posts:write." in text  # the envelope's message
         assert "It needs the posts:write scope" in text
         shoot(page, "read-only-forced-edit")
+
+        # At phone width: the scopes fold behind a button that the keyboard opens.
+        page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
+
+        def open_scopes(page):
+            toggle = page.locator("#scopes-toggle")
+            assert toggle.text_content() == "2 of 6 scopes"
+            toggle.focus()
+            page.keyboard.press("Enter")
+            assert toggle.get_attribute("aria-expanded") == "true"
+            assert page.locator("#scope-list").is_visible()
+            page.keyboard.press("Space")
+            assert toggle.get_attribute("aria-expanded") == "false"
+            assert page.locator("#scope-list").is_hidden()
+            page.keyboard.press("Enter")
+            missing = page.locator("#scope-list .scope-missing")
+            assert missing.count() == 4 and missing.first.is_visible()
+            page.evaluate("() => document.activeElement.blur()")
+
+        shoot_at_phone_width(page, "read-only-phone", ".action-bar .hint", open_scopes)
+        assert page.locator("#scope-list").is_visible()  # wide again: the chips show
     stored = Client(server.url, key).get(ITEM + post["id"]).json
     assert stored["content"] == "Look only" and stored["version"] == 1
 
@@ -501,6 +633,7 @@ def test_articles_create_edit_publish(browser, server, user):
         page.fill("#title", "Why we schedule")
         page.fill("#body", "# Notes\n\nMarkdown is fine.")
         page.fill("#tags", "howto, scheduling")
+        shoot(page, "article-form")
         page.get_by_role("button", name="Create draft").click()
         page.locator(".view h1", has_text="Why we schedule").wait_for()
         page.get_by_role("link", name="Edit", exact=True).click()
@@ -509,6 +642,10 @@ def test_articles_create_edit_publish(browser, server, user):
         page.locator(".view h1", has_text="Why we schedule posts").wait_for()
         page.get_by_role("button", name="Publish", exact=True).click()
         page.locator(".view .badge.status", has_text="Published").wait_for()
+        # The body as written, in a source block; times with their UTC line.
+        assert page.text_content(".view pre.source-text") == "# Notes\n\nMarkdown is fine."
+        published = page.locator(".view .field", has=page.locator("dt", has_text="Published at"))
+        assert "UTC" in published.locator(".utc").text_content()
         shoot(page, "article")
         page.get_by_role("link", name="Articles", exact=True).click()
         row = page.locator("tbody tr", has_text="Why we schedule posts")
@@ -568,6 +705,19 @@ def test_deliveries_filter_and_redeliver(browser, server, user):
             receiver.wait_for(lambda arrivals: len(arrivals) >= 3, what="the redelivery")
             page.get_by_role("link", name="Clear").click()
             wait_until_delivered(page)
+            # The redelivery says which delivery it sends again; nothing empty is blank.
+            again = page.locator("tbody tr:has(.outcome-delivered)")
+            first = page.locator("tbody tr:has(.outcome-failed)")
+            note = again.locator(".redelivery")
+            assert "Re-sends the failed delivery of" in note.text_content()
+            original = first.get_attribute("data-delivery-id")
+            assert note.get_attribute("data-redelivery-of") == original
+            assert first.locator(".redelivery").count() == 0
+            assert again.locator("td[data-label='Next / last error']").text_content() == "—"
+            created = again.locator("td[data-label=Created] time").bounding_box()
+            assert created["height"] < 30  # the date on one line at 1280 px
+            table, filters = (page.locator(s).bounding_box() for s in ("table", "form.filters"))
+            assert table["x"] + table["width"] <= filters["x"] + filters["width"] + 0.5
             shoot(page, "deliveries")
             shoot_at_phone_width(page, "deliveries-phone", "tbody tr")
             assert_clean(page, server)
