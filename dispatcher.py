@@ -6,7 +6,8 @@ One loop, several threads:
   users with an enabled post.due endpoint to that endpoint (a claim, written
   with its post.due event in one transaction), turns handoffs whose lease
   ran out into Failed posts (with their post.failed events), and leases
-  ready deliveries;
+  ready deliveries; in its first round and then hourly it forgets the
+  delivery log older than FLASK_DELIVERY_LOG_DAYS, a batch per round;
 - a pool of delivery threads sends each leased delivery and records the
   attempt, the delivery's next step (delivered, retry at a time, gave up),
   and for post.due the handoff's acknowledgement.
@@ -57,6 +58,7 @@ CALLBACK_PATH = "/functions/v1/make-post-callback"
 PUSH_BATCH = 200
 RETRY_AFTER_CAP = 86400
 LEASE_MARGIN = 2  # seconds kept between the end of an attempt and the end of its lease
+PURGE_INTERVAL = 3600  # seconds between two purges of the delivery log
 GIVE_BACK = "give back"  # a result that is not an attempt: return the lease unused
 
 
@@ -78,7 +80,8 @@ class Dispatcher:
         )
         self.schedule = self.config["WEBHOOK_RETRY_SCHEDULE"]
         self.secrets = {}  # sealed -> plain, so that each secret is decrypted once
-        self.last_purge = 0.0
+        self.next_purge = None  # time.monotonic() of the next purge; None: the first round
+        self.purged_rows = self.purged_batches = 0  # of the purge under way
         self.delivered = 0
 
     # --- the loop -----------------------------------------------------------------------
@@ -116,8 +119,8 @@ class Dispatcher:
                     with transaction():
                         publishing.settle_all(now)
                 leased = self.lease()
-                self._purge_now_and_then(timestamps.now_text())
-            return bool(recorded or pushed or leased)
+                purged = self._purge_now_and_then()
+            return bool(recorded or pushed or leased or purged)
         except Exception:
             log.exception("dispatcher round failed; trying again")
             self.stopping.wait(1)
@@ -198,12 +201,36 @@ class Dispatcher:
                 self.held.pop(delivery["id"], None)
         return len(done)
 
-    def _purge_now_and_then(self, now):
-        if time.monotonic() - self.last_purge < 3600:
-            return
-        self.last_purge = time.monotonic()
-        with transaction():
-            outbox.purge(timestamps.later(now, -86400 * self.config["DELIVERY_LOG_DAYS"]))
+    def _purge_now_and_then(self):
+        """Forget the delivery log older than FLASK_DELIVERY_LOG_DAYS: in the
+        first round after start (time.monotonic() counts from boot, so no
+        fixed origin can stand for "never"), then hourly. One batch a round,
+        each in a transaction of its own, so that a big backlog neither holds
+        the write lock for long nor keeps due posts waiting; returns the rows
+        deleted (while there are, the next round comes at once)."""
+        if self.next_purge is not None and time.monotonic() < self.next_purge:
+            return 0
+        days = self.config["DELIVERY_LOG_DAYS"]
+        before = timestamps.later(timestamps.now_text(), -86400 * days)
+        found = outbox.purgeable(before, outbox.PURGE_BATCH)  # a read: no lock yet
+        deleted = 0
+        if found:
+            with transaction():
+                deleted = outbox.purge(*found, before)
+        if deleted:
+            self.purged_rows += deleted
+            self.purged_batches += 1
+            return deleted
+        self.next_purge = time.monotonic() + PURGE_INTERVAL
+        if self.purged_rows:
+            log.info(
+                "delivery log: forgot %d rows older than %g days, in %d batches",
+                self.purged_rows,
+                days,
+                self.purged_batches,
+            )
+        self.purged_rows = self.purged_batches = 0
+        return 0
 
     def _shut_down(self):
         grace = time.monotonic() + self.config["DISPATCH_GRACE_SECONDS"]

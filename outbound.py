@@ -13,6 +13,7 @@ attempt), the whole attempt is bounded by a timeout, and only the first KB
 of the answer is kept.
 """
 
+import codecs
 import contextlib
 import ipaddress
 import socket
@@ -234,8 +235,11 @@ class Sender:
 
 def _text(data):
     """What a receiver answered, as text any backend can store: invalid UTF-8
-    and NUL (which PostgreSQL's text cannot hold) become U+FFFD."""
-    return data.decode("utf-8", "replace").replace("\x00", "\ufffd")
+    and NUL (which PostgreSQL's text cannot hold) become U+FFFD. A character
+    cut at the end of the kept KB is left out, not garbled: the incremental
+    decoder keeps back an incomplete sequence it was not told is the last."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    return decoder.decode(data, final=len(data) < RESPONSE_KEPT).replace("\x00", "\ufffd")
 
 
 def _finish(answer, cut):

@@ -232,16 +232,35 @@ def count_by_outcome():
     }
 
 
-def purge(before):
-    """Forget attempts, finished deliveries and their events older than `before`."""
-    execute("DELETE FROM webhook_attempts WHERE attempted_at < ?", (before,))
-    execute(
-        "DELETE FROM webhook_deliveries WHERE outcome <> 'pending' AND updated_at < ?"
-        " AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)",
-        (before,),
-    )
-    execute(
-        "DELETE FROM webhook_events WHERE created_at < ?"
-        " AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)",
-        (before,),
-    )
+PURGE_BATCH = 2000  # rows per transaction: a big backlog never holds the write lock for long
+
+# What makes a row of the log old enough to forget, by table, in the order the
+# foreign keys need: attempts, then finished deliveries left without attempts,
+# then events left without deliveries.
+_FORGETTABLE = {
+    "webhook_attempts": "attempted_at < ?",
+    "webhook_deliveries": "outcome <> 'pending' AND updated_at < ? AND NOT EXISTS"
+    " (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)",
+    "webhook_events": "created_at < ? AND NOT EXISTS"
+    " (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)",
+}
+
+
+def purgeable(before, limit=PURGE_BATCH):
+    """(table, ids) of up to `limit` rows of the log older than `before`, from
+    the first table that has any; None when none is left. A read, outside
+    any transaction: only purge() takes the write lock, to delete them."""
+    for table, old in _FORGETTABLE.items():
+        found = rows(f"SELECT id FROM {table} WHERE {old} LIMIT ?", (before, limit))
+        if found:
+            return table, [r["id"] for r in found]
+    return None
+
+
+def purge(table, ids, before):
+    """Forget the rows purgeable() found that still may be (a delivery
+    redelivered meanwhile keeps its event); returns how many."""
+    marks = ", ".join("?" * len(ids))
+    return execute(
+        f"DELETE FROM {table} WHERE id IN ({marks}) AND {_FORGETTABLE[table]}", (*ids, before)
+    ).rowcount
