@@ -1,12 +1,14 @@
 """Webhook endpoints through the API and the CLI: records, secrets, the SSRF
-guard, isolation, and the transactional outbox (without a dispatcher)."""
+guard, isolation, and the transactional outbox (a dispatcher only to send a
+redelivery)."""
 
 import base64
 import re
+import time
 
 import pytest
 
-from harness import Answer, Receiver
+from harness import Answer, Dispatcher, Receiver
 from tests.conftest import assert_error
 
 HOOKS = "/functions/v1/webhooks"
@@ -374,16 +376,34 @@ def test_deleting_or_disabling_an_endpoint_cancels_its_pending_deliveries(api):
     }
 
 
-def test_redeliver(api):
-    hook = add(api)
-    publish_a_post(api)
-    (first,) = api.get(DELIVERIES).get_json()["data"]
-    r = api.post(REDELIVER, json={"delivery_id": first["id"]})
-    assert r.status_code == 202
-    again = r.get_json()
-    assert again["id"] != first["id"] and again["event_id"] == first["event_id"]
-    assert again["outcome"] == "pending" and again["endpoint_id"] == hook["id"]
-    assert api.get(DELIVERIES).get_json()["total"] == 2
+def test_redeliver(api, database, private_ok, tmp_path):
+    """A redelivery is a new entry in the log, and a real dispatcher sends it:
+    the receiver gets the event a second time, under the same webhook-id."""
+    with (
+        Receiver() as receiver,
+        Dispatcher(
+            database,
+            name="redeliver",
+            log=tmp_path / "dispatcher.log",
+            env={"FLASK_WEBHOOK_ALLOW_PRIVATE": "1"},
+        ) as dispatcher,
+    ):
+        hook = add(api, receiver.url)
+        receiver.secrets.append(hook["secret"])
+        publish_a_post(api)
+        (sent,) = receiver.wait_for(lambda a: a)
+        (first,) = wait_for_log(api, lambda log: log[0]["outcome"] == "delivered")
+        r = api.post(REDELIVER, json={"delivery_id": first["id"]})
+        assert r.status_code == 202
+        again = r.get_json()
+        assert again["id"] != first["id"] and again["event_id"] == first["event_id"]
+        assert again["outcome"] == "pending" and again["endpoint_id"] == hook["id"]
+        resent = receiver.wait_for(lambda a: len(a) == 2)[1]
+        assert resent.webhook_id == sent.webhook_id == first["event_id"]
+        assert resent.body == sent.body and resent.verified_with == [hook["secret"]]
+        log = wait_for_log(api, lambda log: {d["outcome"] for d in log} == {"delivered"})
+        assert {d["id"] for d in log} == {first["id"], again["id"]}
+        assert "Traceback" not in dispatcher.log_text()
     assert_error(
         api.post(REDELIVER, json={"delivery_id": "00000000-0000-4000-8000-000000000000"}),
         404,
@@ -391,6 +411,17 @@ def test_redeliver(api):
     )
     api.patch(HOOK + hook["id"], json={"enabled": False})
     assert_error(api.post(REDELIVER, json={"delivery_id": first["id"]}), 409, "conflict")
+
+
+def wait_for_log(api, check, timeout=15.0):
+    """The delivery log once check(its entries) holds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        log = api.get(DELIVERIES).get_json()["data"]
+        if log and check(log):
+            return log
+        time.sleep(0.05)
+    raise TimeoutError(f"the delivery log is still {log}")
 
 
 # --- the CLI -----------------------------------------------------------------------------
@@ -432,12 +463,18 @@ def test_cli_add_list_test_and_remove(app, runner, key, private_ok):
 
         receiver.script = lambda arrival: Answer(503, body=b"down for maintenance")
         result = runner.invoke(args=["webhooks", "test", endpoint_id])
-        assert result.exit_code == 1 and "503" in result.output and "maintenance" in result.output
+        assert result.exit_code == 1 and type(result.exception) is SystemExit
+        status, answer, error = result.output.splitlines()
+        assert (
+            status.startswith(f"POST {receiver.url}: 503 in ") and answer == "down for maintenance"
+        )
+        assert error == "Error: The ping was not acknowledged: HTTP 503."
 
     assert runner.invoke(args=["webhooks", "remove", endpoint_id]).exit_code == 0
     assert runner.invoke(args=["webhooks", "list"]).output.strip() == "No webhook endpoints."
     result = runner.invoke(args=["webhooks", "remove", endpoint_id])
-    assert result.exit_code == 1 and "No webhook endpoint" in result.output
+    assert result.exit_code == 1 and type(result.exception) is SystemExit
+    assert result.output == f"Error: No webhook endpoint {endpoint_id}.\n"  # no traceback
 
 
 def test_cli_ping_is_signed_with_both_secrets_for_a_day_after_a_rotation(api, runner, private_ok):
