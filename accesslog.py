@@ -5,7 +5,8 @@ API key for a client that sends `curl -u KEY:`, and the raw request line,
 which carries a key sent as `?apikey=...` (the service ignores it, but the
 log would keep it). So the user name is never logged, and anything
 key-shaped (`svc_live_...`, webhook secrets `whsec_...`) in any logged value
-is replaced by its prefix and `[redacted]`.
+is replaced by its prefix and `[redacted]`, whatever the case of the prefix
+and however it is encoded (`svc%5Flive%5F...`, `SVC_live_...`; logs.SECRET).
 
 Behind nginx (deploy/nginx.conf) every request comes from the proxy, so the
 line names the client the proxy reports in X-Forwarded-For instead, but

@@ -26,10 +26,29 @@ import re
 import sys
 import time
 
-# Keys (auth.py) and webhook secrets (webhook_secrets.py), and whatever
-# follows them that could belong to them, URL-encoded or base64; not once
-# more what is already redacted (gunicorn's error log redacts twice).
-SECRET = re.compile(r"(svc_live_|whsec_)(?!\[redacted\])[A-Za-z0-9+/=_%-]*")
+
+def _spelled(prefix):
+    """`prefix` however a client or a log may have written it: each
+    character as itself in either case, percent-encoded once or more
+    (`%5F`, `%5f`, `%255F`), as `%u005F`, or backslash-escaped (`\\x5f`,
+    `\\u005f`, the backslash itself perhaps escaped again, as in JSON)."""
+    return "".join(
+        rf"(?:{re.escape(c)}|%(?:25)*(?:u00)?{ord(c):02x}|\\+(?:x|u00){ord(c):02x})" for c in prefix
+    )
+
+
+# Keys (auth.py) and webhook secrets (webhook_secrets.py), spelled as above,
+# and whatever follows them that could belong to them, URL-encoded, base64
+# or backslash-escaped; not once more what is already redacted (gunicorn's
+# error log redacts twice). A backslash is taken only as part of an escape,
+# so that the `\"` ending a quoted value in a log line is left whole. (The
+# lookahead first: it lets most positions of a line be passed over at once.)
+SECRET = re.compile(
+    r"(?=[%\\sw])"
+    rf"(?:(?P<key>{_spelled('svc_live_')})|(?P<whsec>{_spelled('whsec_')}))"
+    r"(?!\[redacted\])(?:[A-Za-z0-9+/=_%-]|\\+(?:x[0-9a-f]{2}|u[0-9a-f]{4}))*",
+    re.IGNORECASE,
+)
 REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
 FORMATS = ("text", "json")
 ENVIRON_KEY = "cps.request"  # the request's RequestContext, for the access line
@@ -38,7 +57,13 @@ TEXT_DATE = "[%Y-%m-%d %H:%M:%S %z]"  # gunicorn's own
 
 
 def redact(text):
-    return SECRET.sub(r"\1[redacted]", text)
+    """`text` with every key and webhook secret in it written as
+    `svc_live_[redacted]` or `whsec_[redacted]`, however it was spelled."""
+    return SECRET.sub(_redacted, text)
+
+
+def _redacted(match):
+    return "svc_live_[redacted]" if match["key"] is not None else "whsec_[redacted]"
 
 
 class RequestContext:

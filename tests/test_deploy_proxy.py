@@ -408,8 +408,12 @@ def test_no_key_reaches_nginxs_access_log(stack):
     key = create_key(stack.db, user="logs")
     client = Client(stack.nginx.url, source="127.0.0.15")
     basic = base64.b64encode(f"{key}:".encode()).decode()
+    encoded = key.replace("_", "%5F")
     sent = [
         (f"{POSTS}?apikey={urllib.parse.quote(key)}", {}),
+        (f"{POSTS}?apikey={encoded}", {}),
+        (f"{POSTS}?token={encoded.lower()}", {}),
+        (f"{POSTS}?apikey=SVC_LIVE_{key[len('svc_live_') :]}", {}),
         (POSTS, {"Authorization": f"Basic {basic}"}),
         (POSTS, {"X-API-Key": key, "Referer": f"https://app.example/?k={key}"}),
         ("/health", {"User-Agent": f"bot {key}"}),
@@ -418,4 +422,5 @@ def test_no_key_reaches_nginxs_access_log(stack):
         assert client.get(path, headers=headers).status is not None
     log = wait_for_log(stack.nginx.access_log, r"\[redacted\]", 3)
     assert key not in log and key[len("svc_live_") :] not in log
-    assert '"GET [redacted] HTTP/1.1"' in log
+    assert key[len("svc_live_") :].lower() not in log
+    assert log.count('"GET [redacted] HTTP/1.1"') >= 4

@@ -1,7 +1,10 @@
 """Input that only a real server shows: chunked bodies and the access log."""
 
 import base64
+import secrets
 import time
+import uuid
+from urllib.parse import unquote
 
 import pytest
 
@@ -66,6 +69,63 @@ def test_no_key_reaches_the_access_log(server):
     assert key not in log and key[len("svc_live_") :] not in log
     assert log.count("svc_live_[redacted]") >= 6, log[-3000:]
     assert "apikey=svc_live_[redacted]" in log
+
+
+def percent_encoded(text):
+    return "".join(f"%{ord(c):02X}" for c in text)
+
+
+# How a client may spell a key or a webhook secret it puts where it does not
+# belong: the prefix in another case or encoded (once, twice, as %u00XX, or
+# every character of it), and the secret after it encoded too.
+SPELLINGS = {
+    "as is": lambda prefix, secret: prefix + secret,
+    "%5F": lambda prefix, secret: prefix.replace("_", "%5F") + secret,
+    "%5f": lambda prefix, secret: prefix.replace("_", "%5f") + secret,
+    "upper case": lambda prefix, secret: prefix.upper() + secret,
+    "mixed case": lambda prefix, secret: prefix[:3].upper() + prefix[3:] + secret,
+    "mixed case and %5F": lambda prefix, secret: prefix.title().replace("_", "%5F") + secret,
+    "encoded twice": lambda prefix, secret: prefix.replace("_", "%255F") + secret,
+    "%u005F": lambda prefix, secret: prefix.replace("_", "%u005F") + secret,
+    "prefix all encoded": lambda prefix, secret: percent_encoded(prefix) + secret,
+    "all encoded": lambda prefix, secret: percent_encoded(prefix + secret),
+}
+SECRETS = {
+    "svc_live_": lambda: secrets.token_hex(20),  # 40 letters and digits, as a key
+    "whsec_": lambda: base64.b64encode(secrets.token_bytes(32)).decode(),  # as webhook_secrets
+}
+
+
+def access_line(server, request_id):
+    """The access line of the request, and the whole log once it is there."""
+    deadline = time.monotonic() + 10  # gunicorn writes the line after the answer is sent
+    while True:
+        log = server.log_text()
+        lines = [x for x in log.splitlines() if f"request_id={request_id}" in x and '"GET ' in x]
+        if lines or time.monotonic() > deadline:
+            assert len(lines) == 1, log[-3000:]
+            return lines[0], log
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("prefix", SECRETS)
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_no_key_or_secret_reaches_the_access_log_however_it_is_spelled(server, prefix, spelling):
+    secret = SECRETS[prefix]()
+    spelled = SPELLINGS[spelling](prefix, secret)
+    request_id = f"spelling-{uuid.uuid4().hex}"
+    headers = {"X-Request-ID": request_id, "Referer": f"https://app.example/?k={spelled}"}
+    r = Client(server.url).get(
+        f"{POSTS}?apikey={spelled}", headers={**headers, "User-Agent": f"agent {spelled}"}
+    )
+    assert r.status is not None
+    line, log = access_line(server, request_id)
+    assert f"?apikey={prefix}[redacted]" in line, line
+    assert line.count(f"{prefix}[redacted]") == 3, line  # the URL, Referer and User-Agent
+    decoded = unquote(unquote(log))  # as a reader of the log would decode it
+    for where in (log, decoded):
+        assert secret not in where and percent_encoded(secret) not in where
+        assert secret[:12] not in where  # not even a part of it
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ per line.
 
 Two runs (text logs on SQLite, JSON logs on PostgreSQL) send known keys (valid, unknown, malformed,
 revoked; in X-API-Key, Bearer, Basic auth `curl -u KEY:`, `?apikey=`, the
-path, Referer, User-Agent and X-Request-ID), creates and rotates a webhook
+path, Referer, User-Agent and X-Request-ID; the prefix also in other cases
+and percent-encoded), creates and rotates a webhook
 (so `whsec_` secrets are in answers), and puts a unique marker in the
 content of posts and articles, through every operation of the OpenAPI
 document, the pages outside it, and requests that end in errors (the app's
@@ -20,6 +21,7 @@ import re
 import socket
 import uuid
 from datetime import UTC, datetime, timedelta
+from urllib.parse import unquote
 
 import pytest
 
@@ -32,8 +34,9 @@ SERVER_ENV = {
     "FLASK_WEBHOOK_ALLOW_PRIVATE": "1",
     "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "-1000000000",
 }
-# A plain key or secret: the prefix and then anything but the redaction mark.
-PLAIN_SECRET = re.compile(r"(svc_live_|whsec_)(?!\[redacted\])")
+# A plain key or secret: the prefix in any case and then anything but the
+# redaction mark (looked for in the log as written and URL-decoded).
+PLAIN_SECRET = re.compile(r"(svc_live_|whsec_)(?!\[redacted\])", re.IGNORECASE)
 
 
 @pytest.fixture(scope="module")
@@ -188,6 +191,14 @@ def send_everything(server, receiver, run):
         ({"X-API-Key": key, "Referer": f"https://a.example/?k={key}", "User-Agent": key}, posts),
         ({"X-API-Key": key, "X-Request-ID": key}, posts),
         ({"X-API-Key": key}, f"{V1}/{key}"),  # 404, the key in the path
+        # The prefix in another case or percent-encoded (once or twice): still a key.
+        ({}, f"{posts}?apikey={key.replace('_', '%5F')}"),
+        ({}, f"{posts}?apikey={key.replace('_', '%5f')}"),
+        ({}, f"{posts}?apikey=SVC_live_{key[9:]}"),
+        ({}, f"{posts}?apikey=Svc%5FLive%5F{key[9:]}"),
+        ({"User-Agent": key.replace("_", "%255F")}, posts),
+        ({"Referer": f"https://a.example/?s={run.secrets[0].replace('_', '%5F')}"}, posts),
+        ({}, f"{posts}?secret={run.secrets[1].upper().replace('_', '%5f')}"),
     ]:
         send("GET", posts, path, via=anonymous, headers=headers)
     send("POST", posts, body={"type": "personal", "content": marker}, key=reader, expect=403)
@@ -257,14 +268,17 @@ def test_no_key_secret_or_content_reaches_a_log(run):
     assert len(server) > 60 and dispatcher, "the logs are missing"
     text = "\n".join(server + dispatcher)
     assert "svc_live_[redacted]" in text  # the keys sent where they do not belong
-    assert not PLAIN_SECRET.search(text), PLAIN_SECRET.search(text)
-    assert "[redacted][redacted]" not in text  # redacted once, however many filters it met
-    for key in run.keys:
-        random_part = key[len("svc_live_") :]
-        assert random_part not in text
-        assert base64.b64encode(f"{key}:".encode()).decode() not in text  # Basic auth
-    for secret in run.secrets:
-        assert secret[len("whsec_") :] not in text
+    decoded = unquote(unquote(text))  # as a reader of the log would decode it
+    for where in (text, decoded):
+        assert not PLAIN_SECRET.search(where), PLAIN_SECRET.search(where)
+        assert "[redacted][redacted]" not in where  # redacted once, however many filters it met
+        for key in run.keys:
+            random_part = key[len("svc_live_") :]
+            assert random_part not in where
+            assert base64.b64encode(f"{key}:".encode()).decode() not in where  # Basic auth
+        for secret in run.secrets:
+            assert secret[len("whsec_") :] not in where
+            assert secret[len("whsec_") :].upper() not in where
     assert run.marker not in text
 
 
