@@ -32,12 +32,12 @@ def copy_db_command(target):
     if not is_postgres(target):
         raise click.BadParameter("must be a postgresql:// URL", param_hint="--to")
     target_config = {**current_app.config, "DATABASE": target}
-    click.echo(f"Copying {source} into {describe(target_config)} ...")
     try:
         copied = copy_database(
             current_app.config,
             target_config,
             progress=lambda table, rows: click.echo(f"  {table}: {rows:,} rows"),
+            starting=lambda: click.echo(f"Copying {source} into {describe(target_config)} ..."),
         )
     except CopyRefused as e:
         raise click.ClickException(f"{e}. Nothing was written.") from None

@@ -6,13 +6,39 @@ the database keeps its hash.
 
 import click
 from flask.cli import AppGroup
+from marshmallow import ValidationError
 
 import timestamps
 from auth import KEY_PREFIX, SCOPES, display_prefix, generate_key, hash_key, is_well_formed
+from schemas import text
 from store import keys as key_store
 from store.db import needs_database, transaction
 
 keys_cli = AppGroup("keys", help="Manage API keys.")
+
+USER_MAX_LENGTH = 100
+MAX_ID = 2**63 - 1  # ids are 64-bit integers in SQLite and PostgreSQL
+
+
+def user_name(ctx, param, value):
+    """--user as a single-line text field of the API (schemas/text.py): no
+    control characters or line breaks, a visible character, at most 100
+    characters. The name is written on every access-log line of its keys,
+    where a control character could forge or hide lines."""
+    value = value.strip()
+    if not value:
+        raise click.BadParameter("must not be empty", param_hint="--user")
+    if len(value) > USER_MAX_LENGTH:
+        raise click.BadParameter(
+            f"must be at most {USER_MAX_LENGTH} characters (this one has {len(value)})",
+            param_hint="--user",
+        )
+    try:
+        text.no_controls(multiline=False)(value)
+        text.not_blank(value)
+    except ValidationError as e:
+        raise click.BadParameter(" ".join(e.messages), param_hint="--user") from None
+    return value
 
 
 def _parse_expiry(ctx, param, value):
@@ -23,6 +49,11 @@ def _parse_expiry(ctx, param, value):
     except ValueError as e:
         raise click.BadParameter(
             f"{value!r} is not an RFC 3339 timestamp with offset ({e})"
+        ) from None
+    except OverflowError:  # a real time, but outside what UTC can hold (year 0 or 10000)
+        raise click.ClickException(
+            f"--expires-at {value!r} falls outside the years 1-9999 once moved to UTC;"
+            " give a time within them"
         ) from None
 
 
@@ -36,7 +67,7 @@ def _new_key(user, scopes, expires_at):
 
 
 @keys_cli.command("create")
-@click.option("--user", required=True, help="Owner of the key; created if new.")
+@click.option("--user", required=True, callback=user_name, help="Owner of the key; created if new.")
 @click.option(
     "--scope",
     "scopes",
@@ -49,9 +80,6 @@ def _new_key(user, scopes, expires_at):
 @needs_database
 def create_command(user, scopes, expires_at):
     """Create a key; the plain key is printed once, on the last line."""
-    user = user.strip()
-    if not user:
-        raise click.BadParameter("must not be empty", param_hint="--user")
     scopes = sorted(set(scopes), key=SCOPES.index)
     key_id, key = _new_key(user, scopes, expires_at)
     click.echo(f"Created key {key_id} for user {user} with scopes {' '.join(scopes)}.")
@@ -113,6 +141,8 @@ def revoke_command(key_or_id):
     """Revoke a key, given the plain key or the id `keys list` shows."""
     value = key_or_id.strip()
     if value.isascii() and value.isdigit():
+        if int(value) > MAX_ID:  # no database holds it, and it cannot be sent to one
+            raise click.ClickException("No such key.")
         by = {"key_id": int(value)}
     elif is_well_formed(value):
         by = {"key_hash": hash_key(value)}

@@ -18,6 +18,7 @@ import timestamps
 import webhook_rules
 import webhook_secrets
 from errors import ApiError
+from keys_cli import user_name
 from schemas.webhooks import endpoint_schema
 from store import keys as key_store
 from store import webhooks as webhook_store
@@ -38,7 +39,12 @@ def _refuse(error):
 
 
 @webhooks_cli.command("add")
-@click.option("--user", required=True, help="The endpoint's owner (a user with a key).")
+@click.option(
+    "--user",
+    required=True,
+    callback=user_name,  # the rules of `keys create --user`, so a bad name is refused as such
+    help="The endpoint's owner (a user with a key).",
+)
 @click.option("--url", required=True, help="Where to deliver: an absolute http(s) URL.")
 @click.option(
     "--event",

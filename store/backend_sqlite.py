@@ -147,17 +147,29 @@ class Backend:
         directory = p.parent
         if not directory.is_dir():
             return f"database directory {directory} does not exist"
+        if p.is_dir():
+            return (
+                f"database {p} is a directory, not a file: FLASK_DATABASE names the "
+                f"SQLite file itself (such as {p / 'publishing.sqlite'})"
+            )
         if p.exists():
+            if not p.is_file():
+                return f"database {p} is not a regular file: FLASK_DATABASE names an SQLite file"
             if not os.access(p, os.R_OK | os.W_OK):
                 return f"database file {p} is not readable and writable"
-            with open(p, "rb") as f:
-                head = f.read(16)
+            try:
+                with open(p, "rb") as f:
+                    head = f.read(16)
+            except OSError as e:
+                return f"database file {p} cannot be read ({e.strerror or e})"
             if head and head != b"SQLite format 3\x00":
                 return f"database file {p} is not an SQLite database"
         if not os.access(directory, os.W_OK | os.X_OK):
             return f"database directory {directory} is not writable (SQLite needs it for the -wal file)"
-        if not p.exists() or p.stat().st_size == 0:
+        if not p.exists():
             return f"database {p.resolve()} does not exist" if must_exist else None
+        if p.stat().st_size == 0:  # SQLite takes it as a new database: fine to initialise
+            return f"database {p.resolve()} is an empty file (0 bytes)" if must_exist else None
         problem, found = _probe(p, version)
         if problem is None and must_exist and found == 0:
             return f"database {p.resolve()} has no tables"

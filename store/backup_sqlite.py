@@ -80,6 +80,11 @@ def restore(config, path):
     directory = database.parent
     if not directory.is_dir():
         raise BackupError(f"database directory {directory} does not exist")
+    if database.is_dir():
+        raise BackupError(
+            f"database {database} is a directory, not a file: FLASK_DATABASE names the "
+            f"SQLite file itself (such as {database / 'publishing.sqlite'})"
+        )
     temp = temp_beside(database)
     try:
         try:

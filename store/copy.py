@@ -46,11 +46,12 @@ class CopyRefused(Exception):
     """The copy cannot start or did not check out; nothing was written."""
 
 
-def copy_database(source_config, target_config, progress=None):
+def copy_database(source_config, target_config, progress=None, starting=None):
     """Copy every row of the SQLite database of `source_config` into the
     PostgreSQL database of `target_config`, which must hold none of ours.
 
-    progress(table, rows) is called after each table. Returns {table: rows}.
+    starting() is called once both databases passed their checks, and
+    progress(table, rows) after each table. Returns {table: rows}.
     Raises CopyRefused with one line saying why when it cannot or did not
     work; the target is then unchanged.
     """
@@ -60,6 +61,7 @@ def copy_database(source_config, target_config, progress=None):
     problem = source.check(SCHEMA_VERSION, must_exist=True) or target.check(SCHEMA_VERSION)
     if problem:
         raise CopyRefused(problem)
+    (starting or (lambda: None))()
     src, dst = source.connect(), target.connect()
     try:
         found = src.execute("PRAGMA user_version").fetchone()[0]
