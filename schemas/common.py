@@ -81,7 +81,13 @@ def Text(max_length, multiline=False, metadata=None, **kwargs):
             text.no_controls(multiline),
             text.not_blank,
         ],
-        metadata={"pattern": text.pattern(multiline, blank_ok=False), **(metadata or {})},
+        metadata={
+            "pattern": text.pattern(multiline, blank_ok=False),
+            **(metadata or {}),
+            "description": " ".join(
+                part for part in ((metadata or {}).get("description"), text.PATTERN_NOTE) if part
+            ),
+        },
         **kwargs,
     )
 

@@ -5,6 +5,7 @@ examples: the network's own media hosts, IDNs, odd offsets, invisible text.
 """
 
 import json
+import re
 
 import pytest
 
@@ -15,6 +16,8 @@ ITEM = "/functions/v1/api-v2-posts-item/"
 ARTICLES = "/functions/v1/articles-api"
 ARTICLE = "/functions/v1/articles-api-item/"
 CALLBACK = "/functions/v1/make-post-callback"
+WEBHOOKS = "/functions/v1/webhooks"
+WEBHOOK_ITEM = "/functions/v1/webhooks-item/"
 
 
 def create(api, **fields):
@@ -248,6 +251,67 @@ def test_tab_and_line_breaks_are_fine_in_long_text(api):
     assert r.status_code == 200
 
 
+# U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR end a line as \n does
+# (in JavaScript, JSON viewers, editors): refused where a field holds one line.
+LINE_SEPARATORS = ["\u2028", "\u2029"]
+WEBHOOK = {"url": "https://93.184.215.14/hooks/cps", "events": ["post.published"]}
+
+BAD_SINGLE_LINE = [
+    (POSTS, {"type": "brand", "content": "x", "brand_id": "acme{}"}, "brand_id"),
+    (POSTS, {"type": "brand", "content": "x", "brand_id": "{}"}, "brand_id"),
+    (ARTICLES, {"title": "First line{}Second line"}, "title"),
+    (ARTICLES, {"title": "t", "tags": ["ok", "a{}b"]}, "tags.1"),
+    (WEBHOOKS, {**WEBHOOK, "description": "Make{}scenario"}, "description"),
+]
+GOOD_MULTILINE = [
+    (POSTS, {"type": "personal", "content": "First line{}Second line"}, "content"),
+    (ARTICLES, {"title": "t", "body": "# A{}B"}, "body"),
+    (ARTICLES, {"title": "t", "excerpt": "a{}b"}, "excerpt"),
+]
+
+
+def with_char(body, char):
+    """`body` with `char` for every {} in its text."""
+    return json.loads(json.dumps(body).replace("{}", json.dumps(char)[1:-1]))
+
+
+@pytest.mark.parametrize("char", LINE_SEPARATORS)
+@pytest.mark.parametrize("path, body, field", BAD_SINGLE_LINE)
+def test_line_separators_are_refused_in_single_line_fields(api, path, body, field, char):
+    err = assert_error(api.post(path, json=with_char(body, char)), 400, "validation_error")
+    assert list(err["details"]) == [field], err
+    assert f"line breaks (found U+{ord(char):04X})" in err["details"][field][0], err
+    assert api.get(path).get_json()["total"] == 0
+
+
+@pytest.mark.parametrize("char", LINE_SEPARATORS)
+def test_line_separators_are_refused_by_patch_too(api, char):
+    article = api.post(ARTICLES, json={"title": "Kept"}).get_json()
+    r = api.patch(ARTICLE + article["id"], json={"title": f"a{char}b"})
+    assert "title" in assert_error(r, 400, "validation_error")["details"]
+    hook = api.post(WEBHOOKS, json=WEBHOOK).get_json()
+    r = api.patch(WEBHOOK_ITEM + hook["id"], json={"description": f"a{char}b"})
+    assert "description" in assert_error(r, 400, "validation_error")["details"]
+    assert api.get(ARTICLE + article["id"]).get_json()["title"] == "Kept"
+
+
+@pytest.mark.parametrize("char", LINE_SEPARATORS)
+@pytest.mark.parametrize("path, body, field", GOOD_MULTILINE)
+def test_line_separators_are_kept_in_multiline_fields(api, path, body, field, char):
+    body = with_char(body, char)
+    r = api.post(path, json=body)
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()[field] == body[field]
+
+
+@pytest.mark.parametrize("char", LINE_SEPARATORS)
+def test_line_separators_are_kept_in_last_error(api, char):
+    post = create(api)
+    r = api.patch(ITEM + post["id"], json={"last_error": f"Step 1 failed{char}Step 2 skipped"})
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["last_error"] == f"Step 1 failed{char}Step 2 skipped"
+
+
 @pytest.mark.parametrize("text", INVISIBLE)
 def test_invisible_only_content_is_blank(api, text):
     err = assert_error(
@@ -329,16 +393,57 @@ def nested(depth):
     return "[" * depth + "]" * depth
 
 
+def operations_with_a_body():
+    """(METHOD, path template) of every operation of the OpenAPI document
+    that takes a body: a new one is covered without a change here."""
+    from apidoc import build_spec
+    from app import create_app
+
+    spec = build_spec(create_app({"TESTING": True, "DATABASE": ":memory:"}))
+    return sorted(
+        (method.upper(), path)
+        for path, operations in spec["paths"].items()
+        for method, operation in operations.items()
+        if "requestBody" in operation
+    )
+
+
+BODY_OPERATIONS = operations_with_a_body()
+# A record of the caller's for each path parameter, so that the request
+# reaches the operation itself.
+RECORDS = {
+    "post_id": lambda api: create(api)["id"],
+    "article_id": lambda api: api.post(ARTICLES, json={"title": "t"}).get_json()["id"],
+    "webhook_id": lambda api: api.post(WEBHOOKS, json=WEBHOOK).get_json()["id"],
+}
+
+
+def test_the_nesting_cases_cover_every_operation_with_a_body():
+    assert {
+        ("POST", POSTS),
+        ("PATCH", ITEM + "{post_id}"),
+        ("POST", CALLBACK),
+        ("POST", "/functions/v1/api-v2-posts-claim"),
+        ("POST", ARTICLES),
+        ("PATCH", ARTICLE + "{article_id}"),
+        ("POST", WEBHOOKS),
+        ("PATCH", WEBHOOK_ITEM + "{webhook_id}"),
+        ("POST", "/functions/v1/webhook-deliveries-redeliver"),
+    } <= set(BODY_OPERATIONS)
+
+
 @pytest.mark.parametrize("depth", [33, 200, 1000, 5000, 50_000])
-@pytest.mark.parametrize("path", [POSTS, CALLBACK, ARTICLES, "ITEM", "ARTICLE"])
-def test_deeply_nested_json_is_400(api, path, depth):
-    path = {
-        "ITEM": ITEM + create(api)["id"],
-        "ARTICLE": ARTICLE + api.post(ARTICLES, json={"title": "t"}).get_json()["id"],
-    }.get(path, path)
+@pytest.mark.parametrize("method, template", BODY_OPERATIONS)
+def test_deeply_nested_json_is_400(api, method, template, depth):
+    path = re.sub(r"\{(\w+)\}", lambda m: RECORDS[m.group(1)](api), template)
     for raw in (nested(depth), '{"content": ' + nested(depth) + "}"):
-        method = api.client.patch if "item" in path else api.client.post
-        r = method(path, data=raw, content_type="application/json", headers={"X-API-Key": api.key})
+        r = api.client.open(
+            path,
+            method=method,
+            data=raw,
+            content_type="application/json",
+            headers={"X-API-Key": api.key},
+        )
         err = assert_error(r, 400, "bad_request")
         assert "nests deeper" in err["message"]
 

@@ -1,15 +1,21 @@
 """The OpenAPI document and the docs page, and schemathesis against the live service."""
 
+import json
+import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
+import jsonschema_rs
 import pytest
 from openapi_spec_validator import validate
 
-from apidoc import check_declarations, doc
+from apidoc import build_spec, check_declarations, doc
 from harness import BIN, ROOT, Client, create_key, read_posts, serve
 from harness.claims import past, schedule_posts
+from schemas import text
+from tests.conftest import assert_error
 
 SPEC = "/functions/v1/openapi.json"
 DUE_POSTS = 200
@@ -112,6 +118,65 @@ def test_query_parameters_and_bodies_come_from_the_schemas(spec):
     assert error["required"] == ["error"]
 
 
+def if_match_operations(spec):
+    """(METHOD, path) of every operation that documents an If-Match header."""
+    return {
+        (method.upper(), path)
+        for path, operations in spec["paths"].items()
+        for method, operation in operations.items()
+        if any(
+            p["in"] == "header" and p["name"] == "If-Match" for p in operation.get("parameters", [])
+        )
+    }
+
+
+def test_every_412_declares_its_etag_header(spec):
+    """A client that gets 412 reads the current version from ETag: the
+    document says the header is there, on every operation with If-Match."""
+    operations = if_match_operations(spec)
+    assert len(operations) >= 6, operations  # PATCH and DELETE of posts, articles, webhooks
+    for method, path in operations:
+        responses = spec["paths"][path][method.lower()]["responses"]
+        assert "412" in responses, (method, path)
+        assert responses["412"]["headers"]["ETag"]["schema"] == {"type": "string"}, (method, path)
+        assert responses["412"]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/Error"
+        }
+
+
+def test_every_operation_that_answers_412_documents_it(api, spec):
+    """Sent a stale If-Match, every item operation either ignores it or
+    answers 412 with the current ETag, and exactly the latter document
+    If-Match and the 412's ETag."""
+    ids = {
+        "post_id": api.post(
+            "/functions/v1/api-v2-posts", json={"type": "personal", "content": "x"}
+        ).get_json()["id"],
+        "article_id": api.post("/functions/v1/articles-api", json={"title": "t"}).get_json()["id"],
+        "webhook_id": api.post(
+            "/functions/v1/webhooks",
+            json={"url": "https://93.184.215.14/hooks/cps", "events": ["post.published"]},
+        ).get_json()["id"],
+    }
+    answered_412 = set()
+    for path, operations in spec["paths"].items():
+        if "{" not in path:
+            continue
+        url = re.sub(r"\{(\w+)\}", lambda m: ids[m.group(1)], path)
+        for method in operations:
+            r = api.client.open(
+                url,
+                method=method.upper(),
+                json={} if method == "patch" else None,
+                headers={"X-API-Key": api.key, "If-Match": '"999"'},
+            )
+            if r.status_code == 412:
+                assert_error(r, 412, "precondition_failed")
+                assert r.headers["ETag"] == '"1"', (method, path)
+                answered_412.add((method.upper(), path))
+    assert answered_412 == if_match_operations(spec)
+
+
 def test_docs_page_and_its_assets_are_served_locally(client):
     page = client.get("/functions/v1/docs")
     assert page.status_code == 200
@@ -156,7 +221,42 @@ def run_schemathesis(tmp_path, examples, seed=None):
     assert claimed_then_published, out[-5000:]
 
 
+# The documented text pattern cannot name the invisible characters above
+# U+FFFF (schemas/text.py, PATTERN_NOTE): a body whose text is made of
+# nothing else matches the document, and the server refuses it as blank.
+# Schemathesis draws such text now and then; those cases are left out, and
+# only those (test_text_patterns_agree_with_the_server checks it is the one
+# disagreement). Loaded from a file: schemathesis runs in its own process.
+HOOKS = f"""
+import importlib.util
+
+import schemathesis
+
+_spec = importlib.util.spec_from_file_location("cps_text", {str(ROOT / "schemas" / "text.py")!r})
+_text = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_text)
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+@schemathesis.hook
+def filter_case(context, case):
+    return not any(_text.blank_beyond_the_pattern(s) for s in _strings(case.body))
+"""
+
+
 def schemathesis(tmp_path, url, key, examples, seed, phases):
+    hooks = Path(tmp_path) / "schemathesis_hooks.py"
+    hooks.write_text(HOOKS)
     args = [
         str(BIN / "schemathesis"),
         "run",
@@ -173,13 +273,151 @@ def schemathesis(tmp_path, url, key, examples, seed, phases):
     ]
     if seed is not None:
         args += ["--seed", str(seed)]
-    result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=3000)
+    env = {**os.environ, "SCHEMATHESIS_HOOKS": str(hooks)}
+    result = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=3000)
     report = Path(tmp_path) / f"schemathesis-{phases.replace(',', '-')}.txt"
     report.write_text(result.stdout + result.stderr)
     assert result.returncode == 0, (result.stdout + result.stderr)[-20000:]
     counts = re.search(r"(\d+) generated, (\d+) passed", result.stdout)
     assert counts and counts.group(1) == counts.group(2), result.stdout[-5000:]
     return result.stdout
+
+
+# --- text patterns -----------------------------------------------------------------
+
+TEXT_SCHEMAS = {
+    "Post": "schemas.posts.PostSchema",
+    "PostUpdate": "schemas.posts.PostUpdateSchema",
+    "Article": "schemas.articles.ArticleSchema",
+    "ArticleUpdate": "schemas.articles.ArticleUpdateSchema",
+    "Endpoint": "schemas.webhooks.EndpointSchema",
+    "EndpointUpdate": "schemas.webhooks.EndpointUpdateSchema",
+}
+BMP = [chr(c) for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF]
+# Above U+FFFF: the invisible ones, their neighbours, and visible ones.
+ASTRAL = [
+    chr(c)
+    for first, last in [
+        (0x1BC9F, 0x1BCA4),
+        (0x1D172, 0x1D17B),
+        (0xDFFFF, 0xE0002),
+        (0xE001F, 0xE0081),
+        (0xE0FFE, 0xE1000),
+        (0x1F600, 0x1F601),
+        (0x10000, 0x10001),
+        (0x10FFFF, 0x10FFFF),
+    ]
+    for c in range(first, last + 1)
+]
+
+
+def text_properties(spec):
+    """(component, property, pattern, marshmallow field) of each text field."""
+    import importlib
+
+    found = []
+    for component, dotted in TEXT_SCHEMAS.items():
+        module, name = dotted.rsplit(".", 1)
+        fields = getattr(importlib.import_module(module), name)().fields
+        for prop, schema in spec["components"]["schemas"][component]["properties"].items():
+            field = fields[prop]
+            if schema.get("type") == "array":
+                schema, field = schema["items"], field.inner
+            if schema.get("pattern", "").startswith("^[^\\x00"):
+                found.append((component, prop, schema["pattern"], field))
+    return found
+
+
+def accepts(field, value):
+    try:
+        field.deserialize(value)
+    except Exception:
+        return False
+    return True
+
+
+def test_text_patterns_agree_with_the_server(spec):
+    """On every character alone, the document's pattern (read by
+    jsonschema-rs, schemathesis' validator) and the server agree, but for
+    the invisible characters above U+FFFF, which only the server refuses."""
+    properties = text_properties(spec)
+    assert {(c, p) for c, p, _, _ in properties} >= {
+        ("Post", "content"),
+        ("Post", "brand_id"),
+        ("PostUpdate", "last_error"),
+        ("Article", "title"),
+        ("Article", "body"),
+        ("Article", "excerpt"),
+        ("Article", "tags"),
+        ("Endpoint", "description"),
+    }
+    for component, prop, pattern, field in properties:
+        documented = jsonschema_rs.validator_for({"type": "string", "pattern": pattern})
+        disagree = [c for c in BMP + ASTRAL if documented.is_valid(c) != accepts(field, c)]
+        assert [c for c in disagree if not text.blank_beyond_the_pattern(c)] == [], (
+            component,
+            prop,
+            [f"U+{ord(c):04X}" for c in disagree][:20],
+        )
+        if accepts(field, "") is False:  # a required text: the note's characters differ
+            assert {f"U+{ord(c):04X}" for c in disagree} >= {"U+E0020", "U+1D173", "U+1BCA0"}
+        for line_break in ("\u2028", "\u2029"):
+            assert documented.is_valid(f"a{line_break}b") == accepts(field, f"a{line_break}b")
+
+
+def test_a_body_that_only_the_server_calls_blank(api, spec):
+    """The disagreement as a client meets it: a title of tag characters
+    matches the documented pattern and is refused as blank."""
+    title = "\U000e0041\U000e0042"
+    pattern = spec["components"]["schemas"]["Article"]["properties"]["title"]["pattern"]
+    assert jsonschema_rs.validator_for({"type": "string", "pattern": pattern}).is_valid(title)
+    r = api.post("/functions/v1/articles-api", json={"title": title})
+    assert "visible" in assert_error(r, 400, "validation_error")["details"]["title"][0]
+    assert text.blank_beyond_the_pattern(title)
+
+
+JS_READINGS = """
+const {patterns, astral} = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = {};
+for (const [name, pattern] of Object.entries(patterns)) {
+  for (const flags of ["", "u"]) {
+    try {
+      const re = new RegExp(pattern, flags), matched = [];
+      for (let c = 0; c < 0x10000; c++) {
+        if ((c < 0xd800 || c > 0xdfff) && re.test(String.fromCharCode(c))) matched.push(c);
+      }
+      for (const c of astral) if (re.test(String.fromCodePoint(c))) matched.push(c);
+      out[`${name}/${flags}`] = matched;
+    } catch (e) {
+      out[`${name}/${flags}`] = String(e);
+    }
+  }
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node to read the patterns as ECMA-262")
+def test_text_patterns_read_alike_in_javascript_with_and_without_the_u_flag(spec):
+    """OpenAPI 3.0 patterns are ECMA-262 regular expressions: JavaScript
+    (Swagger UI reads them without the `u` flag, most validators with it)
+    must compile them and match the same characters as jsonschema-rs."""
+    patterns = {f"{c}.{p}": pattern for c, p, pattern, _ in text_properties(spec)}
+    astral = [ord(c) for c in ASTRAL]
+    result = subprocess.run(
+        ["node", "-e", JS_READINGS],
+        input=json.dumps({"patterns": patterns, "astral": astral}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    readings = json.loads(result.stdout)
+    for name, pattern in patterns.items():
+        documented = jsonschema_rs.validator_for({"type": "string", "pattern": pattern})
+        expected = [ord(c) for c in BMP + ASTRAL if documented.is_valid(c)]
+        for flags in ("", "u"):
+            assert readings[f"{name}/{flags}"] == expected, (name, flags)
 
 
 def test_schemathesis_finds_nothing(tmp_path):
@@ -243,8 +481,8 @@ def test_render_is_what_the_schemas_dump(app, api):
     ],
 )
 def test_a_route_without_its_declarations_stops_the_app(app, decorate, message):
-    """A forgotten @doc or @require_scope never reaches a client: the app
-    refuses to be built (check_declarations runs in create_app)."""
+    """A forgotten @doc or @require_scope never reaches a client: neither the
+    app (check_declarations runs in create_app) nor the document is built."""
 
     def sneaky():
         return {}
@@ -252,3 +490,5 @@ def test_a_route_without_its_declarations_stops_the_app(app, decorate, message):
     app.add_url_rule("/functions/v1/sneaky", endpoint="api.sneaky", view_func=decorate(sneaky))
     with pytest.raises(RuntimeError, match=f"api.sneaky {message}"):
         check_declarations(app)
+    with pytest.raises(RuntimeError, match=f"api.sneaky {message}"):
+        build_spec(app)  # nor is it ever documented with a null scope
