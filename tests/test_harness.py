@@ -227,3 +227,12 @@ def test_flask_command_runs_the_service_cli(tmp_path):
     result = FlaskCommand(tmp_path / "f.sqlite", "init-db").run_to_exit(30)
     assert result.code == 0, result.stderr
     assert (tmp_path / "f.sqlite").exists()
+
+
+def test_the_harness_knows_every_scope_of_the_service():
+    """create_key() grants every scope unless told otherwise; the harness
+    keeps the README's list itself, since it reaches the service from outside."""
+    from auth import SCOPES
+    from harness.flask_cli import SCOPES as KNOWN
+
+    assert KNOWN == SCOPES
