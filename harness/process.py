@@ -218,4 +218,3 @@ def stop_all(processes, timeout=15.0):
     deadline = time.monotonic() + timeout
     for process in processes:
         process.stop(max(0.0, deadline - time.monotonic()))
-
