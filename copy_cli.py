@@ -9,7 +9,6 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from store.copy import CopyRefused, copy_database
 from store.db import describe, is_postgres
 
 
@@ -31,6 +30,8 @@ def copy_db_command(target):
         )
     if not is_postgres(target):
         raise click.BadParameter("must be a postgresql:// URL", param_hint="--to")
+    from store.copy import CopyRefused, copy_database  # psycopg: imported when it is needed
+
     target_config = {**current_app.config, "DATABASE": target}
     try:
         copied = copy_database(

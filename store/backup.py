@@ -26,7 +26,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from store import backend_postgres, backend_sqlite
+from store import backend_sqlite
 from store.db import is_postgres
 from store.versions import SCHEMA_VERSION
 
@@ -128,6 +128,8 @@ def backup_kind(path):
 
 def known_tables():
     """Every table of our schema, on both backends."""
+    from store import backend_postgres  # only when a backup is checked: psycopg is slow to import
+
     names = set()
     for schema in (backend_sqlite.SCHEMA_FILE, backend_postgres.SCHEMA_FILE):
         names |= set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", schema.read_text()))
