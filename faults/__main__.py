@@ -116,14 +116,14 @@ def parse_args(argv=None):
         )
         args.scheduled_posts = min(args.scheduled_posts, 200)
     if args.smoke:
-        args.workers, args.threads, args.load_seconds, args.max_requests = 2, 8, 5, 300
+        args.workers, args.threads, args.load_seconds, args.max_requests = 2, 8, 3, 300
         args.shared_posts, args.scheduled_posts = 6, 24
         args.crash_threads, args.crash_seconds, args.crash_pause = (
             4,
             2,
             0.04,
         )  # the writes span the kills
-        args.revoke_threads, args.revoke_at, args.revoke_after = 4, 1.0, 1.0
+        args.revoke_threads, args.revoke_at, args.revoke_after = 4, 0.5, 0.5
         args.max_pages = 120
         args.claims, args.pushes = 200, 20
     steps = [s.strip() for s in args.steps.split(",") if s.strip()]

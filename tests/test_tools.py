@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 
-from bench.run import SCENARIOS
+from bench.run import SCENARIOS, SMOKE_ON_POSTGRES
 from harness import ROOT
 from tests.system import unavailable
 
@@ -44,8 +44,10 @@ def test_bench_smoke():
         *(s[0] for s in SCENARIOS),
         *(f"growth get_{n}" for n in ("small", "big")),  # a smoke run grows GET one only
     ]
-    # and on PostgreSQL: every scenario but SQLite's synchronous=NORMAL ones, two hosts, growth
-    names += [f"pg {n}" for n in names if "normal" not in n]
+    # and on PostgreSQL: a read, a write and the callback, two hosts, growth
+    names += [
+        f"pg {n}" for n in ("ceiling", *SMOKE_ON_POSTGRES, "growth get_small", "growth get_big")
+    ]
     names += ["pg two hosts get", "pg two hosts create"]
     for name in names:
         assert re.search(

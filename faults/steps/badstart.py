@@ -60,18 +60,17 @@ def postgres_cases(newer):
 def cases(base, junk):
     """(label, database, text the error line must contain, path to make read-only or None)."""
     ro_empty = base / "ro-empty"
-    ro_full = base / "ro-with-db"
-    ro_full.mkdir()
-    init_database(ro_full / "db.sqlite")
+    ro_full = base / "ro-with-db" / "db.sqlite"
     ro_file = base / "ro-file" / "db.sqlite"
-    ro_file.parent.mkdir()
-    init_database(ro_file)
+    newer = base / "newer" / "db.sqlite"
+    for database in (ro_full, ro_file, newer):
+        database.parent.mkdir()
+    with ThreadPoolExecutor(3) as pool:  # each is a `flask` process: side by side
+        list(pool.map(init_database, (ro_full, ro_file, newer)))
+    set_schema_version(newer, 999)
+    ro_full = ro_full.parent
     corrupt = base / "corrupt.sqlite"
     corrupt.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4080)
-    newer = base / "newer" / "db.sqlite"
-    newer.parent.mkdir()
-    init_database(newer)
-    set_schema_version(newer, 999)
     return [
         ("missing directory", base / "no" / "such" / "dir" / "db.sqlite", "does not exist", None),
         ("file that is not a database", junk, "not an SQLite database", None),
