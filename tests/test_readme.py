@@ -10,7 +10,7 @@ import pytest
 from harness import ROOT, create_key, serve
 
 MARKER = "<!-- readme-test -->"
-START = "FLASK_SCHEDULE_MIN_LEAD_SECONDS=2 make run"
+START = "FLASK_SCHEDULE_MIN_LEAD_SECONDS=1 make run"
 
 
 def readme_block():
@@ -25,7 +25,7 @@ def test_readme_curl_walkthrough(tmp_path):
     block = readme_block()
     assert "KEY=svc_live_..." in block and "API=http://127.0.0.1:8000/functions/v1" in block
     assert START in (ROOT / "README.md").read_text()  # the walkthrough's server, as started here
-    with serve(tmp_path, workers=2, env={"FLASK_SCHEDULE_MIN_LEAD_SECONDS": "2"}) as server:
+    with serve(tmp_path, workers=2, env={"FLASK_SCHEDULE_MIN_LEAD_SECONDS": "1"}) as server:
         key = create_key(server.database)
         script = block.replace("KEY=svc_live_...", f"KEY={key}").replace(
             "http://127.0.0.1:8000", server.url
