@@ -213,6 +213,12 @@ def test_a_copy_answers_the_api_exactly_as_the_original(tmp_path, target_url):
     result = original.test_cli_runner().invoke(args=["copy-db", "--to", target_url])
     assert result.exit_code == 0, result.output
     assert "users: 2 rows" in result.output and "webhook_attempts:" in result.output
+    with psycopg.connect(target_url, autocommit=True) as conn:  # before init-db recreates them
+        off = conn.execute(
+            "SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal AND tgenabled = 'D'"
+            " AND tgrelid IN ('posts'::regclass, 'articles'::regclass)"
+        ).fetchone()[0]
+    assert off == 0  # the counting triggers, off during the copy, are on again
 
     copy = make_app(target_url)
     for user, (key, revoked, _) in filled.items():
@@ -241,6 +247,10 @@ def test_a_copy_answers_the_api_exactly_as_the_original(tmp_path, target_url):
     assert_error(bob.send("GET", ITEM + first[0]["id"]), 404, "not_found")
     carol = new_key(copy, "carol")
     assert As(copy, carol).ok("GET", POSTS)["total"] == 0
+    # The totals go on counting on the copy (its triggers are back on).
+    drafts = alice.ok("GET", f"{POSTS}?status=Draft&limit=1")["total"]
+    alice.ok("POST", POSTS, {"type": "personal", "content": "after the move"})
+    assert alice.ok("GET", f"{POSTS}?status=Draft&limit=1")["total"] == drafts + 1
     # The secrets were copied sealed; the same secrets key opens them on the copy.
     hooks = before["alice"][f"{HOOKS}?limit=100"][2]["data"]
     (enabled,) = (h["id"] for h in hooks if h["enabled"])
