@@ -519,7 +519,7 @@ def run_scenarios(args, wanted, tmp, totals, results, servers, fresh_pg=None):
     db = fresh_pg("bench") if fresh_pg else tmp / "bench.sqlite"
     t0 = time.monotonic()
     log(
-        f"seeding {args.drafts:,} Draft + {args.scheduled:,} Scheduled posts (store.posts, 10k per transaction)"
+        f"seeding {args.drafts:,} Draft + {args.scheduled:,} Scheduled posts (store.posts, 1k per transaction)"
     )
     seeded = seed.seed_main(db, args.drafts, args.scheduled, progress=lambda m: None)
     log(f"  done in {time.monotonic() - t0:.1f} s")
