@@ -575,7 +575,7 @@ def run_scenarios(args, wanted, tmp, totals, results, servers, fresh_pg=None):
     if args.warmup:
         log(f"warm-up: {args.warmup:g} s per server")
         wrk(args, srv["ceiling"], "ceiling.lua", args.warmup, {}, totals, "warm-up ceiling")
-        for name in ("full", "normal"):
+        for name in [n for n in srv if n != "ceiling"]:  # PostgreSQL has no "normal"
             wrk(
                 args,
                 srv[name],

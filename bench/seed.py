@@ -25,10 +25,12 @@ import uuid
 from datetime import timedelta
 from pathlib import Path
 
+from flask import current_app
+
 import auth
 import timestamps
 from app import create_app
-from harness import ROOT
+from harness import ROOT, postgres
 from store import keys as key_store
 from store import posts as post_store
 from store.db import backend, dispose_db, get_db, init_db, transaction
@@ -61,6 +63,15 @@ def _seeding(path, cache_mib=None):
             yield
         finally:
             dispose_db()
+
+
+def _fresh_statistics():
+    """On PostgreSQL, planner statistics of the rows so far, as autovacuum
+    would gather them (where it is on): the seeding connection's prepared
+    statements were planned on an empty table, and without new statistics
+    they stay so, each lookup getting slower as the table grows."""
+    if backend().name == "postgresql":
+        postgres.analyze(current_app.config["DATABASE"])
 
 
 def _user(name):
@@ -119,6 +130,8 @@ def _insert_many(
                     post_store.update_post(owners[i], post_id, {"status": "Scheduled"}, now)
                 ids.append(post_id)
         done = end
+        if done % (BATCH * 10) == 0:
+            _fresh_statistics()
         if progress and (done % (BATCH * 100) == 0 or done == total):
             rate = done / max(time.monotonic() - t0, 1e-9)
             progress(f"  seeded {done:,}/{total:,} posts ({rate:,.0f}/s)")

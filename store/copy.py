@@ -90,6 +90,7 @@ def copy_database(source_config, target_config, progress=None, starting=None):
                 dst.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
             _restart_identities(dst)
             _check(src, dst, copied)
+            dst.execute("ANALYZE")  # statistics for the service's first plans, with the rows
         except BaseException:
             with contextlib.suppress(psycopg.Error):
                 dst.execute("ROLLBACK")

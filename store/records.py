@@ -42,28 +42,30 @@ class OwnedTable:
         return self.record(row) if row else None
 
     def insert(self, user_id, row_id, fields, now):
+        """Write a new row; returns its record (RETURNING: no second read)."""
         values = {k: self._store(k, v) for k, v in fields.items()}
         names = ", ".join(["id", "user_id", *values, "created_at", "updated_at"])
         marks = ", ".join("?" * (len(values) + 4))
-        execute(
-            f"INSERT INTO {self.name} ({names}) VALUES ({marks})",
+        row = one(
+            f"INSERT INTO {self.name} ({names}) VALUES ({marks}) RETURNING {self.columns}",
             (row_id, user_id, *values.values(), now, now),
         )
-        return self.get(user_id, row_id)
+        return self.record(row)
 
     def update(self, user_id, row_id, changes, now):
-        """Write `changes` and bump the version; returns the new record."""
+        """Write `changes` and bump the version; returns the new record, or
+        None if the user has no such row."""
         unknown = changes.keys() - self.writable
         if unknown:
             raise ValueError(f"not writable in {self.name}: {sorted(unknown)}")
         values = {k: self._store(k, v) for k, v in changes.items()}
         assignments = "".join(f"{column} = ?, " for column in values)
-        execute(
+        row = one(
             f"UPDATE {self.name} SET {assignments}updated_at = ?, version = version + 1"
-            " WHERE id = ? AND user_id = ?",
+            f" WHERE id = ? AND user_id = ? RETURNING {self.columns}",
             (*values.values(), now, row_id, user_id),
         )
-        return self.get(user_id, row_id)
+        return self.record(row) if row else None
 
     def delete(self, user_id, row_id):
         """Remove the user's row; True if there was one."""
