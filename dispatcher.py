@@ -55,7 +55,7 @@ from store.db import dispose_db, needs_database, transaction
 
 log = logging.getLogger("dispatcher")
 CALLBACK_PATH = "/functions/v1/make-post-callback"
-PUSH_BATCH = 200
+PUSH_BATCH = 50  # due posts handed over per round: small, so that sending starts at once
 RETRY_AFTER_CAP = 86400
 LEASE_MARGIN = 2  # seconds kept between the end of an attempt and the end of its lease
 PURGE_INTERVAL = 3600  # seconds between two purges of the delivery log

@@ -15,7 +15,9 @@ of the answer is kept.
 
 import codecs
 import contextlib
+import heapq
 import ipaddress
+import itertools
 import socket
 import threading
 import time
@@ -78,14 +80,16 @@ class Deadline:
     """The end of one attempt. urllib3's timeouts bound each read, not the
     whole answer, so a receiver that answers a byte at a time could hold an
     attempt (and the dispatcher's lease under it) for ever: when the deadline
-    passes, the socket of every connection the attempt used is shut down."""
+    passes, the socket of every connection the attempt used is shut down
+    (by the one _Watchdog thread), unless the attempt was settled first."""
 
     _current = threading.local()
 
     def __init__(self, seconds):
         self.end = time.monotonic() + seconds
         self.passed = False
-        self.timers = []
+        self.settled = False
+        self.lock = threading.Lock()
 
     @classmethod
     def current(cls):
@@ -99,26 +103,65 @@ class Deadline:
     def watch(self, conn):
         """Cut `conn` when the deadline passes (called as it sends a request)."""
         self.check()
-        timer = threading.Timer(self.end - time.monotonic(), self._cut, (conn,))
-        timer.daemon = True
-        self.timers.append(timer)
-        timer.start()
+        _WATCHDOG.watch(self, conn)
 
-    def _cut(self, conn):
-        self.passed = True
+    def cut(self, conn):
+        with self.lock:
+            if self.settled:
+                return  # the attempt ended in time; its connection may be in use again
+            self.passed = True
         sock = getattr(conn, "sock", None)
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
+
+    def settle(self):
+        """The attempt is over (before its connection goes back to the pool):
+        no cut from now on. Whether the deadline had passed."""
+        with self.lock:
+            self.settled = True
+            return self.passed
 
     def __enter__(self):
         Deadline._current.deadline = self
         return self
 
     def __exit__(self, *exc):
+        self.settle()
         Deadline._current.deadline = None
-        for timer in self.timers:
-            timer.cancel()
+
+
+class _Watchdog:
+    """One thread that cuts the connections of attempts whose deadline passed.
+    A timer thread per attempt cost more than the rest of sending at a few
+    hundred deliveries a second."""
+
+    def __init__(self):
+        self.wakeup = threading.Condition()
+        self.due = []  # heap of (end, n, deadline, connection)
+        self.count = itertools.count()
+        self.thread = None
+
+    def watch(self, deadline, conn):
+        with self.wakeup:
+            heapq.heappush(self.due, (deadline.end, next(self.count), deadline, conn))
+            if self.thread is None:
+                self.thread = threading.Thread(
+                    target=self._run, name="webhook-deadlines", daemon=True
+                )
+                self.thread.start()
+            self.wakeup.notify()
+
+    def _run(self):
+        while True:
+            with self.wakeup:
+                while not self.due or self.due[0][0] > time.monotonic():
+                    self.wakeup.wait(self.due[0][0] - time.monotonic() if self.due else None)
+                _, _, deadline, conn = heapq.heappop(self.due)
+            deadline.cut(conn)
+
+
+_WATCHDOG = _Watchdog()
 
 
 def _guarded(base):
@@ -208,7 +251,7 @@ class Sender:
                 try:
                     attempt["response"] = _text(answer.read(RESPONSE_KEPT, decode_content=True))
                 finally:
-                    _finish(answer, deadline.passed)
+                    _finish(answer, deadline.settle())
             attempt["status_code"] = answer.status
             attempt["retry_after"] = answer.headers.get("Retry-After")
             if deadline.passed or time.monotonic() - started > self.timeout:

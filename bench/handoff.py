@@ -6,15 +6,18 @@
     webhooks  N posts due in the same second, one dispatcher, a receiver that
               answers 200 at once: scheduled_at -> receipt p50 and p99, and the
               deliveries per second of that one dispatcher.
-    idle      GET one post with and without an idle dispatcher beside
-              gunicorn: the dispatcher's polling must cost reads under 5%.
+    idle      GET one post with an idle dispatcher beside gunicorn, paused
+              and running in turn: its polling must cost reads under 5%.
 
 Called by bench/run.py (`--only claim,webhooks,idle`).
 """
 
 import collections
+import os
+import signal
 import statistics
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from bench import seed
 from harness import Client, Dispatcher, Receiver, create_key, rfc3339
@@ -124,21 +127,27 @@ def webhooks(args, tmp, totals, results, servers, run):
         "p50_s": statistics.median(lags),
         "p99_s": lags[int(0.99 * (len(lags) - 1))],
         "max_s": lags[-1],
+        "first_s": lags[0],
         "deliveries_per_s": (n - 1) / spread if spread > 0 else float("inf"),
         "unverified": sum(1 for a in arrivals if not a.verified_with),
         "duplicates": len(arrivals) - len({a.webhook_id for a in arrivals}),
     }
     results["handoff"]["webhooks"] = figures
     run.log(
-        f"  scheduled_at -> receipt: p50 {figures['p50_s']:.2f} s, p99 {figures['p99_s']:.2f} s, "
-        f"max {figures['max_s']:.2f} s; one dispatcher: {figures['deliveries_per_s']:,.0f} "
+        f"  scheduled_at -> receipt: first {figures['first_s']:.2f} s, p50 {figures['p50_s']:.2f} s, "
+        f"p99 {figures['p99_s']:.2f} s, max {figures['max_s']:.2f} s; one dispatcher: {figures['deliveries_per_s']:,.0f} "
         f"deliveries/s; unverified {figures['unverified']}, duplicates {figures['duplicates']}"
     )
     return figures["unverified"] == 0 and figures["duplicates"] == 0
 
 
 def idle(args, tmp, totals, results, servers, run):
-    """GET one post, alternating runs without and with an idle dispatcher."""
+    """GET one post with an idle dispatcher beside gunicorn, paused (SIGSTOP)
+    and running in turn: off, on, off, ..., off, each run with the dispatcher
+    compared with the mean of the runs on either side of it, as the scenarios
+    are with the ceiling. It starts once, before the first run, so that its
+    start-up (an import of the app) is in none of them. Also prints the CPU
+    it used while running."""
     db = tmp / "idle.sqlite"
     seeded = seed.seed_main(db, 1000, 0, progress=lambda m: None)
     key = create_key(db, seed.CALLER)
@@ -146,24 +155,44 @@ def idle(args, tmp, totals, results, servers, run):
     service = run.start_server(tmp, "idle-service", db, servers, workers=args.workers)
     dispatcher = Dispatcher(db, name="idle", log=tmp / "idle-dispatcher.log")
     servers.append(dispatcher)
-    without, with_ = [], []
+    dispatcher.start()
     script = {"key": key, "ids": ids}
+
+    def get(label):
+        return run.wrk(args, service, "get.lua", args.duration, script, totals, label)["rps"]
+
+    os.kill(dispatcher.pid, signal.SIGSTOP)
+    without, with_, drops, busy = [get("idle off")], [], [], 0.0
     for _ in range(args.repeats):
-        without.append(
-            run.wrk(args, service, "get.lua", args.duration, script, totals, "idle off")["rps"]
-        )
-        dispatcher.start()
-        with_.append(
-            run.wrk(args, service, "get.lua", args.duration, script, totals, "idle on")["rps"]
-        )
-        dispatcher.stop()
-    drop = 1 - statistics.median(with_) / statistics.median(without)
-    results["handoff"]["idle"] = {"without": without, "with": with_, "drop": drop}
+        os.kill(dispatcher.pid, signal.SIGCONT)
+        used = _cpu_seconds(dispatcher.pid)
+        with_.append(get("idle on"))
+        busy += _cpu_seconds(dispatcher.pid) - used
+        os.kill(dispatcher.pid, signal.SIGSTOP)
+        without.append(get("idle off"))
+        drops.append(1 - with_[-1] / ((without[-2] + without[-1]) / 2))
+    os.kill(dispatcher.pid, signal.SIGCONT)
+    dispatcher.stop()
+    drop = statistics.median(drops)
+    cores = busy / (args.repeats * args.duration)
+    results["handoff"]["idle"] = {
+        "without": without,
+        "with": with_,
+        "drop": drop,
+        "dispatcher_cores": cores,
+    }
     run.log(
-        f"idle dispatcher: GET one {statistics.median(without):,.0f} req/s without, "
-        f"{statistics.median(with_):,.0f} with: {100 * drop:+.1f}% change"
+        f"idle dispatcher: GET one {statistics.median(without):,.0f} req/s paused, "
+        f"{statistics.median(with_):,.0f} running: {100 * drop:+.1f}% change (median of "
+        f"{args.repeats} paired runs); the dispatcher used {cores:.3f} cores meanwhile"
     )
     return True
+
+
+def _cpu_seconds(pid):
+    """CPU time (user + system) the process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _with(args, **changes):
