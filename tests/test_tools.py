@@ -5,8 +5,8 @@
 under pytest-xdist) run as `make bench` and `make faults` do, as modules
 from the project root in subprocesses: every bench scenario sends a few
 hundred requests and every fault step runs one short round. Each must exit
-0 and print a PASS line for each scenario and step. The bench takes about
-55 s on 2 cores, the faults about 30 s.
+0 and print a PASS line for each scenario and step. On a quiet 2-core
+machine the bench takes about 48 s, the faults about 40 s.
 """
 
 import re
