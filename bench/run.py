@@ -741,10 +741,12 @@ def run_growth(args, tmp, totals, results, servers, fresh_pg=None):
             runs[(kind, name)].append(r)
             return r
 
-        prev = one("small")
+        # A smoke run's one round compares big with one small run after it.
+        prev = None if args.smoke else one("small")
         for rnd in range(args.repeats):
             big_run = one("big")
             nxt = one("small")
+            prev = prev or nxt
             slowdowns[kind].append((prev["rps"] + nxt["rps"]) / 2 / big_run["rps"])
             log(
                 f"  {kind:<4} round {rnd + 1}/{args.repeats}: {args.growth_posts:,} posts {big_run['rps']:6.0f} req/s;"

@@ -116,7 +116,7 @@ def parse_args(argv=None):
         )
         args.scheduled_posts = min(args.scheduled_posts, 200)
     if args.smoke:
-        args.workers, args.threads, args.load_seconds, args.max_requests = 2, 8, 3, 300
+        args.workers, args.threads, args.load_seconds, args.max_requests = 2, 8, 2, 300
         args.shared_posts, args.scheduled_posts = 6, 24
         args.crash_threads, args.crash_seconds, args.crash_pause = (
             4,

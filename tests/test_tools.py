@@ -6,7 +6,8 @@ under pytest-xdist) run as `make bench` and `make faults` do, as modules
 from the project root in subprocesses: every bench scenario sends a few
 hundred requests and every fault step runs one short round. Each must exit
 0 and print a PASS line for each scenario and step. On a quiet 2-core
-machine the bench takes about 48 s, the faults about 40 s.
+machine the bench takes about 37 s, the faults about 25 s, side by side
+about 40 s of the suite.
 """
 
 import re
@@ -48,7 +49,7 @@ def test_bench_smoke():
     names += [
         f"pg {n}" for n in ("ceiling", *SMOKE_ON_POSTGRES, "growth get_small", "growth get_big")
     ]
-    names += ["pg two hosts get", "pg two hosts create"]
+    names += ["pg two hosts get"]  # a smoke run measures GET one only
     for name in names:
         assert re.search(
             rf"^  PASS  {name}: [\d,]+ requests, 0 socket errors, 0 non-2xx$", out, re.MULTILINE
