@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 import time
 import uuid
 from datetime import timedelta
@@ -210,6 +211,9 @@ def growth_db(total, workdir, progress=print, cache=True):
     else:
         progress(f"using the cached {total:,}-post growth database {cached.name}")
     meta = json.loads(meta_file.read_text())
-    copy = Path(workdir) / f"{name}.sqlite"
+    # A copy of its own for each call: `--backend both` asks twice, and the
+    # first copy is a live database by then (a key added, a WAL beside it).
+    fd, copy = tempfile.mkstemp(prefix=f"{name}-", suffix=".sqlite", dir=workdir)
+    os.close(fd)
     shutil.copyfile(cached, copy)
-    return copy, meta
+    return Path(copy), meta
