@@ -50,31 +50,50 @@ def describe(config):
     return make_backend(config).describe()
 
 
+class _Store:
+    """An app's backend and its threads' connections, found with one lookup
+    of `current_app` (a context-local proxy, and the store asks for them
+    several times per statement)."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.local = threading.local()
+
+    def connection(self):
+        """The calling thread's connection, opened on first use in a process."""
+        local = self.local
+        conn = getattr(local, "conn", None)
+        if conn is None or local.pid != os.getpid() or not self.backend.usable(conn):
+            conn = self.backend.connect()
+            local.conn, local.pid = conn, os.getpid()
+        return conn
+
+
+def _store():
+    extensions = current_app.extensions
+    found = extensions.get("store")
+    if found is None:
+        found = extensions.setdefault("store", _Store(make_backend(current_app.config)))
+    return found
+
+
 def backend():
     """The configured backend of the current app."""
-    found = current_app.extensions.get("store_backend")
-    if found is None:
-        found = current_app.extensions["store_backend"] = make_backend(current_app.config)
-    return found
+    return _store().backend
 
 
 def dialect():
     """The SQL fragments of the configured backend (store/backend_*.py: Dialect)."""
-    return backend().dialect
+    return _store().backend.dialect
 
 
 def _local():
-    return current_app.extensions.setdefault("store_local", threading.local())
+    return _store().local
 
 
 def get_db():
     """The calling thread's connection to the configured database."""
-    local = _local()
-    conn = getattr(local, "conn", None)
-    if conn is None or local.pid != os.getpid() or not backend().usable(conn):
-        conn = backend().connect()
-        local.conn, local.pid = conn, os.getpid()
-    return conn
+    return _store().connection()
 
 
 def close_db(e=None):
@@ -201,10 +220,11 @@ def execute(sql, params=()):
     callback = getattr(_tracers, "callback", None)
     if callback is not None:
         callback(sql)
-    conn = get_db()
-    if backend().in_transaction(conn) or not sql.lstrip().upper().startswith("SELECT"):
-        return backend().execute(conn, sql, params)
-    return _again_if_lost(lambda conn: backend().execute(conn, sql, params))
+    store = _store()
+    conn, run = store.connection(), store.backend.execute
+    if store.backend.in_transaction(conn) or sql.lstrip()[:6].upper() != "SELECT":
+        return run(conn, sql, params)
+    return _again_if_lost(lambda conn: run(conn, sql, params))
 
 
 def execute_many(sql, seq_of_params):
@@ -220,12 +240,22 @@ def one(sql, params=()):
     cursor = execute(sql, params)
     row = cursor.fetchone()
     cursor.close()
-    return dict(row) if row is not None else None
+    return None if row is None else _as_dicts([row])[0]
 
 
 def rows(sql, params=()):
     """Every row as a dict."""
-    return [dict(row) for row in execute(sql, params).fetchall()]
+    return _as_dicts(execute(sql, params).fetchall())
+
+
+def _as_dicts(found):
+    """Rows as dicts: PostgreSQL's are dicts already; SQLite's are zipped with
+    their names, which is faster than dict(sqlite3.Row) (that looks each name
+    up by name, and a list page holds hundreds)."""
+    if not found or isinstance(found[0], dict):
+        return found
+    names = found[0].keys()
+    return [dict(zip(names, row, strict=True)) for row in found]
 
 
 def value(sql, params=()):
