@@ -1,7 +1,9 @@
 """Step 4: a full database (FLASK_SQLITE_MAX_PAGE_COUNT small).
 
 Creates fill the file until the service refuses; from then on creates, and
-PATCHes that grow a post, get 507 with the storage_full envelope, while
+PATCHes that grow a post, get 507 with the storage_full envelope (now and
+then one still fits, where its random id lands in a page with room: a 201,
+kept like any other), while
 reads keep working and nothing written before changes. Workers SIGKILLed
 while the disk is full boot again (wsgi.py runs init_db at every worker
 start) and serve reads; a whole restart on the full file works. Afterwards
@@ -60,7 +62,7 @@ def run(args, tmp):
                 client,
                 unique("after restart " + "w" * 1500),
                 op="create-after-restart",
-                expected=(507,),
+                expected=(201, 507),
             )
             posts = read_posts(client)
     for line in ledger.figures():
@@ -68,11 +70,14 @@ def run(args, tmp):
     if first_full is not None:
         st.figure(f"first refusal: {first_full.status} {first_full.text[:200]}")
     creates = [first_full] + refused["create"] if first_full is not None else refused["create"]
+    fitted = sum(r.status == 201 for r in creates)
     st.check(first_full is not None, "the database filled up within the bound")
     st.check(
-        creates and all(map(is_full, creates)),
-        f"every create once full got 5xx + storage_full envelope ({sum(map(is_full, creates))}/{len(creates)}; "
-        f"statuses {sorted({r.status for r in creates}, key=str)})",
+        creates
+        and all(is_full(r) or r.status == 201 for r in creates)
+        and fitted < len(creates) / 2,
+        f"creates once full: {len(creates) - fitted}/{len(creates)} refused with 5xx + storage_full, "
+        f"{fitted} fitted (201, in the ledger); statuses {sorted({r.status for r in creates}, key=str)}",
     )
     st.check(
         all(map(is_full, refused["patch"])),
@@ -90,8 +95,9 @@ def run(args, tmp):
         f"({after_kill.count(200)}/{len(after_kill)} GETs 200, master {'up' if master_alive else 'gone'})",
     )
     st.check(
-        restart_read == 200 and restart_write.status == 507,
-        f"a restart on the full file starts; reads {restart_read}, a create {restart_write.status}",
+        restart_read == 200 and (is_full(restart_write) or restart_write.status == 201),
+        f"a restart on the full file starts; reads {restart_read}, a create {restart_write.status}"
+        " (507 storage_full, or 201 where it fitted)",
     )
     st.checks_from(ledger.check_posts(posts))
     st.checks_from(ledger.check_responses())
@@ -127,8 +133,10 @@ def fill(client, ledger):
 
 def write_when_full(client, ledger):
     """More creates, and PATCHes that grow a post, once the file is full."""
+    # A create may still fit after a refusal: post ids are random, so it may
+    # land in an index page with room left where the refused one needed a new page.
     creates = [
-        ledger.create(client, unique("more " + "y" * 1500), op="create-full", expected=(507,))
+        ledger.create(client, unique("more " + "y" * 1500), op="create-full", expected=(201, 507))
         for _ in range(20)
     ]
     patches, patched = [], 0
