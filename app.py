@@ -104,8 +104,14 @@ def _cors_only_with_origin(app):
 
 def _vary_on_origin(response):
     """Every answer may differ by Origin (CORS headers only when one is sent,
-    and only for listed origins), so a shared cache must key on it."""
-    response.vary.add("Origin")
+    and only for listed origins), so a shared cache must key on it. Plain
+    header text: werkzeug's `response.vary` (a set that parses and rewrites
+    the header) cost 25 us a request."""
+    vary = response.headers.get("Vary")
+    if not vary:
+        response.headers["Vary"] = "Origin"
+    elif "origin" not in (part.strip().lower() for part in vary.split(",")):
+        response.headers["Vary"] = f"{vary}, Origin"
     return response
 
 

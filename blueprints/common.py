@@ -65,7 +65,7 @@ def load_query(schema):
 
 def refuse_query():
     """For routes that take no query parameters: a typo is a 400, not ignored."""
-    if request.args:
+    if request.query_string and request.args:
         raise validation_error({name: ["Unknown field."] for name in request.args})
 
 
