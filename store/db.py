@@ -87,10 +87,6 @@ def dialect():
     return _store().backend.dialect
 
 
-def _local():
-    return _store().local
-
-
 def get_db():
     """The calling thread's connection to the configured database."""
     return _store().connection()
@@ -98,21 +94,22 @@ def get_db():
 
 def close_db(e=None):
     """End of request: the connection stays open, a transaction never does."""
-    conn = getattr(_local(), "conn", None)
-    if conn is not None and getattr(_local(), "pid", None) == os.getpid():
-        with contextlib.suppress(*backend().errors):
-            if backend().usable(conn) and backend().in_transaction(conn):
+    store = _store()
+    conn = getattr(store.local, "conn", None)
+    if conn is not None and store.local.pid == os.getpid():
+        with contextlib.suppress(*store.backend.errors):
+            if store.backend.usable(conn) and store.backend.in_transaction(conn):
                 _rollback(conn)
 
 
 def dispose_db():
     """Close this thread's connection (tests, and the end of a worker)."""
-    local = _local()
-    conn = getattr(local, "conn", None)
+    store = _store()
+    conn = getattr(store.local, "conn", None)
     if conn is not None:
-        with contextlib.suppress(*backend().errors):
+        with contextlib.suppress(*store.backend.errors):
             conn.close()
-        local.conn = None
+        store.local.conn = None
 
 
 def _again_if_lost(run):
