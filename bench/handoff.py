@@ -17,7 +17,6 @@ import os
 import signal
 import statistics
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from bench import seed
 from harness import Client, Dispatcher, Receiver, create_key, rfc3339
@@ -165,9 +164,9 @@ def idle(args, tmp, totals, results, servers, run):
     without, with_, drops, busy = [get("idle off")], [], [], 0.0
     for _ in range(args.repeats):
         os.kill(dispatcher.pid, signal.SIGCONT)
-        used = _cpu_seconds(dispatcher.pid)
+        used = run.cpu_seconds([dispatcher.pid])
         with_.append(get("idle on"))
-        busy += _cpu_seconds(dispatcher.pid) - used
+        busy += run.cpu_seconds([dispatcher.pid]) - used
         os.kill(dispatcher.pid, signal.SIGSTOP)
         without.append(get("idle off"))
         drops.append(1 - with_[-1] / ((without[-2] + without[-1]) / 2))
@@ -187,12 +186,6 @@ def idle(args, tmp, totals, results, servers, run):
         f"{args.repeats} paired runs); the dispatcher used {cores:.3f} cores meanwhile"
     )
     return True
-
-
-def _cpu_seconds(pid):
-    """CPU time (user + system) the process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _with(args, **changes):
