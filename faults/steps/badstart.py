@@ -60,15 +60,15 @@ def postgres_cases(newer):
 def cases(base, junk):
     """(label, database, text the error line must contain, path to make read-only or None)."""
     ro_empty = base / "ro-empty"
-    ro_full = base / "ro-with-db" / "db.sqlite"
+    ro_full = base / "ro-with-db"  # a directory that holds a database
     ro_file = base / "ro-file" / "db.sqlite"
     newer = base / "newer" / "db.sqlite"
-    for database in (ro_full, ro_file, newer):
+    databases = (ro_full / "db.sqlite", ro_file, newer)
+    for database in databases:
         database.parent.mkdir()
     with ThreadPoolExecutor(3) as pool:  # each is a `flask` process: side by side
-        list(pool.map(init_database, (ro_full, ro_file, newer)))
+        list(pool.map(init_database, databases))
     set_schema_version(newer, 999)
-    ro_full = ro_full.parent
     corrupt = base / "corrupt.sqlite"
     corrupt.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4080)
     return [
