@@ -358,6 +358,20 @@ def test_unknown_query_parameter_on_item_routes_is_400(api, method, resource):
     assert assert_error(r, 400, "validation_error")["details"] == {"fields": ["Unknown field."]}
 
 
+@pytest.mark.parametrize("query", ["fields", "fields=", "&fields", "%66ields=1"])
+def test_unknown_query_parameter_in_any_spelling_is_400(api, query):
+    path = ITEM + create(api)["id"]
+    err = assert_error(api.get(f"{path}?{query}"), 400, "validation_error")
+    assert err["details"] == {"fields": ["Unknown field."]}
+
+
+@pytest.mark.parametrize("query", ["", "&", "&&"])
+def test_an_empty_query_on_an_item_route_is_no_parameter(api, query):
+    post = create(api)
+    r = api.get(f"{ITEM}{post['id']}?{query}")
+    assert r.status_code == 200 and r.get_json() == post
+
+
 def test_unknown_query_parameter_on_create_and_callback_is_400(api):
     r = api.post(f"{POSTS}?dry_run=1", json={"type": "personal", "content": "x"})
     assert "dry_run" in assert_error(r, 400, "validation_error")["details"]
