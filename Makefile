@@ -11,11 +11,14 @@ PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: requirements.txt | $(BIN)/python
+# The pinned dependencies, then the package itself in editable mode (a
+# checkout runs from its own files; pyproject.toml).
+$(VENV)/.installed: requirements.txt pyproject.toml | $(BIN)/python
 	$(PIP) -r requirements.txt
+	$(PIP) --no-deps -e .
 	touch $@
 
-$(VENV)/.installed-test: requirements.txt requirements-test.txt | $(BIN)/python
+$(VENV)/.installed-test: requirements.txt requirements-test.txt pyproject.toml | $(VENV)/.installed
 	$(PIP) -r requirements-test.txt
 	touch $@
 

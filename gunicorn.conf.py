@@ -10,18 +10,21 @@ import shutil
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # gunicorn adds it only later
-from accesslog import FORMAT, RedactingLogger
+# The package is importable here because `make install` installs it (editable)
+# into the virtualenv; gunicorn puts the working directory on sys.path only later.
+from content_publishing.serving.accesslog import FORMAT, RedactingLogger
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", 4))
-worker_class = "gunicorn_worker.EnvelopeWorker"  # sync, with gunicorn's own errors as JSON
+worker_class = (
+    "content_publishing.serving.worker.EnvelopeWorker"  # sync, with gunicorn's own errors as JSON
+)
 limit_request_line = 4094  # a longer request line is a 414 (uri_too_long)
 preload_app = False
 accesslog = "-"
 access_log_format = FORMAT  # no user name: it would be the key of `curl -u KEY:`
 # key-shaped values in logged URLs become svc_live_[redacted]; request ids;
-# FLASK_LOG_FORMAT=json (accesslog.py, logs.py)
+# FLASK_LOG_FORMAT=json (serving/accesslog.py, logs.py)
 logger_class = RedactingLogger
 errorlog = "-"
 timeout = 30
@@ -42,8 +45,8 @@ def on_starting(server):
     """
     problem = _metrics_directory(server)  # before the app (and prometheus_client) is imported
     if not problem:
-        from app import create_app
-        from store.db import check_database
+        from content_publishing.app import create_app
+        from content_publishing.store.db import check_database
 
         try:
             config = create_app().config

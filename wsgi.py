@@ -1,14 +1,5 @@
-"""What gunicorn serves: `gunicorn -c gunicorn.conf.py wsgi:app`.
+"""What gunicorn serves from a checkout: `gunicorn -c gunicorn.conf.py wsgi:app`."""
 
-Imported in each worker after the fork (no preload), so the schema check and
-any migration run on the worker's own connection. The worker keeps that
-connection for its requests: an open connection from the start is also how
-`flask --app app restore` knows that the service is running (README "Backups").
-"""
+from content_publishing.wsgi import app
 
-from app import create_app
-from store.db import init_db
-
-app = create_app()
-with app.app_context():
-    init_db()
+__all__ = ["app"]

@@ -28,13 +28,12 @@ from pathlib import Path
 
 from flask import current_app
 
-import auth
-import timestamps
-from app import create_app
+from content_publishing import auth, timestamps
+from content_publishing.app import create_app
+from content_publishing.store import keys as key_store
+from content_publishing.store import posts as post_store
+from content_publishing.store.db import backend, dispose_db, get_db, init_db, transaction
 from harness import ROOT, postgres
-from store import keys as key_store
-from store import posts as post_store
-from store.db import backend, dispose_db, get_db, init_db, transaction
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 # Rows per transaction. Not more: on PostgreSQL every change of one

@@ -6,8 +6,8 @@ checks in `before_request` run for all of them and none can forget them.
 
 from flask import Blueprint
 
-import auth
 from blueprints import articles, callback, posts, webhooks
+from content_publishing import auth
 
 bp = Blueprint("api", __name__, url_prefix="/functions/v1")
 bp.before_request(auth.authenticate)

@@ -9,11 +9,7 @@ DELETE /functions/v1/articles-api-item/{id}  delete (articles:write)
 
 from flask import Blueprint, g, url_for
 
-import article_rules
-import events
-import timestamps
-from apidoc import doc, item_links
-from auth import require_scope
+from blueprints.apidoc import doc, item_links
 from blueprints.common import (
     check_if_match,
     get_owned,
@@ -22,14 +18,16 @@ from blueprints.common import (
     render,
     with_etag,
 )
-from schemas.articles import (
+from content_publishing import articles, timestamps
+from content_publishing.auth import require_scope
+from content_publishing.schemas.articles import (
     article_list_query_schema,
     article_schema,
     article_update_schema,
     articles_page_schema,
 )
-from store import articles as article_store
-from store.db import snapshot, transaction
+from content_publishing.store import articles as article_store
+from content_publishing.store.db import snapshot, transaction
 
 bp = Blueprint("articles", __name__)
 
@@ -60,7 +58,7 @@ def list_articles(query):
 def create_article(body):
     key, now = idempotency_key(), timestamps.now_text()
     with transaction():
-        article = article_rules.create(g.user_id, body, key, now)
+        article = articles.create(g.user_id, body, key, now)
     location = url_for("api.articles.get_article_item", article_id=article["id"])
     return with_etag(render(article_schema, article), article, 201, {"Location": location})
 
@@ -88,14 +86,7 @@ def update_article_item(article_id, body):
     with transaction():
         article = get_owned(article_store.lock_article, article_id, "article")
         check_if_match(article)
-        now = timestamps.now_text()
-        columns = article_rules.plan_update(article, body, now)
-        if columns:
-            before, article = (
-                article,
-                article_store.update_article(g.user_id, article["id"], columns, now),
-            )
-            events.article_changed(g.user_id, before, article, now)
+        article = articles.update(g.user_id, article, body, timestamps.now_text())
     return with_etag(render(article_schema, article), article)
 
 
@@ -112,5 +103,5 @@ def delete_article_item(article_id):
     with transaction():
         article = get_owned(article_store.lock_article, article_id, "article")
         check_if_match(article)
-        article_store.delete_article(g.user_id, article["id"])
+        articles.delete(g.user_id, article)
     return "", 204

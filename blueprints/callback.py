@@ -5,15 +5,13 @@ POST /functions/v1/make-post-callback   Scheduled, Publishing or Failed -> Publi
 
 from flask import Blueprint, g
 
-import events
-import publishing
-import timestamps
-from apidoc import doc
-from auth import require_scope
+from blueprints.apidoc import doc
 from blueprints.common import get_owned, render, with_etag
-from schemas.posts import callback_schema, post_schema
-from store import posts as post_store
-from store.db import transaction
+from content_publishing import posts, timestamps
+from content_publishing.auth import require_scope
+from content_publishing.schemas.posts import callback_schema, post_schema
+from content_publishing.store import posts as post_store
+from content_publishing.store.db import transaction
 
 bp = Blueprint("callback", __name__)
 
@@ -37,9 +35,6 @@ def publish_callback(body):
     with transaction():
         now = timestamps.now_text()
         post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
-        post = publishing.settle(g.user_id, post, now)
-        columns = publishing.plan_publish(post, body["linkedin_post_id"], body["live_url"], now)
-        if columns:
-            before, post = post, post_store.update_post(g.user_id, post["id"], columns, now)
-            events.post_changed(g.user_id, before, post, now)
+        post = posts.settle(g.user_id, post, now)
+        post = posts.publish(g.user_id, post, body["linkedin_post_id"], body["live_url"], now)
     return with_etag(render(post_schema, post), post)

@@ -7,8 +7,8 @@ import uuid
 from flask import g, request
 from werkzeug.exceptions import BadRequest
 
-from errors import ApiError, bad_request, not_found, validation_error
-from schemas.common import render
+from content_publishing.errors import ApiError, bad_request, not_found, validation_error
+from content_publishing.schemas.common import render
 
 # Our bodies nest three levels at most; the parser's own limit is Python's
 # recursion limit, far deeper, and is reached as a crash, not an answer.

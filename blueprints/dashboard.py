@@ -11,12 +11,12 @@ JavaScript modules with no build step and nothing from another host, so the
 page works offline, like the docs page.
 """
 
-from pathlib import Path
-
 from flask import Blueprint, current_app, render_template_string, send_from_directory
 
+from content_publishing import STATIC
+
 bp = Blueprint("dashboard", __name__, url_prefix="/functions/v1")
-FILES = Path(__file__).resolve().parent.parent / "static" / "dashboard"
+FILES = STATIC / "dashboard"
 
 # Stricter than the docs page: no inline script or style at all (the page
 # sets styles only through element.style from its modules, which a CSP

@@ -8,15 +8,14 @@ Swagger UI's files come from the swagger-ui-bundle package, so the page
 works on a machine with no internet access.
 """
 
-from pathlib import Path
-
 from flask import Blueprint, current_app, render_template_string, send_from_directory
 from swagger_ui_bundle import swagger_ui_path
 
-from apidoc import build_spec
+from blueprints.apidoc import build_spec
+from content_publishing import STATIC
 
 bp = Blueprint("docs", __name__, url_prefix="/functions/v1")
-STATIC = Path(__file__).resolve().parent.parent / "static"
+
 
 PAGE = """<!doctype html>
 <html lang="en">

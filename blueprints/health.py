@@ -4,7 +4,7 @@ import logging
 
 from flask import Blueprint
 
-from store import keys as key_store
+from content_publishing.store import keys as key_store
 
 bp = Blueprint("health", __name__)
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ clients, and shows no user's data.
 
 from flask import Blueprint
 
-import metrics
+from content_publishing.serving import metrics
 
 bp = Blueprint("metrics", __name__)
 

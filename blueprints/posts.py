@@ -7,17 +7,13 @@
     PATCH  /functions/v1/api-v2-posts-item/{id}   update; status moves also need posts:publish
     DELETE /functions/v1/api-v2-posts-item/{id}   delete a Draft, Scheduled or Failed post (posts:write)
 
-Every read shows a post as it stands now (publishing.current): a handoff
+Every read shows a post as it stands now (posts.current): a handoff
 whose lease has run out reads as Failed even before its row is rewritten.
 """
 
 from flask import Blueprint, current_app, g, url_for
 
-import events
-import publishing
-import timestamps
-from apidoc import doc, item_links
-from auth import require_scope
+from blueprints.apidoc import doc, item_links
 from blueprints.common import (
     check_if_match,
     get_owned,
@@ -26,7 +22,9 @@ from blueprints.common import (
     render,
     with_etag,
 )
-from schemas.posts import (
+from content_publishing import posts, timestamps
+from content_publishing.auth import require_scope
+from content_publishing.schemas.posts import (
     claim_schema,
     claimed_schema,
     post_list_query_schema,
@@ -34,8 +32,8 @@ from schemas.posts import (
     post_update_schema,
     posts_page_schema,
 )
-from store import posts as post_store
-from store.db import snapshot, transaction
+from content_publishing.store import posts as post_store
+from content_publishing.store.db import snapshot, transaction
 
 bp = Blueprint("posts", __name__)
 
@@ -45,12 +43,12 @@ bp = Blueprint("posts", __name__)
 @require_scope("posts:read")
 def list_posts(query):
     now = timestamps.now_text()
-    if publishing.leases_ran_out(now, g.user_id):  # so that status filters and totals agree
+    if posts.leases_ran_out(now, g.user_id):  # so that status filters and totals agree
         with transaction():
-            publishing.settle_all(now, g.user_id)
+            posts.settle_all(now, g.user_id)
     with snapshot():
         rows, total = post_store.list_posts(g.user_id, query, now)
-    return page_body(post_schema, [publishing.current(row, now) for row in rows], total, query)
+    return page_body(post_schema, [posts.current(row, now) for row in rows], total, query)
 
 
 @bp.post("/api-v2-posts")
@@ -78,7 +76,7 @@ def list_posts(query):
 def create_post(body):
     key, now = idempotency_key(), timestamps.now_text()
     with transaction():
-        post = publishing.create_post(g.user_id, body, key, now)
+        post = posts.create(g.user_id, body, key, now)
     location = url_for("api.posts.get_post_item", post_id=post["id"])
     return with_etag(render(post_schema, post), post, 201, {"Location": location})
 
@@ -87,9 +85,7 @@ def create_post(body):
 @doc("Get one post", response=post_schema, headers=["ETag"])
 @require_scope("posts:read")
 def get_post_item(post_id):
-    post = publishing.current(
-        get_owned(post_store.get_post, post_id, "post"), timestamps.now_text()
-    )
+    post = posts.current(get_owned(post_store.get_post, post_id, "post"), timestamps.now_text())
     return with_etag(render(post_schema, post), post)
 
 
@@ -113,12 +109,9 @@ def update_post_item(post_id, body):
     lead = current_app.config["SCHEDULE_MIN_LEAD_SECONDS"]
     with transaction():
         now = timestamps.now_text()
-        post = publishing.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), now)
+        post = posts.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), now)
         check_if_match(post)
-        columns = publishing.plan_update(post, body, g.scopes, lead, now)
-        if columns:
-            before, post = post, post_store.update_post(g.user_id, post["id"], columns, now)
-            events.post_changed(g.user_id, before, post, now)
+        post = posts.update(g.user_id, post, body, g.scopes, lead, now)
     return with_etag(render(post_schema, post), post)
 
 
@@ -136,10 +129,9 @@ def update_post_item(post_id, body):
 def delete_post_item(post_id):
     with transaction():
         now = timestamps.now_text()
-        post = publishing.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), now)
+        post = posts.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), now)
         check_if_match(post)
-        publishing.check_delete(post)
-        post_store.delete_post(g.user_id, post["id"])
+        posts.delete(g.user_id, post)
     return "", 204
 
 
@@ -169,7 +161,7 @@ def delete_post_item(post_id):
 @require_scope("posts:publish")
 def claim_posts(body):
     with transaction():
-        posts = publishing.claim(
+        claimed = posts.claim(
             g.user_id, timestamps.now_text(), body["limit"], body["lease_seconds"], body.get("type")
         )
-    return {"data": [render(post_schema, post) for post in posts]}
+    return {"data": [render(post_schema, post) for post in claimed]}

@@ -11,13 +11,12 @@ POST   /functions/v1/webhook-deliveries-redeliver    send one delivery's event a
 
 from flask import Blueprint, current_app, g, url_for
 
-import timestamps
-import webhook_rules
-from apidoc import doc, item_links
-from auth import require_scope
+from blueprints.apidoc import doc, item_links
 from blueprints.common import check_if_match, get_owned, item_id, page_body, render, with_etag
-from errors import not_found
-from schemas.webhooks import (
+from content_publishing import timestamps
+from content_publishing.auth import require_scope
+from content_publishing.errors import not_found
+from content_publishing.schemas.webhooks import (
     deliveries_page_schema,
     delivery_list_query_schema,
     delivery_schema,
@@ -28,9 +27,10 @@ from schemas.webhooks import (
     endpoints_page_schema,
     redeliver_schema,
 )
-from store import outbox
-from store import webhooks as webhook_store
-from store.db import snapshot, transaction
+from content_publishing.store import deliveries
+from content_publishing.store import webhooks as webhook_store
+from content_publishing.store.db import snapshot, transaction
+from content_publishing.webhooks import rules as webhook_rules
 
 bp = Blueprint("webhooks", __name__)
 SCOPE = "webhooks:manage"
@@ -139,7 +139,7 @@ def delete_webhook_item(webhook_id):
 def list_deliveries(query):
     query = {k: str(v) if k in ("endpoint_id", "post_id") else v for k, v in query.items()}
     with snapshot():
-        rows, total = outbox.list_deliveries(g.user_id, query)
+        rows, total = deliveries.list_deliveries(g.user_id, query)
     return page_body(delivery_schema, rows, total, query)
 
 
@@ -158,7 +158,7 @@ def list_deliveries(query):
 def redeliver(body):
     now = timestamps.now_text()
     with transaction():
-        delivery = outbox.get_delivery(g.user_id, item_id(str(body["delivery_id"]), "delivery"))
+        delivery = deliveries.get_delivery(g.user_id, item_id(str(body["delivery_id"]), "delivery"))
         if delivery is None:
             raise not_found("delivery")
         delivery = webhook_rules.redeliver(g.user_id, delivery, now)

@@ -16,10 +16,10 @@ import psycopg
 import pytest
 from flask.testing import FlaskClient
 
-from app import create_app
-from auth import SCOPES
+from content_publishing.app import create_app
+from content_publishing.auth import SCOPES
+from content_publishing.store.db import dispose_db, init_db
 from harness import postgres
-from store.db import dispose_db, init_db
 from tests.system import unavailable
 
 BACKENDS = ("sqlite", "postgresql")

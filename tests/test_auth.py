@@ -2,8 +2,8 @@
 
 import pytest
 
-from auth import generate_key, hash_key
-from store.db import trace
+from content_publishing.auth import generate_key, hash_key
+from content_publishing.store.db import trace
 from tests.conftest import assert_error
 
 POSTS = "/functions/v1/api-v2-posts"

@@ -15,7 +15,9 @@ import time
 
 import pytest
 
-from app import create_app
+from content_publishing.app import create_app
+from content_publishing.store.db import dispose_db
+from content_publishing.store.versions import SCHEMA_VERSION
 from harness import (
     WRITES,
     Client,
@@ -30,8 +32,6 @@ from harness import (
     serve,
 )
 from harness.sqlite_direct import set_schema_version
-from store.db import dispose_db
-from store.versions import SCHEMA_VERSION
 
 POSTS = "/functions/v1/api-v2-posts"
 ITEM = "/functions/v1/api-v2-posts-item/"

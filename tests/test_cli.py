@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from auth import SCOPES, hash_key
-from store import keys as key_store
+from content_publishing.auth import SCOPES, hash_key
+from content_publishing.store import keys as key_store
 from tests.conftest import assert_error
 
 WEBHOOK_URL = "https://93.184.215.14/hooks/cps"  # a public address that needs no DNS
@@ -137,7 +137,7 @@ def test_init_db_is_idempotent_and_keeps_data(app, runner, api):
 
 
 def test_init_db_refuses_a_missing_directory(tmp_path):
-    from app import create_app
+    from content_publishing.app import create_app
 
     app = create_app({"DATABASE": str(tmp_path / "nope" / "db.sqlite")})
     result = app.test_cli_runner().invoke(args=["init-db"])
@@ -149,7 +149,7 @@ def test_init_db_refuses_a_missing_directory(tmp_path):
 def test_init_db_refuses_files_that_are_not_usable_databases(tmp_path):
     import sqlite3
 
-    from app import create_app
+    from content_publishing.app import create_app
 
     cases = {
         "text.sqlite": b"hello, this is not a database" * 10,
@@ -256,7 +256,7 @@ NOT_THERE = (
 
 
 def cli(path):
-    from app import create_app
+    from content_publishing.app import create_app
 
     return create_app({"DATABASE": str(path)}).test_cli_runner()
 
@@ -344,7 +344,7 @@ def test_commands_call_an_empty_file_what_it_is(tmp_path, args):
 
 
 def test_commands_refuse_a_database_without_tables(tmp_path):
-    from app import create_app
+    from content_publishing.app import create_app
 
     path = tmp_path / "empty.sqlite"
     sqlite3.connect(path).execute("CREATE TABLE other (x)").connection.close()

@@ -14,7 +14,12 @@ from types import SimpleNamespace
 import pytest
 from gunicorn.config import Config
 
-from accesslog import FORMAT, RedactedAtoms, RedactingLogger, client_address
+from content_publishing.serving.accesslog import (
+    FORMAT,
+    RedactedAtoms,
+    RedactingLogger,
+    client_address,
+)
 from harness import ROOT
 
 

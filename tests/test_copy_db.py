@@ -12,10 +12,10 @@ import psycopg
 import pytest
 from cryptography.fernet import Fernet
 
-from app import create_app
-from auth import SCOPES
+from content_publishing.app import create_app
+from content_publishing.auth import SCOPES
+from content_publishing.store.db import dispose_db, init_db
 from harness import Answer, Dispatcher, Receiver, postgres
-from store.db import dispose_db, init_db
 from tests.conftest import assert_error
 from tests.system import unavailable
 

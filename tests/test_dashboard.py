@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from app import CORS_ALLOW_HEADERS
 from blueprints.dashboard import FILES
+from content_publishing.app import CORS_ALLOW_HEADERS
 from harness import Answer, Client, Dispatcher, Receiver, create_key, flask_cli, rfc3339, serve
 from tests.browser_support import ARTIFACTS, VIEWPORT, new_page
 

@@ -16,11 +16,11 @@ import subprocess
 
 import pytest
 
-from auth import KEY_PREFIX, generate_key, is_well_formed
-from errors import CODES
+from content_publishing.auth import KEY_PREFIX, generate_key, is_well_formed
+from content_publishing.errors import CODES
+from content_publishing.settings import defaults
 from harness import ROOT, Nginx, nginx_binary
 from harness.nginx import SITE, limits, site_for_test
-from settings import defaults
 
 DEPLOY = ROOT / "deploy"
 UNITS = ("content-publishing.service", "content-publishing-dispatch.service")

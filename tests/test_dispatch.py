@@ -19,14 +19,14 @@ from email.utils import format_datetime
 
 import pytest
 
-import settings
-from app import create_app
+from content_publishing import settings
+from content_publishing.app import create_app
+from content_publishing.store import outbox
+from content_publishing.store import webhooks as webhook_store
+from content_publishing.store.db import dispose_db, execute, rows, transaction, value
+from content_publishing.timestamps import later, now_text, parse
 from harness import Answer, Client, Dispatcher, Receiver, create_key, serve
-from store import outbox
-from store import webhooks as webhook_store
-from store.db import dispose_db, execute, rows, transaction, value
 from tests.conftest import live_database_for
-from timestamps import later, now_text, parse
 
 POSTS = "/functions/v1/api-v2-posts"
 ITEM = "/functions/v1/api-v2-posts-item/"

@@ -232,7 +232,7 @@ def test_flask_command_runs_the_service_cli(tmp_path):
 def test_the_harness_knows_every_scope_of_the_service():
     """create_key() grants every scope unless told otherwise; the harness
     keeps the README's list itself, since it reaches the service from outside."""
-    from auth import SCOPES
+    from content_publishing.auth import SCOPES
     from harness.flask_cli import SCOPES as KNOWN
 
     assert KNOWN == SCOPES

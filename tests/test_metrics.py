@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from app import create_app
+from content_publishing.app import create_app
+from content_publishing.store.db import dispose_db, init_db
 from harness import Answer, Client, Dispatcher, Gunicorn, Receiver, create_key, flask_cli, serve
-from store.db import dispose_db, init_db
 from tests.conftest import assert_error, live_database_for
 
 POSTS = "/functions/v1/api-v2-posts"

@@ -3,8 +3,8 @@
 import sqlite3
 from pathlib import Path
 
-from app import create_app
-from auth import display_prefix, generate_key, hash_key
+from content_publishing.app import create_app
+from content_publishing.auth import display_prefix, generate_key, hash_key
 from tests.conftest import Caller
 
 V1_SCHEMA = Path(__file__).parent / "data" / "schema_v1.sql"

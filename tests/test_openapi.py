@@ -11,10 +11,10 @@ import jsonschema_rs
 import pytest
 from openapi_spec_validator import validate
 
-from apidoc import build_spec, check_declarations, doc
+from blueprints.apidoc import build_spec, check_declarations, doc
+from content_publishing.schemas import text
 from harness import BIN, ROOT, Client, create_key, read_posts, serve
 from harness.claims import past, schedule_posts
-from schemas import text
 from tests.conftest import assert_error
 
 SPEC = "/functions/v1/openapi.json"
@@ -222,7 +222,7 @@ def run_schemathesis(tmp_path, examples, seed=None):
 
 
 # The documented text pattern cannot name the invisible characters above
-# U+FFFF (schemas/text.py, PATTERN_NOTE): a body whose text is made of
+# U+FFFF (content_publishing/schemas/text.py, PATTERN_NOTE): a body whose text is made of
 # nothing else matches the document, and the server refuses it as blank.
 # Schemathesis draws such text now and then; those cases are left out, and
 # only those (test_text_patterns_agree_with_the_server checks it is the one
@@ -232,7 +232,7 @@ import importlib.util
 
 import schemathesis
 
-_spec = importlib.util.spec_from_file_location("cps_text", {str(ROOT / "schemas" / "text.py")!r})
+_spec = importlib.util.spec_from_file_location("cps_text", {str(ROOT / "content_publishing" / "schemas" / "text.py")!r})
 _text = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_text)
 
@@ -286,12 +286,12 @@ def schemathesis(tmp_path, url, key, examples, seed, phases):
 # --- text patterns -----------------------------------------------------------------
 
 TEXT_SCHEMAS = {
-    "Post": "schemas.posts.PostSchema",
-    "PostUpdate": "schemas.posts.PostUpdateSchema",
-    "Article": "schemas.articles.ArticleSchema",
-    "ArticleUpdate": "schemas.articles.ArticleUpdateSchema",
-    "Endpoint": "schemas.webhooks.EndpointSchema",
-    "EndpointUpdate": "schemas.webhooks.EndpointUpdateSchema",
+    "Post": "content_publishing.schemas.posts.PostSchema",
+    "PostUpdate": "content_publishing.schemas.posts.PostUpdateSchema",
+    "Article": "content_publishing.schemas.articles.ArticleSchema",
+    "ArticleUpdate": "content_publishing.schemas.articles.ArticleUpdateSchema",
+    "Endpoint": "content_publishing.schemas.webhooks.EndpointSchema",
+    "EndpointUpdate": "content_publishing.schemas.webhooks.EndpointUpdateSchema",
 }
 BMP = [chr(c) for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF]
 # Above U+FFFF: the invisible ones, their neighbours, and visible ones.
@@ -434,11 +434,11 @@ def test_render_is_what_the_schemas_dump(app, api):
     calling dump (blueprints/common.render); on every record the store
     returns, both must give the same body, and it is what the API sends."""
     from blueprints.common import render
-    from schemas.articles import article_schema
-    from schemas.posts import post_schema
-    from store import articles as article_store
-    from store import posts as post_store
-    from store.db import snapshot
+    from content_publishing.schemas.articles import article_schema
+    from content_publishing.schemas.posts import post_schema
+    from content_publishing.store import articles as article_store
+    from content_publishing.store import posts as post_store
+    from content_publishing.store.db import snapshot
 
     api.post("/functions/v1/api-v2-posts", json={"type": "personal", "content": "plain"})
     post = api.post(

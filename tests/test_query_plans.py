@@ -6,7 +6,7 @@ SQLite (EXPLAIN QUERY PLAN).
 
 import pytest
 
-from store.db import get_db, trace
+from content_publishing.store.db import get_db, trace
 
 pytestmark = pytest.mark.sqlite_only
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from app import create_app
-from store.versions import SCHEMA_VERSION
+from content_publishing.app import create_app
+from content_publishing.store.versions import SCHEMA_VERSION
 from tests.conftest import assert_error
 
 POSTS = "/functions/v1/api-v2-posts"
@@ -156,7 +156,7 @@ def test_lock_timeout_is_503_busy(app, api, backend):
 
     import psycopg
 
-    from store.db import dispose_db
+    from content_publishing.store.db import dispose_db
 
     post = api.post(POSTS, json={"type": "personal", "content": "x"}).get_json()
     app.config["SQLITE_BUSY_TIMEOUT_MS"] = 50
@@ -209,7 +209,7 @@ def test_a_database_restart_costs_no_request(app, api, backend):
 @pytest.mark.sqlite_only
 def test_full_storage_refuses_writes_and_keeps_reads(tmp_path, make_key, app):
     app.config["SQLITE_MAX_PAGE_COUNT"] = 60  # about 240 kB with 4 kB pages
-    from store.db import dispose_db
+    from content_publishing.store.db import dispose_db
 
     with app.app_context():
         dispose_db()  # the next connection gets the cap
@@ -251,7 +251,7 @@ def test_full_storage_refuses_writes_and_keeps_reads(tmp_path, make_key, app):
     ],
 )
 def test_bad_settings_are_refused_naming_the_variable(tmp_path, name, value):
-    from settings import SettingError
+    from content_publishing.settings import SettingError
 
     with pytest.raises(SettingError, match=f"FLASK_{name}"):
         create_app({"DATABASE": str(tmp_path / "s.sqlite"), name: value})

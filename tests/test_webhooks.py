@@ -329,7 +329,7 @@ def test_delivery_log_refuses_bad_filters(api, query, param):
 def test_a_change_that_rolls_back_writes_no_event(app, api, monkeypatch, count_rows):
     """The event is written in the change's transaction: if anything fails
     after it, neither the change nor the event is kept."""
-    import events
+    from content_publishing.webhooks import events
 
     add(api)
     post = api.post(

@@ -1,0 +1,169 @@
+"""API-key authentication and scope checks (README "API keys").
+
+Keys look like ``svc_live_`` + 40 characters of [A-Za-z0-9]. Only the SHA-256
+of the whole key is stored, so a leaked database does not leak usable keys.
+"""
+
+import functools
+import hashlib
+import logging
+import re
+import secrets
+import string
+from datetime import timedelta
+
+from flask import current_app, g, request
+
+from content_publishing import logs, timestamps
+from content_publishing.errors import insufficient_scope, unauthorized
+from content_publishing.serving import metrics
+from content_publishing.store import keys as key_store
+from content_publishing.store.db import transaction
+
+log = logging.getLogger("auth")  # a short name: the `logger` field operators filter on
+
+SCOPES = (
+    "posts:read",
+    "posts:write",
+    "posts:publish",
+    "articles:read",
+    "articles:write",
+    "webhooks:manage",
+)
+KEY_PREFIX = "svc_live_"
+KEY_RANDOM_LENGTH = 40
+KEY_PATTERN = re.compile(r"svc_live_[A-Za-z0-9]{32,128}")
+_ALPHABET = string.ascii_letters + string.digits
+
+
+def generate_key():
+    return KEY_PREFIX + "".join(secrets.choice(_ALPHABET) for _ in range(KEY_RANDOM_LENGTH))
+
+
+def hash_key(key):
+    return hashlib.sha256(key.encode("ascii")).hexdigest()
+
+
+def display_prefix(key):
+    """The first 4 random characters: enough to recognise a key in `keys list`,
+    far too little to use it. `svc_live_` itself is not stored, so the
+    database never holds anything that looks like a key."""
+    return key[len(KEY_PREFIX) : len(KEY_PREFIX) + 4]
+
+
+def is_well_formed(key):
+    return KEY_PATTERN.fullmatch(key) is not None
+
+
+def key_from_headers(headers):
+    """X-API-Key first; only when it is absent, Authorization: Bearer.
+
+    A present X-API-Key wins even when it is bad, so a bad key can never be
+    rescued by a second header. Header names are case-insensitive already.
+    """
+    if "X-API-Key" in headers:
+        return headers["X-API-Key"].strip()
+    scheme, _, value = headers.get("Authorization", "").strip().partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return None
+
+
+def authenticate():
+    """before_request hook of the API blueprint: 401 unless a usable key.
+
+    Preflight requests carry no key by design and are answered by flask-cors.
+    """
+    if request.method == "OPTIONS":
+        return None
+    key = key_from_headers(request.headers)
+    if key is None:
+        raise _refused("missing", "An API key is required: send it in the X-API-Key header.")
+    if not is_well_formed(key):
+        raise _refused("malformed", "The API key is malformed.")
+    record = key_store.find_key(hash_key(key))
+    moment = timestamps.now()
+    now = timestamps.to_text(moment)
+    if record is None:
+        raise _refused("unknown", "The API key is not known.")
+    if record["revoked_at"] is not None:
+        raise _refused("revoked", "The API key has been revoked.")
+    if record["expires_at"] is not None and record["expires_at"] <= now:
+        raise _refused("expired", "The API key has expired.")
+    g.user_id = record["user_id"]
+    g.user_name = record["user_name"]
+    g.key_id = record["id"]
+    g.scopes = frozenset(record["scopes"].split())
+    logs.identify(record["id"], record["user_name"])
+    _touch_later(record, moment, now)
+    return None
+
+
+def _refused(reason, message):
+    """The 401, its reason counted in the metrics (`cps_auth_failures_total`)."""
+    metrics.auth_failure(reason)
+    return unauthorized(message)
+
+
+def _touch_later(record, moment, now):
+    """Update last_used_at after the response has gone out, and only when the
+    stored value is older than KEY_TOUCH_INTERVAL, so that a busy key does not
+    turn every read into a write."""
+    interval = timedelta(seconds=current_app.config["KEY_TOUCH_INTERVAL"])
+    stale_before = timestamps.to_text(moment - interval)
+    last = record["last_used_at"]
+    if last is not None and last >= stale_before:
+        return
+    g.touch_key = (record["id"], now, stale_before)
+
+
+def touch_after_response(response):
+    """after_request hook: schedule the write for when the response closes."""
+    touch = g.pop("touch_key", None)
+    if touch is None:
+        return response
+    app = current_app._get_current_object()
+
+    def write():
+        with app.app_context():
+            try:
+                with transaction():
+                    key_store.touch_key(*touch)
+            except Exception:  # the request already succeeded; never fail it late
+                log.warning("could not record last_used_at for key %s", touch[0], exc_info=True)
+
+    response.call_on_close(write)
+    return response
+
+
+def authorize():
+    """before_request hook after `authenticate`: 403 unless the key carries
+    the scope the view declares, before the view's body is even read."""
+    if request.method == "OPTIONS":
+        return None
+    view = current_app.view_functions.get(request.endpoint)
+    scope = getattr(view, "required_scope", None)
+    if scope is not None:
+        ensure_scope(scope)
+    return None
+
+
+def ensure_scope(scope):
+    if scope not in g.get("scopes", ()):
+        raise insufficient_scope(scope)
+
+
+def require_scope(scope):
+    """View decorator: declares the scope the view needs (the API document
+    shows it, `authorize` checks it first) and checks it again itself."""
+
+    def decorator(view):
+        @functools.wraps(view)
+        def wrapped(*args, **kwargs):
+            ensure_scope(scope)
+            return view(*args, **kwargs)
+
+        wrapped.required_scope = scope
+        return wrapped
+
+    return decorator

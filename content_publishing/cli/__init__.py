@@ -1,0 +1,7 @@
+"""The operator's commands, each registered on the app by `init_app`:
+
+keys.py      flask --app app keys create|list|revoke|demo
+webhooks.py  flask --app app webhooks add|list|remove|test
+copy.py      flask --app app copy-db (SQLite -> PostgreSQL)
+backup.py    flask --app app backup PATH / restore PATH
+"""

@@ -1,0 +1,166 @@
+"""`flask --app app keys ...`: create, list and revoke API keys.
+
+The plain key exists only in the output of `keys create` (and `keys demo`);
+the database keeps its hash.
+"""
+
+import click
+from flask.cli import AppGroup
+from marshmallow import ValidationError
+
+from content_publishing import timestamps
+from content_publishing.auth import (
+    KEY_PREFIX,
+    SCOPES,
+    display_prefix,
+    generate_key,
+    hash_key,
+    is_well_formed,
+)
+from content_publishing.schemas import text
+from content_publishing.store import keys as key_store
+from content_publishing.store.db import needs_database, transaction
+
+keys_cli = AppGroup("keys", help="Manage API keys.")
+
+USER_MAX_LENGTH = 100
+MAX_ID = 2**63 - 1  # ids are 64-bit integers in SQLite and PostgreSQL
+
+
+def user_name(ctx, param, value):
+    """--user as a single-line text field of the API (schemas/text.py): no
+    control characters or line breaks, a visible character, at most 100
+    characters. The name is written on every access-log line of its keys,
+    where a control character could forge or hide lines."""
+    value = value.strip()
+    if not value:
+        raise click.BadParameter("must not be empty", param_hint="--user")
+    if len(value) > USER_MAX_LENGTH:
+        raise click.BadParameter(
+            f"must be at most {USER_MAX_LENGTH} characters (this one has {len(value)})",
+            param_hint="--user",
+        )
+    try:
+        text.no_controls(multiline=False)(value)
+        text.not_blank(value)
+    except ValidationError as e:
+        raise click.BadParameter(" ".join(e.messages), param_hint="--user") from None
+    return value
+
+
+def _parse_expiry(ctx, param, value):
+    if value is None:
+        return None
+    try:
+        return timestamps.to_text(timestamps.parse(value))
+    except ValueError as e:
+        raise click.BadParameter(
+            f"{value!r} is not an RFC 3339 timestamp with offset ({e})"
+        ) from None
+    except OverflowError:  # a real time, but outside what UTC can hold (year 0 or 10000)
+        raise click.ClickException(
+            f"--expires-at {value!r} falls outside the years 1-9999 once moved to UTC;"
+            " give a time within them"
+        ) from None
+
+
+def _new_key(user, scopes, expires_at):
+    key = generate_key()
+    with transaction():
+        key_id = key_store.create_key(
+            user, hash_key(key), display_prefix(key), scopes, expires_at, timestamps.now_text()
+        )
+    return key_id, key
+
+
+@keys_cli.command("create")
+@click.option("--user", required=True, callback=user_name, help="Owner of the key; created if new.")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    required=True,
+    type=click.Choice(SCOPES),
+    help="A scope to grant; repeat for several.",
+)
+@click.option("--expires-at", callback=_parse_expiry, help="RFC 3339 time the key stops working.")
+@needs_database
+def create_command(user, scopes, expires_at):
+    """Create a key; the plain key is printed once, on the last line."""
+    scopes = sorted(set(scopes), key=SCOPES.index)
+    key_id, key = _new_key(user, scopes, expires_at)
+    click.echo(f"Created key {key_id} for user {user} with scopes {' '.join(scopes)}.")
+    click.echo("Store it now: it is not shown again.")
+    click.echo(key)
+
+
+@keys_cli.command("demo")
+@needs_database
+def demo_command():
+    """Create a key with every scope for user 'demo', if no key exists yet."""
+    if key_store.count_keys():
+        click.echo("API keys exist already; no demo key created (see `keys list`).")
+        return
+    key_id, key = _new_key("demo", SCOPES, None)
+    click.echo(f"Created demo key {key_id} for user demo with every scope. It is not shown again:")
+    click.echo(key)
+
+
+def _state(row, now):
+    if row["revoked_at"]:
+        return "revoked"
+    if row["expires_at"] and row["expires_at"] <= now:
+        return "expired"
+    return "active"
+
+
+@keys_cli.command("list")
+@needs_database
+def list_command():
+    """Every key: id, prefix, user, scopes, state, expiry, last use."""
+    now = timestamps.now_text()
+    rows = key_store.list_keys()
+    if not rows:
+        click.echo("No API keys.")
+        return
+    header = ("ID", "PREFIX", "USER", "SCOPES", "STATE", "EXPIRES_AT", "LAST_USED_AT")
+    table = [header] + [
+        (
+            str(r["id"]),
+            KEY_PREFIX + r["prefix"] + "…",
+            r["user_name"],
+            ",".join(r["scopes"].split()),
+            _state(r, now),
+            r["expires_at"] or "-",
+            r["last_used_at"] or "-",
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for row in table:
+        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+
+
+@keys_cli.command("revoke")
+@click.argument("key_or_id")
+@needs_database
+def revoke_command(key_or_id):
+    """Revoke a key, given the plain key or the id `keys list` shows."""
+    value = key_or_id.strip()
+    if value.isascii() and value.isdigit():
+        if int(value) > MAX_ID:  # no database holds it, and it cannot be sent to one
+            raise click.ClickException("No such key.")
+        by = {"key_id": int(value)}
+    elif is_well_formed(value):
+        by = {"key_hash": hash_key(value)}
+    else:
+        raise click.BadParameter("give a key id or a whole svc_live_ key", param_hint="KEY_OR_ID")
+    with transaction():
+        key_id = key_store.revoke_key(timestamps.now_text(), **by)
+    if key_id is None:
+        raise click.ClickException("No such key.")
+    click.echo(f"Revoked key {key_id}.")
+
+
+def init_app(app):
+    app.cli.add_command(keys_cli)

@@ -1,0 +1,147 @@
+"""One JSON error envelope for every error the service returns.
+
+    {"error": {"code": "...", "message": "...", "details": {...}}}
+
+Flask's own errors (404, 405, 413, 415, 500, ...) go through the same
+handlers as ours, so a client never has to parse two shapes.
+"""
+
+import logging
+
+from flask import jsonify
+from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from content_publishing.store.db import is_busy, is_storage_full
+
+log = logging.getLogger("errors")  # a short name: the `logger` field operators filter on
+
+CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "insufficient_scope",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    414: "uri_too_long",
+    415: "unsupported_media_type",
+    417: "expectation_failed",
+    422: "validation_error",
+    429: "rate_limited",  # answered by nginx (deploy/nginx.conf), in the same envelope
+    431: "headers_too_large",
+    500: "internal_error",
+    501: "not_implemented",
+    503: "busy",
+    507: "storage_full",
+}
+
+
+class ApiError(Exception):
+    """Raised by views and helpers; turned into the envelope by the handler."""
+
+    def __init__(self, status, message, code=None, details=None, headers=None):
+        super().__init__(message)
+        self.status = status
+        self.code = code or CODES.get(status, "error")
+        self.message = message
+        self.details = details or {}
+        self.headers = headers or {}
+
+
+def error_response(status, code, message, details=None, headers=None):
+    # One line per refused request, with its id (logs.py): what a user who
+    # quotes the id was told, and why. The details can echo what was sent,
+    # so they stay out of the log.
+    log.info("answered %s %s: %s", status, code, message)
+    body = {"error": {"code": code, "message": message, "details": details or {}}}
+    response = jsonify(body)
+    response.status_code = status
+    response.headers.update(headers or {})
+    return response
+
+
+def bad_request(message, details=None):
+    return ApiError(400, message, details=details)
+
+
+def validation_error(messages):
+    """400 naming each bad field: {field: [message, ...]}."""
+    return ApiError(400, "The request has invalid fields.", "validation_error", _listify(messages))
+
+
+def not_found(what="resource"):
+    return ApiError(404, f"No such {what}.")
+
+
+def conflict(message, details=None):
+    return ApiError(409, message, details=details)
+
+
+def unauthorized(message):
+    return ApiError(401, message, headers={"WWW-Authenticate": 'Bearer realm="api"'})
+
+
+def insufficient_scope(scope):
+    return ApiError(
+        403,
+        f"This API key lacks the scope {scope}.",
+        details={"required_scope": scope},
+    )
+
+
+def _listify(messages):
+    """marshmallow gives str, list or nested dict; the envelope promises
+    field -> list of messages (nested fields joined with dots)."""
+    out = {}
+
+    def walk(prefix, value):
+        if isinstance(value, dict):
+            for key, sub in value.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), sub)
+        elif isinstance(value, (list, tuple)):
+            if all(isinstance(v, str) for v in value):
+                out.setdefault(prefix or "_schema", []).extend(value)
+            else:
+                for v in value:
+                    walk(prefix, v)
+        else:
+            out.setdefault(prefix or "_schema", []).append(str(value))
+
+    walk("", messages)
+    return out
+
+
+def init_app(app):
+    @app.errorhandler(ApiError)
+    def api_error(e):
+        return error_response(e.status, e.code, e.message, e.details, e.headers)
+
+    @app.errorhandler(ValidationError)
+    def marshmallow_error(e):
+        err = validation_error(e.messages)
+        return error_response(err.status, err.code, err.message, err.details)
+
+    @app.errorhandler(HTTPException)
+    def http_error(e):
+        code = CODES.get(e.code, "error")
+        headers = {}
+        if e.code == 405 and e.valid_methods:
+            headers["Allow"] = ", ".join(e.valid_methods)
+        return error_response(e.code, code, e.description or e.name, headers=headers)
+
+    @app.errorhandler(Exception)
+    def unexpected_error(e):
+        if is_storage_full(e):
+            log.error("storage full: %s", e)
+            return error_response(
+                507, "storage_full", "The server's storage is full; the change was not saved."
+            )
+        if is_busy(e):
+            log.error("database busy beyond the timeout: %s", e)
+            return error_response(
+                503, "busy", "The database is busy; retry shortly.", headers={"Retry-After": "1"}
+            )
+        log.exception("unhandled error")
+        return error_response(500, "internal_error", "The server failed to handle the request.")

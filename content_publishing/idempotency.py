@@ -1,0 +1,48 @@
+"""Idempotent creation: a retried POST with the same Idempotency-Key gets
+the record the first request made, instead of a second record.
+
+Requests are compared by their loaded fields, not their bytes: a retry that
+spells a default out (`"media_urls": []`), orders keys differently, or gives
+the same time in another offset is the same request.
+"""
+
+import hashlib
+import json
+
+from content_publishing.errors import conflict
+from content_publishing.store.db import is_unique_violation, savepoint
+
+
+def fingerprint(fields):
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+
+
+def create_once(keys, user_id, key, fields, insert, get, now):
+    """`insert()` the record, unless `key` was used before by this user.
+
+    `keys` is the resource's idempotency-key store (store.idempotency); run
+    inside the caller's transaction. Returns the record; the same key with
+    other fields is a 409.
+    """
+    if key is None:
+        return insert()
+    digest = fingerprint(fields)
+    earlier = keys.find(user_id, key)
+    if earlier is None:
+        try:
+            with savepoint():
+                record = insert()
+                keys.save(user_id, key, digest, record["id"], now)
+                return record
+        except Exception as error:
+            # A concurrent request with the same key committed first (the
+            # unique constraint waited for it): its record is the answer.
+            if not is_unique_violation(error):
+                raise
+        earlier = keys.find(user_id, key)
+    if earlier["request_hash"] != digest:
+        raise conflict(
+            "This Idempotency-Key was used with a different request body.",
+            {"idempotency_key": key},
+        )
+    return get(user_id, earlier["record_id"])

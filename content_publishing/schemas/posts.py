@@ -1,0 +1,192 @@
+"""Post record, create and update bodies, list query, and the callback."""
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from content_publishing.schemas.common import (
+    FullMatch,
+    HttpUrl,
+    PageQuerySchema,
+    PageSchema,
+    Text,
+    Timestamp,
+)
+
+POST_TYPES = ("personal", "brand")
+POST_STATUSES = ("Draft", "Scheduled", "Publishing", "Published", "Failed")
+MAX_CONTENT = 3000  # the network's limit for a post
+MAX_MEDIA = 9
+MAX_ERROR = 2000
+URN = r"^urn:li:[A-Za-z][A-Za-z0-9_]*:[A-Za-z0-9_:,()%.\-]+$"
+
+
+def check_brand(data):
+    """A brand post names its company page; a personal post names none."""
+    if data.get("type") == "brand" and not data.get("brand_id"):
+        raise ValidationError("Required for brand posts.", "brand_id")
+    if data.get("type") == "personal" and data.get("brand_id") is not None:
+        raise ValidationError("Must be null for personal posts.", "brand_id")
+
+
+def brand_id_field(**kwargs):
+    return Text(
+        100,
+        allow_none=True,
+        metadata={
+            "description": "The company page the automation posts to. Required (not null) "
+            "when type is brand; must be null or absent when type is personal."
+        },
+        **kwargs,
+    )
+
+
+def content_field(**kwargs):
+    return Text(MAX_CONTENT, multiline=True, **kwargs)
+
+
+def media_urls_field(**kwargs):
+    return fields.List(HttpUrl(), validate=validate.Length(max=MAX_MEDIA), **kwargs)
+
+
+class PostSchema(Schema):
+    """The post record; its writable fields are also the create body.
+
+    The brand rule (a brand post names its brand_id, a personal post has none)
+    is checked here and stated in words in the document: a `oneOf` for it made
+    generated clients split the record into two classes that held only those
+    two fields.
+    """
+
+    class Meta:
+        description = (
+            "A personal or brand post. A brand post (type brand) must carry brand_id; "
+            "a personal post must not (null)."
+        )
+
+    id = fields.String(dump_only=True, metadata={"format": "uuid"})
+    type = fields.String(required=True, validate=validate.OneOf(POST_TYPES))
+    brand_id = brand_id_field(load_default=None)
+    content = content_field(required=True)
+    media_urls = media_urls_field(load_default=list)
+    status = fields.String(dump_only=True, validate=validate.OneOf(POST_STATUSES))
+    scheduled_at = Timestamp(
+        allow_none=True,
+        load_default=None,
+        metadata={"description": "When the automation platform should publish the post."},
+    )
+    published_at = Timestamp(dump_only=True, allow_none=True)
+    linkedin_post_id = fields.String(dump_only=True, allow_none=True)
+    live_url = fields.String(dump_only=True, allow_none=True)
+    last_error = fields.String(dump_only=True, allow_none=True)
+    handoff_id = fields.String(
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "format": "uuid",
+            "description": "The current handoff to an automation "
+            "(Publishing only); null otherwise.",
+        },
+    )
+    handoff_expires_at = Timestamp(
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "description": "When the current handoff's lease runs out: without a callback "
+            "or a report by then, the post becomes Failed."
+        },
+    )
+    handoff_count = fields.Integer(
+        dump_only=True, metadata={"description": "How many times the post has been handed off."}
+    )
+    created_at = Timestamp(dump_only=True)
+    updated_at = Timestamp(dump_only=True)
+    version = fields.Integer(dump_only=True)
+
+    @validates_schema
+    def brand_rule(self, data, **kwargs):
+        check_brand(data)
+
+
+class PostUpdateSchema(Schema):
+    """PATCH body: every field optional; the merged record is checked after."""
+
+    type = fields.String(validate=validate.OneOf(POST_TYPES))
+    brand_id = brand_id_field()
+    content = content_field()
+    media_urls = media_urls_field()
+    scheduled_at = Timestamp(allow_none=True)
+    status = fields.String(validate=validate.OneOf(POST_STATUSES))
+    last_error = Text(MAX_ERROR, multiline=True, allow_none=True)
+
+
+class PostListQuerySchema(PageQuerySchema):
+    status = fields.String(validate=validate.OneOf(POST_STATUSES))
+    type = fields.String(validate=validate.OneOf(POST_TYPES))
+    scheduled_before = Timestamp(metadata={"description": "scheduled_at < this"})
+    scheduled_after = Timestamp(metadata={"description": "scheduled_at >= this"})
+    due = fields.Boolean(
+        load_default=False,
+        metadata={"description": "true: Scheduled posts whose scheduled_at has come"},
+    )
+    order = fields.String(
+        load_default="-created_at",
+        validate=validate.OneOf(["-created_at", "scheduled_at"]),
+        metadata={"description": "-created_at: newest first; scheduled_at: soonest first"},
+    )
+
+
+class PostPageSchema(PageSchema):
+    data = fields.List(fields.Nested(PostSchema), required=True)
+
+
+class ClaimSchema(Schema):
+    """POST /api-v2-posts-claim: every field optional."""
+
+    limit = fields.Integer(
+        strict=True,
+        load_default=10,
+        validate=validate.Range(min=1, max=50),
+        metadata={"description": "At most this many posts (1-50, default 10)."},
+    )
+    lease_seconds = fields.Integer(
+        strict=True,
+        load_default=600,
+        validate=validate.Range(min=1, max=86400),
+        metadata={
+            "description": "Seconds the automation has to report back (1-86400, default 600)."
+        },
+    )
+    type = fields.String(
+        validate=validate.OneOf(POST_TYPES),
+        metadata={"description": "Only personal or only brand posts."},
+    )
+
+
+class ClaimedSchema(Schema):
+    data = fields.List(
+        fields.Nested(PostSchema),
+        required=True,
+        metadata={"description": "The posts now Publishing, soonest first."},
+    )
+
+
+class CallbackSchema(Schema):
+    """What the automation platform posts after publishing."""
+
+    post_id = fields.UUID(required=True)
+    linkedin_post_id = fields.String(
+        required=True,
+        validate=[
+            validate.Length(max=200),
+            FullMatch(URN, error="Must be a LinkedIn URN such as urn:li:share:123."),
+        ],
+    )
+    live_url = HttpUrl(required=True)
+
+
+post_schema = PostSchema()
+posts_page_schema = PostPageSchema()
+post_update_schema = PostUpdateSchema()
+post_list_query_schema = PostListQuerySchema()
+callback_schema = CallbackSchema()
+claim_schema = ClaimSchema()
+claimed_schema = ClaimedSchema()

@@ -1,0 +1,149 @@
+"""Webhook endpoint record, create and update bodies, and the delivery log."""
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from content_publishing.schemas.common import HttpUrl, PageQuerySchema, PageSchema, Text, Timestamp
+
+# The event types an endpoint can ask for; webhooks/events.py says what causes each.
+TYPES = ("post.due", "post.published", "post.failed", "article.published")
+OUTCOMES = ("pending", "delivered", "failed", "cancelled")
+MAX_DESCRIPTION = 300
+
+
+def distinct_events(values):
+    if not values:
+        raise ValidationError("List at least one event type.")
+    if len(set(values)) != len(values):
+        raise ValidationError("An event type is listed twice.")
+
+
+def events_field(**kwargs):
+    return fields.List(
+        fields.String(validate=validate.OneOf(TYPES)),
+        validate=distinct_events,
+        metadata={"description": "Event types to deliver: " + ", ".join(TYPES) + "."},
+        **kwargs,
+    )
+
+
+def description_field(**kwargs):
+    return Text(MAX_DESCRIPTION, allow_none=True, **kwargs)
+
+
+class EndpointSchema(Schema):
+    """A webhook endpoint; its writable fields are also the create body."""
+
+    id = fields.String(dump_only=True, metadata={"format": "uuid"})
+    url = HttpUrl(required=True)
+    events = events_field(required=True)
+    description = description_field(load_default=None)
+    enabled = fields.Boolean(
+        dump_only=True,
+        metadata={
+            "description": "false after PATCH enabled=false, or when the receiver answered 410 Gone."
+        },
+    )
+    disabled_reason = fields.String(dump_only=True, allow_none=True)
+    created_at = Timestamp(dump_only=True)
+    updated_at = Timestamp(dump_only=True)
+    version = fields.Integer(dump_only=True)
+
+
+class EndpointWithSecretSchema(EndpointSchema):
+    """The answer to a create or a rotation: the only time the secret is shown."""
+
+    secret = fields.String(
+        dump_only=True,
+        metadata={
+            "description": "whsec_ and the base64 of 32 random bytes: the Standard Webhooks signing "
+            "secret. Shown only in this answer; store it now."
+        },
+    )
+
+
+class EndpointUpdateSchema(Schema):
+    """PATCH body: every field optional."""
+
+    url = HttpUrl()
+    events = events_field()
+    description = description_field()
+    enabled = fields.Boolean()
+    rotate_secret = fields.Boolean(
+        metadata={
+            "description": "true: a new secret, returned once; for 24 hours deliveries carry "
+            "signatures with both the old and the new secret."
+        }
+    )
+
+
+class EndpointListQuerySchema(PageQuerySchema):
+    pass
+
+
+class EndpointPageSchema(PageSchema):
+    data = fields.List(fields.Nested(EndpointSchema), required=True)
+
+
+class AttemptSchema(Schema):
+    attempted_at = Timestamp(required=True)
+    outcome = fields.String(required=True, validate=validate.OneOf(("delivered", "failed")))
+    status_code = fields.Integer(
+        allow_none=True, required=True, metadata={"description": "null when no answer came."}
+    )
+    duration_ms = fields.Integer(required=True)
+    error = fields.String(allow_none=True, required=True)
+    response = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The first 1 KB of the answer's body."},
+    )
+
+
+class DeliverySchema(Schema):
+    """One event to one endpoint, and its attempts."""
+
+    id = fields.String(dump_only=True, metadata={"format": "uuid"})
+    event_id = fields.String(
+        dump_only=True,
+        metadata={
+            "description": "The webhook-id header: the same on every attempt and redelivery."
+        },
+    )
+    endpoint_id = fields.String(dump_only=True, metadata={"format": "uuid"})
+    event_type = fields.String(dump_only=True, validate=validate.OneOf(TYPES))
+    post_id = fields.String(dump_only=True, allow_none=True, metadata={"format": "uuid"})
+    outcome = fields.String(dump_only=True, validate=validate.OneOf(OUTCOMES))
+    attempt_count = fields.Integer(dump_only=True)
+    next_attempt_at = Timestamp(dump_only=True, allow_none=True)
+    last_error = fields.String(dump_only=True, allow_none=True)
+    created_at = Timestamp(dump_only=True)
+    updated_at = Timestamp(dump_only=True)
+    attempts = fields.List(fields.Nested(AttemptSchema), dump_only=True)
+
+
+class DeliveryListQuerySchema(PageQuerySchema):
+    endpoint_id = fields.UUID()
+    event_type = fields.String(validate=validate.OneOf(TYPES))
+    post_id = fields.UUID()
+    outcome = fields.String(validate=validate.OneOf(OUTCOMES))
+
+
+class DeliveryPageSchema(PageSchema):
+    data = fields.List(fields.Nested(DeliverySchema), required=True)
+
+
+class RedeliverSchema(Schema):
+    delivery_id = fields.UUID(
+        required=True, metadata={"description": "The delivery to send again."}
+    )
+
+
+endpoint_schema = EndpointSchema()
+endpoint_with_secret_schema = EndpointWithSecretSchema()
+endpoint_update_schema = EndpointUpdateSchema()
+endpoint_list_query_schema = EndpointListQuerySchema()
+endpoints_page_schema = EndpointPageSchema()
+delivery_schema = DeliverySchema()
+delivery_list_query_schema = DeliveryListQuerySchema()
+deliveries_page_schema = DeliveryPageSchema()
+redeliver_schema = RedeliverSchema()

@@ -1,0 +1,157 @@
+"""The service's settings: defaults, and the check that refuses a bad one.
+
+Each is read from a FLASK_-prefixed environment variable (Flask's
+from_prefixed_env, which parses values that look like JSON), or given to
+create_app by the tests. A value that cannot work stops the service when it
+starts, with one line naming the variable, instead of failing on some later
+request or being silently ignored.
+"""
+
+import os
+
+from flask.cli import NoAppException
+from marshmallow import ValidationError
+
+from content_publishing import logs
+from content_publishing.schemas import urls
+
+
+class SettingError(NoAppException, ValueError):
+    """A setting that cannot work; the message names the variable.
+
+    A NoAppException too, so that `flask --app app ...` prints it as one
+    `Error:` line instead of a traceback (gunicorn's start prints its own)."""
+
+
+RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]
+
+
+def defaults(instance_path):
+    return {
+        "DATABASE": os.path.join(instance_path, "publishing.sqlite"),
+        "CORS_ORIGINS": "*",
+        "MAX_CONTENT_LENGTH": 1024 * 1024,
+        "KEY_TOUCH_INTERVAL": 60,
+        "SCHEDULE_MIN_LEAD_SECONDS": 60,
+        "SQLITE_SYNCHRONOUS": "FULL",
+        "SQLITE_BUSY_TIMEOUT_MS": 5000,
+        "SQLITE_MAX_PAGE_COUNT": None,
+        # Webhooks and the dispatcher
+        "PUBLIC_URL": "http://127.0.0.1:8000",
+        "HANDOFF_LEASE_SECONDS": 600,
+        "HANDOFF_MAX_DELAY_SECONDS": 3600,
+        "WEBHOOK_ALLOW_PRIVATE": False,
+        "WEBHOOK_TIMEOUT_SECONDS": 15,
+        "WEBHOOK_RETRY_SCHEDULE": RETRY_SCHEDULE,
+        "DELIVERY_LOG_DAYS": 30,
+        "DISPATCH_LEASE_SECONDS": 60,
+        "DISPATCH_POLL_SECONDS": 0.25,
+        "DISPATCH_WORKERS": 16,
+        "DISPATCH_GRACE_SECONDS": 8,
+        "SECRETS_KEY": None,
+        # Metrics and logs
+        "METRICS": False,
+        "LOG_FORMAT": "text",
+    }
+
+
+# name -> kind; kinds are checked (and normalised) by _CHECKS below.
+KINDS = {
+    "MAX_CONTENT_LENGTH": "count",
+    "KEY_TOUCH_INTERVAL": "count",
+    "SQLITE_BUSY_TIMEOUT_MS": "count",
+    "SCHEDULE_MIN_LEAD_SECONDS": "integer",
+    "SQLITE_MAX_PAGE_COUNT": "optional count",
+    "HANDOFF_LEASE_SECONDS": "positive",
+    "HANDOFF_MAX_DELAY_SECONDS": "positive",
+    "WEBHOOK_TIMEOUT_SECONDS": "positive",
+    "DELIVERY_LOG_DAYS": "positive",
+    "DISPATCH_LEASE_SECONDS": "positive",
+    "DISPATCH_POLL_SECONDS": "positive",
+    "DISPATCH_WORKERS": "positive integer",
+    "DISPATCH_GRACE_SECONDS": "non-negative",
+    "WEBHOOK_ALLOW_PRIVATE": "flag",
+    "METRICS": "flag",
+    "LOG_FORMAT": "log format",
+    "WEBHOOK_RETRY_SCHEDULE": "schedule",
+    "PUBLIC_URL": "url",
+}
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _schedule(value):
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+        value = [float(v) for v in value]
+    if not isinstance(value, list) or not value or not all(_is_number(v) and v >= 0 for v in value):
+        raise ValueError
+    return value
+
+
+def _flag(value):
+    if isinstance(value, bool):
+        return value
+    if value in (0, 1, "0", "1", "", "true", "false"):
+        return value in (1, "1", "true")
+    raise ValueError
+
+
+def _log_format(value):
+    if value not in logs.FORMATS:
+        raise ValueError
+    return value
+
+
+def _url(value):
+    urls.parse(value)
+    return value
+
+
+_CHECKS = {
+    "count": (lambda v: _is_int(v) and v >= 0, "a whole number, 0 or more"),
+    "integer": (_is_int, "a whole number"),
+    "optional count": (lambda v: v is None or (_is_int(v) and v >= 0), "a whole number"),
+    "positive": (lambda v: _is_number(v) and v > 0, "a number above 0"),
+    "positive integer": (lambda v: _is_int(v) and v > 0, "a whole number above 0"),
+    "non-negative": (lambda v: _is_number(v) and v >= 0, "a number, 0 or more"),
+}
+_NORMALISE = {
+    "flag": (_flag, "0 or 1"),
+    "schedule": (_schedule, "comma-separated seconds, such as 0,5,300"),
+    "url": (_url, "an absolute http(s) URL, such as https://cps.example.com"),
+    "log format": (_log_format, "text or json"),
+}
+
+
+def check(config):
+    """Raise SettingError for the first setting that cannot work; normalise the rest."""
+    _check_kinds(config)
+    if config["DISPATCH_LEASE_SECONDS"] < config["WEBHOOK_TIMEOUT_SECONDS"] + 3:
+        raise SettingError(
+            "FLASK_DISPATCH_LEASE_SECONDS must exceed FLASK_WEBHOOK_TIMEOUT_SECONDS by 3 or more: "
+            "a delivery's lease must outlast its attempt, or a second dispatcher could send it too"
+        )
+
+
+def _check_kinds(config):
+    if str(config["SQLITE_SYNCHRONOUS"]).upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+        raise SettingError("FLASK_SQLITE_SYNCHRONOUS must be OFF, NORMAL, FULL or EXTRA")
+    for name, kind in KINDS.items():
+        value = config[name]
+        if kind in _CHECKS:
+            ok, wanted = _CHECKS[kind]
+            if not ok(value):
+                raise SettingError(f"FLASK_{name} must be {wanted}, not {value!r}")
+        else:
+            normalise, wanted = _NORMALISE[kind]
+            try:
+                config[name] = normalise(value)
+            except (ValueError, TypeError, AttributeError, ValidationError):
+                raise SettingError(f"FLASK_{name} must be {wanted}, not {value!r}") from None

@@ -1,0 +1,201 @@
+"""PostgreSQL, for deployments that outgrow one machine (psycopg 3).
+
+What differs from SQLite lives here and only here:
+
+- placeholders: the store writes `?`; they become `%s` (and a literal `%`
+  becomes `%%`) once per statement text;
+- locking: a write transaction is READ COMMITTED, and a row read in order to
+  be changed is read with FOR UPDATE; claims and leases add SKIP LOCKED, so
+  that concurrent claimers take different rows instead of waiting; a read of
+  several statements is one REPEATABLE READ READ ONLY snapshot;
+- errors: a lock not granted within FLASK_SQLITE_BUSY_TIMEOUT_MS (as
+  lock_timeout), a serialization failure, a deadlock or a lost connection is
+  `busy` (503 with Retry-After), a full disk is `storage_full`;
+- the schema: schema_postgresql.sql, versioned in a schema_version table,
+  created under an advisory lock so that workers and hosts starting together
+  create it once.
+
+Timestamps stay fixed-width UTC text, as in SQLite, so every comparison and
+every answer is the same on both backends.
+"""
+
+from pathlib import Path
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import TransactionStatus
+from psycopg.rows import dict_row
+
+from content_publishing.store.versions import SchemaTooNew
+
+SCHEMA_FILE = Path(__file__).parent / "schema_postgresql.sql"  # the root file (a link)
+INIT_LOCK = 727_001  # pg_advisory_xact_lock key of init-db
+CONNECT_TIMEOUT = 5
+# Every connection of the service names itself `content-publishing:<schema>`,
+# so that `restore` sees in pg_stat_activity that the service is running.
+APPLICATION_NAME = "content-publishing"
+
+
+class Dialect:
+    for_update = " FOR UPDATE"
+    skip_locked = " FOR UPDATE SKIP LOCKED"
+    # ASC puts NULLs last in PostgreSQL, so the index order serves this.
+    scheduled_order = "scheduled_at, id"
+
+
+class Backend:
+    name = "postgresql"
+    dialect = Dialect()
+    errors = (psycopg.Error,)
+
+    def __init__(self, config):
+        self.config = config  # read at each connect: tests change settings on a live app
+        self.url = config["DATABASE"]
+        self._translated = {}
+
+    def connect(self):
+        conn = psycopg.connect(
+            self.url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT
+        )
+        conn.execute(f"SET lock_timeout = {int(self.config['SQLITE_BUSY_TIMEOUT_MS'])}")
+        conn.execute(
+            "SELECT set_config('application_name',"
+            " left(%s || ':' || coalesce(current_schema(), ''), 63), false)",
+            (APPLICATION_NAME,),
+        )
+        if str(self.config["SQLITE_SYNCHRONOUS"]).upper() == "OFF":
+            conn.execute("SET synchronous_commit = off")  # a seed, thrown away if it dies
+        return conn
+
+    def lost(self, conn):
+        """The connection is dead: the server ended it or went away."""
+        return conn.closed or conn.broken
+
+    def usable(self, conn):
+        return not conn.closed and not conn.broken
+
+    # --- transactions ------------------------------------------------------------------
+
+    def in_transaction(self, conn):
+        return conn.info.transaction_status != TransactionStatus.IDLE
+
+    def begin_write(self, conn):
+        conn.execute("BEGIN")
+
+    def begin_read(self, conn):
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+
+    def _sql(self, sql):
+        translated = self._translated.get(sql)
+        if translated is None:
+            translated = self._translated[sql] = sql.replace("%", "%%").replace("?", "%s")
+        return translated
+
+    def execute(self, conn, sql, params):
+        return conn.execute(self._sql(sql), params)
+
+    def execute_many(self, conn, sql, seq_of_params):
+        with conn.cursor() as cursor:
+            cursor.executemany(self._sql(sql), seq_of_params)
+
+    def size(self, conn):
+        """The service's tables in its schema (the first on the search_path),
+        with their indexes and TOAST: pg_database_size would count whatever
+        else shares the database."""
+        row = conn.execute(
+            "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS size FROM pg_class c"
+            " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')"
+        ).fetchone()
+        return int(row["size"])
+
+    # --- errors ---------------------------------------------------------------------
+
+    def is_storage_full(self, error):
+        return isinstance(error, pg_errors.DiskFull)
+
+    def is_busy(self, error):
+        """Waited too long for a lock, lost a serialization race or the
+        connection: retrying shortly is the cure."""
+        return isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)) and not (
+            self.is_storage_full(error)
+        )
+
+    def is_unique_violation(self, error):
+        return isinstance(error, pg_errors.UniqueViolation)
+
+    # --- schema ------------------------------------------------------------------------
+
+    def init_schema(self, conn, version):
+        conn.execute("BEGIN")
+        try:
+            create_schema(conn, version)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def check(self, version, must_exist=False):
+        """One line saying why this URL cannot serve, or None."""
+        try:
+            params = conninfo_to_dict(self.url)
+        except psycopg.ProgrammingError as e:
+            return f"FLASK_DATABASE is not a usable PostgreSQL URL ({first_line(e)})"
+        where = f"{params.get('host', 'localhost')}:{params.get('port', 5432)}"
+        name = params.get("dbname", "")
+        try:
+            with psycopg.connect(
+                self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+            ) as conn:
+                found = _version(conn)
+        except psycopg.OperationalError as e:
+            text = first_line(e)
+            if f'database "{name}" does not exist' in text:
+                return f"PostgreSQL database {name!r} does not exist on {where} ({text})"
+            if "connection is bad: invalid" in text:  # libpq refused a value in the URL
+                return f"FLASK_DATABASE is not a usable PostgreSQL URL ({text})"
+            return f"cannot reach PostgreSQL at {where} ({text})"
+        except psycopg.Error as e:
+            return f"PostgreSQL at {where} refused the schema check ({first_line(e)})"
+        if found > version:
+            return str(SchemaTooNew(found, version))
+        if must_exist and found == 0:
+            return f"PostgreSQL database {name!r} on {where} has no tables"
+        return None
+
+    def describe(self):
+        try:
+            params = conninfo_to_dict(self.url)
+        except psycopg.ProgrammingError:
+            return "postgresql://(a URL that does not parse)"
+        params.pop("password", None)
+        return f"postgresql://{params.get('host', '')}:{params.get('port', 5432)}/{params.get('dbname', '')}"
+
+
+def create_schema(conn, version):
+    """The tables, if missing, and the version, inside the caller's
+    transaction (init-db's own, or copy-db's, which must leave a target it
+    refuses as it found it), under the advisory lock of init-db."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (INIT_LOCK,))
+    found = _version(conn)
+    if found > version:
+        raise SchemaTooNew(found, version)
+    conn.execute(SCHEMA_FILE.read_text())
+    conn.execute("DELETE FROM schema_version")
+    conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+
+
+def _version(conn):
+    """The schema version, 0 when the database has none of our tables."""
+    row = conn.execute("SELECT to_regclass('schema_version') IS NOT NULL AS known").fetchone()
+    known = row["known"] if isinstance(row, dict) else row[0]
+    if not known:
+        return 0
+    row = conn.execute("SELECT max(version) AS version FROM schema_version").fetchone()
+    value = row["version"] if isinstance(row, dict) else row[0]
+    return value or 0
+
+
+def first_line(error):
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

@@ -1,0 +1,210 @@
+"""SQLite, the embedded default: one file, WAL, one writer at a time.
+
+Everything that is SQLite's own lives here: the connection's PRAGMAs, how a
+transaction begins, which errors mean busy or full, the schema file and its
+migrations, and the start-up check of the file. store/db.py picks this
+backend for a FLASK_DATABASE that is a path.
+"""
+
+import os
+import sqlite3
+from pathlib import Path
+
+from content_publishing.store.migrations import MIGRATIONS
+from content_publishing.store.versions import SchemaTooNew
+
+SCHEMA_FILE = Path(__file__).parent / "schema.sql"  # the root file (a link)
+
+
+class Dialect:
+    """The SQL fragments that differ from PostgreSQL's."""
+
+    # BEGIN IMMEDIATE holds the database's write lock: a plain read suffices.
+    for_update = ""
+    skip_locked = ""
+    # ASC puts NULLs first in SQLite: soonest first, unscheduled last.
+    scheduled_order = "scheduled_at IS NULL, scheduled_at, id"
+
+
+class Backend:
+    name = "sqlite"
+    dialect = Dialect()
+    errors = (sqlite3.Error,)
+
+    def __init__(self, config):
+        self.config = config  # read at each connect: tests change settings on a live app
+        self.path = config["DATABASE"]
+
+    def connect(self):
+        """A connection configured the way every part of the service expects.
+
+        Autocommit mode (isolation_level=None) so that transactions are only
+        the ones we open explicitly."""
+        config = self.config
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=True)
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {int(config['SQLITE_BUSY_TIMEOUT_MS'])}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute(f"PRAGMA synchronous = {config['SQLITE_SYNCHRONOUS']}")
+        if config.get("SQLITE_MAX_PAGE_COUNT"):
+            conn.execute(f"PRAGMA max_page_count = {int(config['SQLITE_MAX_PAGE_COUNT'])}")
+        return conn
+
+    def lost(self, conn):
+        return False  # a file does not go away under an open connection
+
+    def usable(self, conn):
+        return True
+
+    # --- transactions ------------------------------------------------------------------
+
+    def in_transaction(self, conn):
+        return conn.in_transaction
+
+    def begin_write(self, conn):
+        """The write lock before the first read: a read-then-write can never
+        be overtaken by another writer."""
+        conn.execute("BEGIN IMMEDIATE")
+
+    def begin_read(self, conn):
+        conn.execute("BEGIN")  # WAL: one snapshot from the first read on
+
+    def execute(self, conn, sql, params):
+        return conn.execute(sql, params)
+
+    def execute_many(self, conn, sql, seq_of_params):
+        conn.executemany(sql, seq_of_params)
+
+    def size(self, conn):
+        """The file and its -wal file, where recent writes wait for a checkpoint."""
+        if self.path == ":memory:":
+            return 0
+        return sum(
+            os.path.getsize(path)
+            for path in (self.path, f"{self.path}-wal")
+            if os.path.exists(path)
+        )
+
+    # --- errors ---------------------------------------------------------------------
+
+    def is_storage_full(self, error):
+        return isinstance(error, sqlite3.OperationalError) and (
+            getattr(error, "sqlite_errorname", "") == "SQLITE_FULL"
+            or "database or disk is full" in str(error)
+        )
+
+    def is_busy(self, error):
+        """Another writer held the lock for longer than the busy timeout."""
+        return isinstance(error, sqlite3.OperationalError) and (
+            getattr(error, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED")
+            or "database is locked" in str(error)
+        )
+
+    def is_unique_violation(self, error):
+        return isinstance(error, sqlite3.IntegrityError) and "UNIQUE" in str(error)
+
+    # --- schema ------------------------------------------------------------------------
+
+    def init_schema(self, conn, version):
+        """Create missing tables and bring an older schema up to `version`.
+
+        Every worker runs this when it starts, so the version is read under
+        the write lock: the first one migrates, the others find the work done.
+        Migrations run with foreign keys off, as SQLite's procedure for
+        changing a table's constraints asks; the keys are checked before commit.
+        """
+        conn.execute("PRAGMA foreign_keys = OFF")  # a no-op inside a transaction, so first
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            found = conn.execute("PRAGMA user_version").fetchone()[0]
+            if found > version:
+                raise SchemaTooNew(found, version)
+            while 0 < found < version:
+                for statement in MIGRATIONS[found]:
+                    conn.execute(statement)
+                found += 1
+            for statement in _statements(SCHEMA_FILE.read_text()):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version}")
+            broken = conn.execute("PRAGMA foreign_key_check").fetchall()
+            if broken:
+                raise RuntimeError(f"the migration left {len(broken)} broken foreign keys")
+        except BaseException:
+            conn.rollback()
+            conn.execute("PRAGMA foreign_keys = ON")
+            raise
+        conn.commit()
+        conn.execute("PRAGMA foreign_keys = ON")
+
+    def check(self, version, must_exist=False):
+        """One line saying why this path cannot hold our database, or None."""
+        path = self.path
+        if path == ":memory:":
+            return None
+        p = Path(path)
+        directory = p.parent
+        if not directory.is_dir():
+            return f"database directory {directory} does not exist"
+        if p.is_dir():
+            return (
+                f"database {p} is a directory, not a file: FLASK_DATABASE names the "
+                f"SQLite file itself (such as {p / 'publishing.sqlite'})"
+            )
+        if p.exists():
+            if not p.is_file():
+                return f"database {p} is not a regular file: FLASK_DATABASE names an SQLite file"
+            if not os.access(p, os.R_OK | os.W_OK):
+                return f"database file {p} is not readable and writable"
+            try:
+                with open(p, "rb") as f:
+                    head = f.read(16)
+            except OSError as e:
+                return f"database file {p} cannot be read ({e.strerror or e})"
+            if head and head != b"SQLite format 3\x00":
+                return f"database file {p} is not an SQLite database"
+        if not os.access(directory, os.W_OK | os.X_OK):
+            return f"database directory {directory} is not writable (SQLite needs it for the -wal file)"
+        if not p.exists():
+            return f"database {p.resolve()} does not exist" if must_exist else None
+        if p.stat().st_size == 0:  # SQLite takes it as a new database: fine to initialise
+            return f"database {p.resolve()} is an empty file (0 bytes)" if must_exist else None
+        problem, found = _probe(p, version)
+        if problem is None and must_exist and found == 0:
+            return f"database {p.resolve()} has no tables"
+        return problem
+
+    def describe(self):
+        return str(self.path)
+
+
+def _probe(path, version):
+    """Read the schema of an existing file through a short read-only
+    connection, closed before anything forks: a valid header can still hide a
+    damaged file, or a schema newer than this code. (problem, version)."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            found = conn.execute("PRAGMA user_version").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        return f"database file {path} is not a usable SQLite database ({e})", None
+    if found > version:
+        return str(SchemaTooNew(found, version)), found
+    return None, found
+
+
+def _statements(script):
+    """Split a script at statement ends (triggers hold `;` inside BEGIN...END),
+    so that it runs inside our transaction; executescript would commit."""
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        if line.lstrip().startswith("--") and not buf.strip():
+            continue
+        buf += line
+        if sqlite3.complete_statement(buf):
+            yield buf
+            buf = ""

@@ -1,0 +1,69 @@
+"""Users and API keys."""
+
+from content_publishing.store.db import execute, one, rows, value
+
+
+def create_key(user_name, key_hash, prefix, scopes, expires_at, now):
+    """Store a key (hash only) for a user, creating the user if new; returns its id."""
+    execute(
+        "INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+        (user_name, now),
+    )
+    user_id = value("SELECT id FROM users WHERE name = ?", (user_name,))
+    return value(
+        "INSERT INTO api_keys (user_id, key_hash, prefix, scopes, expires_at, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+        (user_id, key_hash, prefix, " ".join(scopes), expires_at, now),
+    )
+
+
+def find_user(user_name):
+    """The id of the user with this name, or None."""
+    return value("SELECT id FROM users WHERE name = ?", (user_name,))
+
+
+def find_key(key_hash):
+    """The key with this hash and its owner, whatever its state, or None."""
+    return one(
+        "SELECT k.id, k.user_id, u.name AS user_name, k.scopes, k.revoked_at,"
+        " k.expires_at, k.last_used_at"
+        " FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?",
+        (key_hash,),
+    )
+
+
+def touch_key(key_id, now, stale_before):
+    """Record use of a key, writing only last_used_at and only if the stored
+    value is older than `stale_before`: a revoke in the meantime stays."""
+    execute(
+        "UPDATE api_keys SET last_used_at = ?"
+        " WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+        (now, key_id, stale_before),
+    )
+
+
+def list_keys():
+    return rows(
+        "SELECT k.id, k.prefix, u.name AS user_name, k.scopes, k.revoked_at,"
+        " k.expires_at, k.last_used_at, k.created_at"
+        " FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.id"
+    )
+
+
+def revoke_key(now, key_id=None, key_hash=None):
+    """Revoke by id or by hash. Returns the key's id, or None if unknown.
+    Revoking a revoked key keeps its first revoked_at."""
+    column, wanted = ("id", key_id) if key_id is not None else ("key_hash", key_hash)
+    return value(
+        f"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE {column} = ? RETURNING id",
+        (now, wanted),
+    )
+
+
+def count_keys():
+    return value("SELECT COUNT(*) FROM api_keys")
+
+
+def ping():
+    """True when the database answers a query."""
+    return value("SELECT 1") == 1

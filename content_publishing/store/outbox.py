@@ -1,0 +1,211 @@
+"""The webhook outbox: events, their deliveries to endpoints, and attempts.
+
+An event is added in the transaction of the change that causes it, with one
+pending delivery per endpoint that wants it, so it is never lost after the
+change commits and never sent for a change that rolled back. Dispatchers
+lease ready deliveries (one holder at a time, until the lease runs out),
+attempt them, and record each attempt. What users and the metrics read of
+it is store/deliveries.py.
+"""
+
+import uuid
+
+from content_publishing.store.db import dialect, execute, execute_many, rows, value
+from content_publishing.store.deliveries import ATTEMPT_COLUMNS, get_delivery
+
+
+def add_event(event_id, user_id, event_type, post_id, body, endpoint_ids, now):
+    """The event, and a delivery of it to each endpoint, ready at once."""
+    execute(
+        "INSERT INTO webhook_events (id, user_id, type, post_id, body, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (event_id, user_id, event_type, post_id, body, now),
+    )
+    execute_many(
+        "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, user_id, event_type, post_id,"
+        " next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (str(uuid.uuid4()), event_id, endpoint_id, user_id, event_type, post_id, now, now, now)
+            for endpoint_id in endpoint_ids
+        ],
+    )
+
+
+_READY = "outcome = 'pending' AND next_attempt_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?)"
+
+
+def any_ready(now):
+    """Whether a delivery waits for a dispatcher (a read, before taking the write lock)."""
+    return value(f"SELECT 1 FROM webhook_deliveries WHERE {_READY} LIMIT 1", (now, now)) == 1
+
+
+def lease_ready(owner, now, lease_until, limit):
+    """Lease up to `limit` pending deliveries whose time has come and which
+    nobody holds (or whose holder's lease ran out): theirs until `lease_until`.
+    Returns them with what sending needs: the event's body, the endpoint (url,
+    enabled, sealed secrets; NULLs if it was deleted) and, for post.due, the
+    post's current handoff."""
+    ids = [
+        r["id"]
+        for r in rows(
+            f"SELECT id FROM webhook_deliveries WHERE {_READY} ORDER BY next_attempt_at LIMIT ?"
+            + dialect().skip_locked,
+            (now, now, limit),
+        )
+    ]
+    if not ids:
+        return []
+    marks = ", ".join("?" * len(ids))
+    execute(
+        f"UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ? WHERE id IN ({marks})",
+        (owner, lease_until, *ids),
+    )
+    return rows(
+        "SELECT d.id, d.event_id, d.endpoint_id, d.user_id, d.event_type, d.post_id, d.attempt_count,"
+        " e.body, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_until,"
+        " p.status AS post_status, p.handoff_id, p.handoff_expires_at"
+        " FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id"
+        " LEFT JOIN webhook_endpoints w ON w.id = d.endpoint_id"
+        " LEFT JOIN posts p ON p.id = d.post_id AND d.event_type = 'post.due'"
+        f" WHERE d.id IN ({marks}) ORDER BY d.next_attempt_at",
+        ids,
+    )
+
+
+def record_attempt(delivery_id, owner, attempt, outcome):
+    """Store one attempt and the delivery's new state, if `owner` still holds
+    the lease; False if it does not (the attempt is then not recorded: the
+    delivery is someone else's now). `outcome` holds the delivery's outcome
+    (pending, delivered, failed), next_attempt_at, last_error and now."""
+    changed = execute(
+        "UPDATE webhook_deliveries SET outcome = ?, attempt_count = attempt_count + 1, next_attempt_at = ?,"
+        " last_error = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?"
+        " WHERE id = ? AND lease_owner = ? AND outcome = 'pending'",
+        (
+            outcome["outcome"],
+            outcome["next_attempt_at"],
+            outcome["last_error"],
+            outcome["now"],
+            delivery_id,
+            owner,
+        ),
+    ).rowcount
+    if changed != 1:
+        return False
+    execute(
+        f"INSERT INTO webhook_attempts ({ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            delivery_id,
+            attempt["attempted_at"],
+            attempt["outcome"],
+            attempt["status_code"],
+            attempt["duration_ms"],
+            attempt["error"],
+            attempt["response"],
+        ),
+    )
+    return True
+
+
+def renew(owner, now, lease_until):
+    """Extend the leases `owner` still holds (those not yet run out) to
+    `lease_until`; returns the ids extended. A lease that ran out is not
+    revived: another dispatcher may have taken or be taking it."""
+    return {
+        r["id"]
+        for r in rows(
+            "UPDATE webhook_deliveries SET lease_expires_at = ?"
+            " WHERE lease_owner = ? AND outcome = 'pending' AND lease_expires_at > ? RETURNING id",
+            (lease_until, owner, now),
+        )
+    }
+
+
+def cancel(delivery_id, owner, reason, now):
+    """End a leased delivery that must not be sent (its handoff is over)."""
+    execute(
+        "UPDATE webhook_deliveries SET outcome = 'cancelled', last_error = ?, next_attempt_at = NULL,"
+        " lease_owner = NULL, lease_expires_at = NULL, updated_at = ?"
+        " WHERE id = ? AND lease_owner = ? AND outcome = 'pending'",
+        (reason, now, delivery_id, owner),
+    )
+
+
+def release(owner, delivery_ids=None):
+    """Give back leases (all of `owner`'s, or some) for another dispatcher."""
+    sql = (
+        "UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL"
+        " WHERE lease_owner = ? AND outcome = 'pending'"
+    )
+    params = [owner]
+    if delivery_ids is not None:
+        if not delivery_ids:
+            return
+        sql += f" AND id IN ({', '.join('?' * len(delivery_ids))})"
+        params += list(delivery_ids)
+    execute(sql, params)
+
+
+def cancel_for_endpoint(endpoint_id, reason, now):
+    """The pending deliveries of an endpoint being deleted or disabled."""
+    execute(
+        "UPDATE webhook_deliveries SET outcome = 'cancelled', last_error = ?, next_attempt_at = NULL,"
+        " lease_owner = NULL, lease_expires_at = NULL, updated_at = ?"
+        " WHERE endpoint_id = ? AND outcome = 'pending'",
+        (reason, now, endpoint_id),
+    )
+
+
+def redeliver(user_id, delivery, now):
+    """A new pending delivery of the same event to the same endpoint."""
+    delivery_id = str(uuid.uuid4())
+    execute(
+        "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, user_id, event_type, post_id,"
+        " next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            delivery_id,
+            delivery["event_id"],
+            delivery["endpoint_id"],
+            user_id,
+            delivery["event_type"],
+            delivery["post_id"],
+            now,
+            now,
+            now,
+        ),
+    )
+    return get_delivery(user_id, delivery_id)
+
+
+PURGE_BATCH = 2000  # rows per transaction: a big backlog never holds the write lock for long
+
+# What makes a row of the log old enough to forget, by table, in the order the
+# foreign keys need: attempts, then finished deliveries left without attempts,
+# then events left without deliveries.
+_FORGETTABLE = {
+    "webhook_attempts": "attempted_at < ?",
+    "webhook_deliveries": "outcome <> 'pending' AND updated_at < ? AND NOT EXISTS"
+    " (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)",
+    "webhook_events": "created_at < ? AND NOT EXISTS"
+    " (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)",
+}
+
+
+def purgeable(before, limit=PURGE_BATCH):
+    """(table, ids) of up to `limit` rows of the log older than `before`, from
+    the first table that has any; None when none is left. A read, outside
+    any transaction: only purge() takes the write lock, to delete them."""
+    for table, old in _FORGETTABLE.items():
+        found = rows(f"SELECT id FROM {table} WHERE {old} LIMIT ?", (before, limit))
+        if found:
+            return table, [r["id"] for r in found]
+    return None
+
+
+def purge(table, ids, before):
+    """Forget the rows purgeable() found that still may be (a delivery
+    redelivered meanwhile keeps its event); returns how many."""
+    marks = ", ".join("?" * len(ids))
+    return execute(
+        f"DELETE FROM {table} WHERE id IN ({marks}) AND {_FORGETTABLE[table]}", (*ids, before)
+    ).rowcount

@@ -1,0 +1,239 @@
+"""Posts, their handoffs to the automation, and their deletion."""
+
+import uuid
+
+from content_publishing.store.db import dialect, execute, execute_many, one, rows, value
+from content_publishing.store.idempotency import post_keys
+from content_publishing.store.paging import POST_KINDS, page
+from content_publishing.store.records import OwnedTable
+
+# handoff_acknowledged and handoff_error are internal: read for the expiry
+# rule (publishing.current), never shown.
+COLUMNS = (
+    "id, type, brand_id, content, media_urls, status, scheduled_at, published_at,"
+    " linkedin_post_id, live_url, last_error, handoff_id, handoff_expires_at, handoff_count,"
+    " handoff_acknowledged, handoff_error, created_at, updated_at, version"
+)
+CREATABLE = ("type", "brand_id", "content", "media_urls", "scheduled_at")
+posts = OwnedTable(
+    "posts",
+    COLUMNS,
+    json_columns=["media_urls"],
+    writable=[
+        *CREATABLE,
+        "status",
+        "published_at",
+        "linkedin_post_id",
+        "live_url",
+        "last_error",
+        "handoff_id",
+        "handoff_expires_at",
+        "handoff_acknowledged",
+        "handoff_error",
+    ],
+)
+ORDERS = {
+    "-created_at": lambda: "created_at DESC, id DESC",
+    "scheduled_at": lambda: dialect().scheduled_order,  # soonest first, unscheduled last
+}
+_EXPIRED = "status = 'Publishing' AND handoff_expires_at <= ?"
+
+
+def get_post(user_id, post_id):
+    return posts.get(user_id, post_id)
+
+
+def lock_post(user_id, post_id):
+    return posts.lock(user_id, post_id)
+
+
+def insert_post(user_id, post_id, fields, now):
+    return posts.insert(user_id, post_id, {k: fields[k] for k in CREATABLE}, now)
+
+
+def update_post(user_id, post_id, changes, now):
+    return posts.update(user_id, post_id, changes, now)
+
+
+def delete_post(user_id, post_id):
+    """Remove the post and the idempotency keys that named it."""
+    post_keys.forget(user_id, post_id)
+    return posts.delete(user_id, post_id)
+
+
+def list_posts(user_id, query, now):
+    """One page of the user's posts matching the query's filters, and the total."""
+    where, params, counted = ["user_id = ?"], [user_id], {}
+    for column in ("status", "type"):
+        if query.get(column):
+            where.append(f"{column} = ?")
+            params.append(query[column])
+            counted[column] = query[column]
+    if query.get("scheduled_before"):
+        where.append("scheduled_at < ?")
+        params.append(query["scheduled_before"])
+    if query.get("scheduled_after"):
+        where.append("scheduled_at >= ?")
+        params.append(query["scheduled_after"])
+    if query.get("due"):
+        where += ["status = ?", "scheduled_at <= ?"]
+        params += ["Scheduled", now]
+    # content_counts answers `total` unless a time filter is in play.
+    by_counts = len(where) == 1 + len(counted)
+    kinds = [POST_KINDS[query["type"]]] if query.get("type") else list(POST_KINDS.values())
+    found, total = page(
+        "posts",
+        COLUMNS,
+        where,
+        params,
+        ORDERS[query["order"]](),
+        query["limit"],
+        query["offset"],
+        counts=(user_id, kinds, query.get("status")) if by_counts else None,
+    )
+    return [posts.record(r) for r in found], total
+
+
+def claim_due(user_id, now, limit, expires_at, post_type=None):
+    """Hand up to `limit` of the user's due posts (Scheduled, scheduled_at <=
+    now), soonest first, to one caller: each becomes Publishing with a new
+    handoff_id (a UUID made here), handoff_expires_at, handoff_count + 1 and
+    version + 1. Returns their records in that order.
+
+    Inside a transaction. SQLite's write transaction keeps a second claimer
+    out until this one commits; on PostgreSQL the rows are locked with SKIP
+    LOCKED, so a concurrent claimer takes other rows instead of these.
+    """
+    where, params = "user_id = ? AND status = 'Scheduled' AND scheduled_at <= ?", [user_id, now]
+    if post_type:
+        where += " AND type = ?"
+        params.append(post_type)
+    ids = [
+        r["id"]
+        for r in rows(
+            f"SELECT id FROM posts WHERE {where} ORDER BY scheduled_at, id LIMIT ?"
+            + dialect().skip_locked,
+            (*params, limit),
+        )
+    ]
+    if not ids:
+        return []
+    _hand_off(ids, [expires_at] * len(ids), now, acknowledged=True)
+    return _records_in_order(ids)
+
+
+def _hand_off(ids, expiries, now, acknowledged):
+    execute_many(
+        "UPDATE posts SET status = 'Publishing', handoff_id = ?, handoff_expires_at = ?,"
+        " handoff_acknowledged = ?, handoff_error = NULL, handoff_count = handoff_count + 1,"
+        " updated_at = ?, version = version + 1 WHERE id = ?",
+        [
+            (str(uuid.uuid4()), expires, int(acknowledged), now, post_id)
+            for post_id, expires in zip(ids, expiries, strict=True)
+        ],
+    )
+
+
+def _records_in_order(ids):
+    found = {
+        r["id"]: r
+        for r in rows(
+            f"SELECT user_id, {COLUMNS} FROM posts WHERE id IN ({', '.join('?' * len(ids))})", ids
+        )
+    }
+    return [posts.record(found[post_id]) for post_id in ids]
+
+
+_PUSHABLE = (
+    "p.status = 'Scheduled' AND p.scheduled_at <= ? AND EXISTS (SELECT 1 FROM webhook_endpoints e"
+    " WHERE e.user_id = p.user_id AND e.enabled = 1 AND e.events LIKE '%\"post.due\"%')"
+)
+
+
+def any_pushable(now):
+    """Whether a due post waits for a post.due endpoint (a read, before the write lock)."""
+    return value(f"SELECT 1 FROM posts p WHERE {_PUSHABLE} LIMIT 1", (now,)) == 1
+
+
+def push_due(now, limit, expires_at):
+    """Hand due posts of users who have an enabled post.due webhook endpoint to
+    that endpoint, soonest first: like claim_due, but not yet acknowledged,
+    and with handoff_expires_at = expires_at(scheduled_at), the deadline for a
+    2xx. Returns their records, each with its user_id."""
+    found = rows(
+        f"SELECT p.id, p.scheduled_at FROM posts p WHERE {_PUSHABLE}"
+        " ORDER BY p.scheduled_at, p.id LIMIT ?" + dialect().skip_locked,
+        (now, limit),
+    )
+    if not found:
+        return []
+    ids = [r["id"] for r in found]
+    _hand_off(ids, [expires_at(r["scheduled_at"]) for r in found], now, acknowledged=False)
+    return _records_in_order(ids)
+
+
+def handoff(post_id):
+    """status, handoff_id, handoff_expires_at and handoff_acknowledged of a post, or None."""
+    return one(
+        "SELECT status, handoff_id, handoff_expires_at, handoff_acknowledged FROM posts WHERE id = ?",
+        (post_id,),
+    )
+
+
+def acknowledge_handoff(post_id, handoff_id, now, expires_at):
+    """The automation took the pushed post (a 2xx): its lease starts now.
+    Only while that handoff is current and unacknowledged; True if it was."""
+    return (
+        execute(
+            "UPDATE posts SET handoff_acknowledged = 1, handoff_error = NULL, handoff_expires_at = ?,"
+            " updated_at = ?, version = version + 1 WHERE id = ? AND status = 'Publishing'"
+            " AND handoff_id = ? AND handoff_acknowledged = 0 AND handoff_expires_at > ?",
+            (expires_at, now, post_id, handoff_id, now),
+        ).rowcount
+        == 1
+    )
+
+
+def note_handoff_error(post_id, handoff_id, error):
+    """The last failed delivery of a pushed handoff, for its last_error if no
+    delivery is ever acknowledged. Internal: no new version."""
+    execute(
+        "UPDATE posts SET handoff_error = ? WHERE id = ? AND status = 'Publishing'"
+        " AND handoff_id = ? AND handoff_acknowledged = 0",
+        (error, post_id, handoff_id),
+    )
+
+
+def has_expired_handoffs(now, user_id=None):
+    """Whether any handoff (of one user, or any) ran out by `now` without a result."""
+    if user_id is None:
+        return value(f"SELECT 1 FROM posts WHERE {_EXPIRED} LIMIT 1", (now,)) == 1
+    return (
+        value(f"SELECT 1 FROM posts WHERE {_EXPIRED} AND user_id = ? LIMIT 1", (now, user_id)) == 1
+    )
+
+
+def expire_handoffs(now, errors, user_id=None):
+    """Every Publishing post whose lease ran out by `now` (of one user, or
+    all) becomes Failed, as of its handoff_expires_at: that is its updated_at,
+    its version grows by one, and its last_error is, for an acknowledged
+    handoff, errors[0] + the expiry time + errors[1]; for a pushed one never
+    acknowledged, errors[2] + the expiry time + errors[3] + its last delivery
+    error. Returns [{id, user_id}] of the posts changed."""
+    where, params = _EXPIRED, [now]
+    if user_id is not None:
+        where += " AND user_id = ?"
+        params.append(user_id)
+    return rows(
+        "UPDATE posts SET status = 'Failed', last_error = CASE WHEN handoff_acknowledged = 1"
+        " THEN ? || handoff_expires_at || ? ELSE ? || handoff_expires_at || ?"
+        " || COALESCE(handoff_error, 'none') END, handoff_id = NULL, handoff_expires_at = NULL,"
+        " handoff_acknowledged = 1, handoff_error = NULL, updated_at = handoff_expires_at,"
+        f" version = version + 1 WHERE {where} RETURNING id, user_id",
+        (*errors, *params),
+    )
+
+
+def records(post_ids):
+    """The records of these posts (any user's), each with its user_id, in that order."""
+    return _records_in_order(list(post_ids)) if post_ids else []

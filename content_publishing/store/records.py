@@ -1,0 +1,84 @@
+"""Reading and changing one owned row: shared by posts and articles."""
+
+import json
+
+from content_publishing.store.db import dialect, execute, one
+
+
+class OwnedTable:
+    """A table whose rows belong to a user and carry a version.
+
+    `json_columns` are stored as JSON text and returned as Python values,
+    `bool_columns` as 0/1 and returned as booleans. Another user's row is as
+    unknown as a missing one: every statement here names the owner.
+    """
+
+    def __init__(self, name, columns, json_columns, writable, bool_columns=()):
+        self.name = name
+        self.columns = columns
+        self.json_columns = frozenset(json_columns)
+        self.bool_columns = frozenset(bool_columns)
+        self.writable = frozenset(writable)
+        self._select = f"SELECT {columns} FROM {name} WHERE id = ? AND user_id = ?"
+
+    def record(self, row):
+        record = dict(row)
+        for column in self.json_columns:
+            record[column] = json.loads(record[column])
+        for column in self.bool_columns:
+            record[column] = bool(record[column])
+        return record
+
+    def get(self, user_id, row_id):
+        """The user's row, or None."""
+        row = one(self._select, (row_id, user_id))
+        return self.record(row) if row else None
+
+    def lock(self, user_id, row_id):
+        """The user's row, read in order to change it (inside a transaction):
+        locked until the transaction ends (FOR UPDATE on PostgreSQL; SQLite's
+        write transaction holds the whole database already)."""
+        row = one(self._select + dialect().for_update, (row_id, user_id))
+        return self.record(row) if row else None
+
+    def insert(self, user_id, row_id, fields, now):
+        """Write a new row; returns its record (RETURNING: no second read)."""
+        values = {k: self._store(k, v) for k, v in fields.items()}
+        names = ", ".join(["id", "user_id", *values, "created_at", "updated_at"])
+        marks = ", ".join("?" * (len(values) + 4))
+        row = one(
+            f"INSERT INTO {self.name} ({names}) VALUES ({marks}) RETURNING {self.columns}",
+            (row_id, user_id, *values.values(), now, now),
+        )
+        return self.record(row)
+
+    def update(self, user_id, row_id, changes, now):
+        """Write `changes` and bump the version; returns the new record, or
+        None if the user has no such row."""
+        unknown = changes.keys() - self.writable
+        if unknown:
+            raise ValueError(f"not writable in {self.name}: {sorted(unknown)}")
+        values = {k: self._store(k, v) for k, v in changes.items()}
+        assignments = "".join(f"{column} = ?, " for column in values)
+        row = one(
+            f"UPDATE {self.name} SET {assignments}updated_at = ?, version = version + 1"
+            f" WHERE id = ? AND user_id = ? RETURNING {self.columns}",
+            (*values.values(), now, row_id, user_id),
+        )
+        return self.record(row) if row else None
+
+    def delete(self, user_id, row_id):
+        """Remove the user's row; True if there was one."""
+        return (
+            execute(
+                f"DELETE FROM {self.name} WHERE id = ? AND user_id = ?", (row_id, user_id)
+            ).rowcount
+            == 1
+        )
+
+    def _store(self, column, value):
+        if column in self.json_columns:
+            return json.dumps(value)
+        if column in self.bool_columns:
+            return int(value)
+        return value

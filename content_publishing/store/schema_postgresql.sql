@@ -1,0 +1,1 @@
+../../schema_postgresql.sql

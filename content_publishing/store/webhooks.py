@@ -1,0 +1,121 @@
+"""Webhook endpoints: where a user's events are delivered."""
+
+import json
+
+from content_publishing.store.db import execute, one, rows, value
+from content_publishing.store.paging import page
+from content_publishing.store.records import OwnedTable
+
+COLUMNS = "id, url, events, description, enabled, disabled_reason, created_at, updated_at, version"
+endpoints = OwnedTable(
+    "webhook_endpoints",
+    COLUMNS,
+    json_columns=["events"],
+    bool_columns=["enabled"],
+    writable=[
+        "url",
+        "events",
+        "description",
+        "enabled",
+        "disabled_reason",
+        "secret",
+        "previous_secret",
+        "previous_secret_until",
+    ],
+)
+
+
+def _wants(event_type):
+    """A LIKE pattern for an event type in the JSON array column."""
+    return f"%{json.dumps(event_type)}%"
+
+
+def get_endpoint(user_id, endpoint_id):
+    return endpoints.get(user_id, endpoint_id)
+
+
+def lock_endpoint(user_id, endpoint_id):
+    return endpoints.lock(user_id, endpoint_id)
+
+
+def insert_endpoint(user_id, endpoint_id, fields, sealed_secret, now):
+    return endpoints.insert(user_id, endpoint_id, {**fields, "secret": sealed_secret}, now)
+
+
+def update_endpoint(user_id, endpoint_id, changes, now):
+    return endpoints.update(user_id, endpoint_id, changes, now)
+
+
+def delete_endpoint(user_id, endpoint_id):
+    return endpoints.delete(user_id, endpoint_id)
+
+
+def list_endpoints(user_id, query):
+    found, total = page(
+        "webhook_endpoints",
+        COLUMNS,
+        ["user_id = ?"],
+        [user_id],
+        "created_at DESC, id DESC",
+        query["limit"],
+        query["offset"],
+    )
+    return [endpoints.record(r) for r in found], total
+
+
+def subscribed(user_id, event_type):
+    """Ids of the user's enabled endpoints that want `event_type`."""
+    return [
+        r["id"]
+        for r in rows(
+            "SELECT id FROM webhook_endpoints WHERE user_id = ? AND enabled = 1 AND events LIKE ?"
+            " ORDER BY created_at, id",
+            (user_id, _wants(event_type)),
+        )
+    ]
+
+
+def other_enabled_for(user_id, event_type, endpoint_id):
+    """Another enabled endpoint of the user that wants `event_type`, or None."""
+    return value(
+        "SELECT id FROM webhook_endpoints WHERE user_id = ? AND enabled = 1 AND events LIKE ?"
+        " AND id <> ? LIMIT 1",
+        (user_id, _wants(event_type), endpoint_id),
+    )
+
+
+def signing(endpoint_id):
+    """url, enabled and the sealed secrets of an endpoint, for a delivery; or None."""
+    return one(
+        "SELECT id, user_id, url, enabled, secret, previous_secret, previous_secret_until"
+        " FROM webhook_endpoints WHERE id = ?",
+        (endpoint_id,),
+    )
+
+
+def disable(endpoint_id, reason, now):
+    """Turn an endpoint off for the receiver's sake (it answered 410 Gone)."""
+    execute(
+        "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_at = ?,"
+        " version = version + 1 WHERE id = ? AND enabled = 1",
+        (reason, now, endpoint_id),
+    )
+
+
+def find_any(endpoint_id):
+    """An endpoint of any user, with its owner's name (the operator's CLI)."""
+    row = one(
+        f"SELECT e.user_id, u.name AS user_name, {', '.join('e.' + c.strip() for c in COLUMNS.split(','))}"
+        " FROM webhook_endpoints e JOIN users u ON u.id = e.user_id WHERE e.id = ?",
+        (endpoint_id,),
+    )
+    return endpoints.record(row) if row else None
+
+
+def list_all():
+    """Every endpoint of every user, with the owner's name (the operator's CLI)."""
+    found = rows(
+        f"SELECT u.name AS user_name, {', '.join('e.' + c.strip() for c in COLUMNS.split(','))}"
+        " FROM webhook_endpoints e JOIN users u ON u.id = e.user_id ORDER BY e.created_at, e.id"
+    )
+    return [endpoints.record(r) for r in found]

@@ -1,0 +1,72 @@
+"""Webhook events: which changes cause which event, and what it carries.
+
+    post.due           the dispatcher handed a due post to the user's post.due endpoint
+    post.published     a post became Published (the publish callback)
+    post.failed        a post became Failed (a failure report, or a handoff that ran out)
+    article.published  an article became Published
+
+An event is written to the outbox (store/outbox.py) in the transaction of
+the change that causes it, with one delivery per enabled endpoint of the
+user that wants it; with no such endpoint nothing is written. The body is
+fixed when the event is written, so every attempt sends the same bytes:
+
+    {"type": "post.published", "timestamp": "...", "data": {...the record...}}
+"""
+
+import json
+import uuid
+
+from content_publishing.schemas.articles import article_schema
+from content_publishing.schemas.common import render
+from content_publishing.schemas.posts import post_schema
+from content_publishing.store import outbox
+from content_publishing.store import webhooks as webhook_store
+
+POST_EVENTS = {"Published": "post.published", "Failed": "post.failed"}
+
+
+def new_id():
+    """A webhook-id: `msg_` and 32 hex digits, as Standard Webhooks suggests."""
+    return "msg_" + uuid.uuid4().hex
+
+
+def body(event_type, data, now):
+    return json.dumps(
+        {"type": event_type, "timestamp": now, "data": data},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def emit(user_id, event_type, data, now, post_id=None):
+    """Write the event for the user's endpoints that want it; its id, or None."""
+    endpoint_ids = webhook_store.subscribed(user_id, event_type)
+    if not endpoint_ids:
+        return None
+    event_id = new_id()
+    outbox.add_event(
+        event_id, user_id, event_type, post_id, body(event_type, data, now), endpoint_ids, now
+    )
+    return event_id
+
+
+def post_changed(user_id, before, after, now):
+    """post.published or post.failed when a change moved the post there."""
+    event_type = POST_EVENTS.get(after["status"])
+    if event_type and before["status"] != after["status"]:
+        emit(user_id, event_type, render(post_schema, after), now, post_id=after["id"])
+
+
+def article_changed(user_id, before, after, now):
+    if after["status"] == "Published" and before["status"] != "Published":
+        emit(user_id, "article.published", render(article_schema, after), now)
+
+
+def post_due(user_id, post, callback_url, now):
+    """The handoff of a due post to the user's post.due endpoint."""
+    data = {
+        "post": render(post_schema, post),
+        "handoff_id": post["handoff_id"],
+        "callback_url": callback_url,
+    }
+    return emit(user_id, "post.due", data, now, post_id=post["id"])

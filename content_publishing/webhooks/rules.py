@@ -1,0 +1,109 @@
+"""Rules of webhook endpoints: the SSRF guard, one post.due endpoint, secrets.
+
+A due post is handed to exactly one automation, so a user has at most one
+enabled endpoint that wants post.due: a second is a 409, rather than two
+automations each publishing the same post.
+"""
+
+import uuid
+
+from content_publishing import timestamps
+from content_publishing.errors import conflict, validation_error
+from content_publishing.store import outbox
+from content_publishing.store import webhooks as webhook_store
+from content_publishing.webhooks import secrets as webhook_secrets
+from content_publishing.webhooks import sender
+
+ROTATION_OVERLAP_SECONDS = 24 * 3600
+
+
+def signing_secrets(endpoint, now):
+    """The sealed secrets a message to `endpoint` is signed with: the current
+    one and, for a day after a rotation, the previous one too."""
+    sealed = [endpoint["secret"]]
+    if endpoint["previous_secret"] and (endpoint["previous_secret_until"] or "") > now:
+        sealed.append(endpoint["previous_secret"])
+    return sealed
+
+
+def check_destination(url, allow_private):
+    """400 naming `url` unless the SSRF guard lets webhooks go there. Before
+    the transaction: it may wait for DNS."""
+    if url is None:
+        return
+    try:
+        sender.check_destination(url, allow_private)
+    except sender.Refused as e:
+        raise validation_error({"url": [f"Not a public address: {e}."]}) from None
+
+
+def _one_post_due(user_id, endpoint_id, events, enabled):
+    if enabled and "post.due" in events:
+        other = webhook_store.other_enabled_for(user_id, "post.due", endpoint_id)
+        if other:
+            raise conflict(
+                "Another enabled endpoint already takes post.due; a due post is handed to one "
+                "automation only. Disable or change that one first.",
+                {"endpoint_id": other},
+            )
+
+
+def create(user_id, fields, now):
+    """The new endpoint and its secret (inside the caller's transaction)."""
+    endpoint_id = str(uuid.uuid4())
+    _one_post_due(user_id, endpoint_id, fields["events"], True)
+    secret = webhook_secrets.generate()
+    endpoint = webhook_store.insert_endpoint(
+        user_id, endpoint_id, fields, webhook_secrets.seal(secret), now
+    )
+    return endpoint, secret
+
+
+def update(user_id, endpoint, changes, now):
+    """The changed endpoint, and its new secret if the change rotates it."""
+    changes = dict(changes)
+    rotate = changes.pop("rotate_secret", False)
+    columns = {k: v for k, v in changes.items() if endpoint.get(k) != v}
+    if columns.get("enabled") is True:
+        columns["disabled_reason"] = None
+    if columns.keys() & {"events", "enabled"}:
+        _one_post_due(
+            user_id,
+            endpoint["id"],
+            columns.get("events", endpoint["events"]),
+            columns.get("enabled", endpoint["enabled"]),
+        )
+    if columns.get("enabled") is False:
+        columns["disabled_reason"] = "disabled through the API"
+        outbox.cancel_for_endpoint(endpoint["id"], "the endpoint was disabled", now)
+    secret = None
+    if rotate:
+        secret = webhook_secrets.generate()
+        current = webhook_store.signing(endpoint["id"])
+        columns.update(
+            secret=webhook_secrets.seal(secret),
+            previous_secret=current["secret"],
+            previous_secret_until=timestamps.later(now, ROTATION_OVERLAP_SECONDS),
+        )
+    if not columns:
+        return endpoint, None
+    return webhook_store.update_endpoint(user_id, endpoint["id"], columns, now), secret
+
+
+def delete(user_id, endpoint, now):
+    outbox.cancel_for_endpoint(endpoint["id"], "the endpoint was deleted", now)
+    webhook_store.delete_endpoint(user_id, endpoint["id"])
+
+
+def redeliver(user_id, delivery, now):
+    endpoint = webhook_store.get_endpoint(user_id, delivery["endpoint_id"])
+    if endpoint is None:
+        raise conflict(
+            "The endpoint of this delivery was deleted.", {"endpoint_id": delivery["endpoint_id"]}
+        )
+    if not endpoint["enabled"]:
+        raise conflict(
+            "The endpoint of this delivery is disabled; enable it first.",
+            {"endpoint_id": endpoint["id"]},
+        )
+    return outbox.redeliver(user_id, delivery, now)
