@@ -1,4 +1,4 @@
-"""`GET /metrics`: Prometheus' text format, without a key (README "Metrics and logs").
+"""`GET /metrics`: Prometheus' text format, without a key (docs/operations.md, "Metrics and logs").
 
 Registered only when FLASK_METRICS=1. It is outside /functions/v1 and not in
 the OpenAPI document: it is for the operator's monitoring, not for API

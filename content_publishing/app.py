@@ -15,7 +15,7 @@ from content_publishing.serving import limits, metrics
 from content_publishing.store import db
 from content_publishing.webhooks import dispatcher
 
-# Request headers a browser may send cross-origin (README "CORS").
+# Request headers a browser may send cross-origin (docs/api.md, "CORS").
 CORS_ALLOW_HEADERS = [
     "authorization",
     "x-api-key",

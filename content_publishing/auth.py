@@ -1,4 +1,4 @@
-"""API-key authentication and scope checks (README "API keys").
+"""API-key authentication and scope checks (docs/api.md, "API keys").
 
 Keys look like ``svc_live_`` + 40 characters of [A-Za-z0-9]. Only the SHA-256
 of the whole key is stored, so a leaked database does not leak usable keys.

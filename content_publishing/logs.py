@@ -1,4 +1,4 @@
-"""Request ids and the service's log lines (README "Metrics and logs").
+"""Request ids and the service's log lines (docs/operations.md, "Metrics and logs").
 
 Every request gets an id: the client's `X-Request-ID` when it is 1 to 128
 visible ASCII characters, else a new UUID. The answer carries it back, the

@@ -3,7 +3,7 @@
 Imported in each worker after the fork (no preload), so the schema check and
 any migration run on the worker's own connection. The worker keeps that
 connection for its requests: an open connection from the start is also how
-`flask --app app restore` knows that the service is running (README "Backups").
+`flask --app app restore` knows that the service is running (docs/operations.md, "Backups").
 """
 
 from content_publishing.app import create_app

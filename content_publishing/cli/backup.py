@@ -1,4 +1,4 @@
-"""`flask --app app backup PATH` and `flask --app app restore PATH` (README "Backups").
+"""`flask --app app backup PATH` and `flask --app app restore PATH` (docs/operations.md, "Backups").
 
 A backup is taken while the service runs; a restore needs it stopped. The
 work and every check are in store/backup.py; this module turns a refusal

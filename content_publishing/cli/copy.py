@@ -1,7 +1,7 @@
 """`flask --app app copy-db --to postgresql://...`: move from SQLite to PostgreSQL.
 
 Copies the database in FLASK_DATABASE (SQLite) into an empty PostgreSQL
-database, row for row (README "Outgrowing one machine"), and checks the
+database, row for row (docs/operations.md, "Outgrowing one machine"), and checks the
 counts before it commits.
 """
 

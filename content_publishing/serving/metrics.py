@@ -1,4 +1,4 @@
-"""Prometheus metrics, served at GET /metrics when FLASK_METRICS=1 (README "Metrics and logs").
+"""Prometheus metrics, served at GET /metrics when FLASK_METRICS=1 (docs/operations.md, "Metrics and logs").
 
 Counted in the process that serves the request:
 
