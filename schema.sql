@@ -171,6 +171,21 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
 
 CREATE INDEX IF NOT EXISTS webhook_endpoints_user ON webhook_endpoints (user_id, created_at, id);
 
+-- At most one enabled endpoint per user takes post.due: a due post is handed
+-- to one automation only. The index holds the rule against concurrent saves;
+-- `"post.due"` (with its quotes) is how the JSON array spells the element.
+-- A database from before version 4 may hold several (the rule was a read
+-- before the write): the oldest stays enabled, the others are disabled.
+UPDATE webhook_endpoints SET enabled = 0,
+    disabled_reason = 'disabled when upgrading: another enabled endpoint of this user already takes post.due'
+WHERE enabled = 1 AND instr(events, '"post.due"') > 0 AND EXISTS (
+    SELECT 1 FROM webhook_endpoints AS older
+    WHERE older.user_id = webhook_endpoints.user_id AND older.enabled = 1
+      AND instr(older.events, '"post.due"') > 0
+      AND (older.created_at, older.id) < (webhook_endpoints.created_at, webhook_endpoints.id));
+CREATE UNIQUE INDEX IF NOT EXISTS webhook_endpoints_one_post_due ON webhook_endpoints (user_id)
+    WHERE enabled = 1 AND instr(events, '"post.due"') > 0;
+
 -- The transactional outbox: an event is written in the transaction of the
 -- change that causes it, with one delivery per endpoint that wants it.
 CREATE TABLE IF NOT EXISTS webhook_events (

@@ -189,6 +189,17 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
 
 CREATE INDEX IF NOT EXISTS webhook_endpoints_user ON webhook_endpoints (user_id, created_at, id);
 
+-- At most one enabled post.due endpoint per user, held by the index (see schema.sql).
+UPDATE webhook_endpoints SET enabled = 0,
+    disabled_reason = 'disabled when upgrading: another enabled endpoint of this user already takes post.due'
+WHERE enabled = 1 AND strpos(events, '"post.due"') > 0 AND EXISTS (
+    SELECT 1 FROM webhook_endpoints AS older
+    WHERE older.user_id = webhook_endpoints.user_id AND older.enabled = 1
+      AND strpos(older.events, '"post.due"') > 0
+      AND (older.created_at, older.id) < (webhook_endpoints.created_at, webhook_endpoints.id));
+CREATE UNIQUE INDEX IF NOT EXISTS webhook_endpoints_one_post_due ON webhook_endpoints (user_id)
+    WHERE enabled = 1 AND strpos(events, '"post.due"') > 0;
+
 CREATE TABLE IF NOT EXISTS webhook_events (
     id          TEXT PRIMARY KEY,
     user_id     BIGINT NOT NULL REFERENCES users (id),

@@ -98,10 +98,14 @@ def create_command(user, scopes, expires_at):
 @needs_database
 def demo_command():
     """Create a key with every scope for user 'demo', if no key exists yet."""
-    if key_store.count_keys():
+    key = generate_key()
+    with transaction():
+        key_id = key_store.create_first_key(
+            "demo", hash_key(key), display_prefix(key), SCOPES, timestamps.now_text()
+        )
+    if key_id is None:
         click.echo("API keys exist already; no demo key created (see `keys list`).")
         return
-    key_id, key = _new_key("demo", SCOPES, None)
     click.echo(f"Created demo key {key_id} for user demo with every scope. It is not shown again:")
     click.echo(key)
 

@@ -55,4 +55,7 @@ MIGRATIONS: dict[int, list[str]] = {
         "ALTER TABLE posts ADD COLUMN handoff_acknowledged INTEGER NOT NULL DEFAULT 1",
         "ALTER TABLE posts ADD COLUMN handoff_error TEXT",
     ],
+    # 3 -> 4: at most one enabled post.due endpoint per user, held by a
+    # unique index; schema.sql disables any extra ones first and adds it.
+    3: [],
 }

@@ -2,7 +2,10 @@
 
 A due post is handed to exactly one automation, so a user has at most one
 enabled endpoint that wants post.due: a second is a 409, rather than two
-automations each publishing the same post.
+automations each publishing the same post. A unique index holds the rule
+(schema.sql, webhook_endpoints_one_post_due); the read before the write only
+finds the other endpoint's id for the message, and a save that races another
+one past it is refused by the index with the same 409.
 """
 
 import uuid
@@ -11,6 +14,7 @@ from content_publishing import timestamps
 from content_publishing.errors import conflict, validation_error
 from content_publishing.store import outbox
 from content_publishing.store import webhooks as webhook_store
+from content_publishing.store.db import is_unique_violation, savepoint
 from content_publishing.webhooks import secrets as webhook_secrets
 from content_publishing.webhooks import sender
 
@@ -41,11 +45,30 @@ def _one_post_due(user_id, endpoint_id, events, enabled):
     if enabled and "post.due" in events:
         other = webhook_store.other_enabled_for(user_id, "post.due", endpoint_id)
         if other:
-            raise conflict(
-                "Another enabled endpoint already takes post.due; a due post is handed to one "
-                "automation only. Disable or change that one first.",
-                {"endpoint_id": other},
-            )
+            raise _post_due_taken(other)
+
+
+def _post_due_taken(other):
+    return conflict(
+        "Another enabled endpoint already takes post.due; a due post is handed to one "
+        "automation only. Disable or change that one first.",
+        {"endpoint_id": other},
+    )
+
+
+def _saved(user_id, endpoint_id, write):
+    """`write()` inside a savepoint; the index's refusal of a second enabled
+    post.due endpoint, committed by a concurrent request after our read, is
+    the same 409 as the read's."""
+    try:
+        with savepoint():
+            return write()
+    except Exception as error:
+        if not is_unique_violation(error):
+            raise
+        raise _post_due_taken(
+            webhook_store.other_enabled_for(user_id, "post.due", endpoint_id)
+        ) from None
 
 
 def create(user_id, fields, now):
@@ -53,8 +76,12 @@ def create(user_id, fields, now):
     endpoint_id = str(uuid.uuid4())
     _one_post_due(user_id, endpoint_id, fields["events"], True)
     secret = webhook_secrets.generate()
-    endpoint = webhook_store.insert_endpoint(
-        user_id, endpoint_id, fields, webhook_secrets.seal(secret), now
+    endpoint = _saved(
+        user_id,
+        endpoint_id,
+        lambda: webhook_store.insert_endpoint(
+            user_id, endpoint_id, fields, webhook_secrets.seal(secret), now
+        ),
     )
     return endpoint, secret
 
@@ -87,7 +114,12 @@ def update(user_id, endpoint, changes, now):
         )
     if not columns:
         return endpoint, None
-    return webhook_store.update_endpoint(user_id, endpoint["id"], columns, now), secret
+    changed = _saved(
+        user_id,
+        endpoint["id"],
+        lambda: webhook_store.update_endpoint(user_id, endpoint["id"], columns, now),
+    )
+    return changed, secret
 
 
 def delete(user_id, endpoint, now):
