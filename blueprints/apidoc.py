@@ -159,7 +159,7 @@ def build_spec(app):
                 "Posts, articles and the publish callback. Authenticate with an API key in "
                 "`X-API-Key` (preferred) or `Authorization: Bearer`. Each operation names the "
                 "scope it needs in `x-required-scope`. Every answer carries `X-Request-ID`: "
-                "the client's own when it sent one of 1 to 128 visible ASCII characters, "
+                "the client's own when it sent 1 to 128 characters of `A-Za-z0-9._:/+=@-`, "
                 "else a new UUID; quote it when reporting a problem."
             )
         },

@@ -5,7 +5,6 @@ import re
 import uuid
 
 from flask import g, request
-from werkzeug.exceptions import BadRequest
 
 from content_publishing.errors import ApiError, bad_request, not_found, validation_error
 from content_publishing.schemas.common import render
@@ -16,12 +15,29 @@ MAX_JSON_DEPTH = 32
 
 
 def json_body():
-    """The request's JSON; marshmallow then rejects anything but an object."""
+    """The request's JSON; marshmallow then rejects anything but an object.
+
+    Read here rather than by Flask's get_json, which would take UTF-16 and
+    UTF-32 bodies and let a repeated key silently win over the first: the
+    body must be UTF-8 (a byte-order mark is allowed, as spreadsheet-made
+    files carry one), and a key given twice in one object is a 400 naming it.
+    """
     if not request.is_json:
         raise ApiError(415, "Send a JSON body with Content-Type: application/json.")
     try:
-        body = request.get_json()
-    except BadRequest:
+        text = request.get_data(cache=True).decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise bad_request(
+            f"The request body is not UTF-8 (an invalid byte at position {e.start})."
+        ) from None
+    try:
+        body = json.loads(text, object_pairs_hook=_object_without_repeats)
+    except RepeatedKey as e:
+        raise bad_request(
+            f'The request body gives the key "{e.key}" more than once in one object.',
+            {"repeated_key": e.key},
+        ) from None
+    except ValueError:
         raise bad_request("The request body is not valid JSON.") from None
     except RecursionError:
         body = None
@@ -35,6 +51,23 @@ def json_body():
     except UnicodeEncodeError:
         raise bad_request("The request body holds invalid Unicode (a lone surrogate).") from None
     return body
+
+
+class RepeatedKey(ValueError):
+    def __init__(self, key):
+        super().__init__(key)
+        self.key = key
+
+
+def _object_without_repeats(pairs):
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise RepeatedKey(key)
+            seen.add(key)
+    return found
 
 
 def _deeper_than(value, limit):

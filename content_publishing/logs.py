@@ -1,7 +1,9 @@
 """Request ids and the service's log lines (README "Metrics and logs").
 
 Every request gets an id: the client's `X-Request-ID` when it is 1 to 128
-visible ASCII characters, else a new UUID. The answer carries it back, the
+characters of `A-Z a-z 0-9 . _ : / + = @ -` (what tracing tools send: UUIDs,
+W3C trace ids, base64), else a new UUID. Brackets, quotes, spaces and the
+like are refused so that an id can never close or fake a field of a log line. The answer carries it back, the
 access line names it (accesslog.py), and so does every log record made while
 the request runs, with the key's id and user once auth.py knows them (never
 the key). A user who quotes the id of a failed request leads straight to its
@@ -49,7 +51,7 @@ SECRET = re.compile(
     r"(?!\[redacted\])(?:[A-Za-z0-9+/=_%-]|\\+(?:x[0-9a-f]{2}|u[0-9a-f]{4}))*",
     re.IGNORECASE,
 )
-REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")
 FORMATS = ("text", "json")
 ENVIRON_KEY = "cps.request"  # the request's RequestContext, for the access line
 TEXT_FORMAT = "%(asctime)s [%(process)d] [%(levelname)s] %(origin)s%(message)s%(request_fields)s"
@@ -81,7 +83,7 @@ _current = contextvars.ContextVar("cps_request", default=None)
 
 
 def request_id(sent):
-    """The client's id when it is 1 to 128 visible ASCII characters, else a new one."""
+    """The client's id when it is 1 to 128 characters of REQUEST_ID, else a new one."""
     if sent is not None and REQUEST_ID.fullmatch(sent):
         return sent
     return new_uuid()

@@ -37,6 +37,8 @@ def check_destination(url, allow_private):
         return
     try:
         sender.check_destination(url, allow_private)
+    except sender.Unreachable as e:
+        raise validation_error({"url": [f"Cannot be reached: {e}."]}) from None
     except sender.Refused as e:
         raise validation_error({"url": [f"Not a public address: {e}."]}) from None
 
