@@ -109,7 +109,10 @@ def check_declarations(app):
         if getattr(view, "apidoc", None) is None:
             raise RuntimeError(f"{rule.endpoint} has no @doc: the API document would miss it")
         if getattr(view, "required_scope", None) is None:
-            raise RuntimeError(f"{rule.endpoint} has no @require_scope: any key could call it")
+            raise RuntimeError(
+                f"{rule.endpoint} has no @require_scope (or @any_valid_key): undeclared, any key "
+                "could call it"
+            )
 
 
 def item_links(name, param, **extra):
@@ -191,13 +194,15 @@ def _operation(view, info, rule):
     description = info["description"] or ""
     if scope:
         description = f"Requires the scope `{scope}`. {description}".strip()
+    else:
+        description = f"Any valid key, whatever its scopes. {description}".strip()
     op = {
         "operationId": rule.endpoint.rsplit(".", 1)[-1],
         "summary": info["summary"],
         "description": description,
         "tags": [rule.endpoint.split(".")[1]],
         "security": SECURITY,
-        "x-required-scope": scope,  # never None: build_spec checked the declarations
+        "x-required-scope": scope or None,  # declared: build_spec checked; "" is any key
         "parameters": [],
         "responses": {},
     }
@@ -231,7 +236,9 @@ def _operation(view, info, rule):
     op["responses"][str(info["status"])] = ok
 
     # 400: also any unknown query parameter; 414, 429, 431: answered before the app
-    errors = {400, 401, 403, 414, 429, 431, *info["errors"]}
+    errors = {400, 401, 414, 429, 431, *info["errors"]}
+    if scope:
+        errors.add(403)
     if info["body"] is not None:
         errors |= {413, 415}
     if rule.methods & {"POST", "PATCH", "DELETE"}:

@@ -46,7 +46,7 @@ def create_app(test_config=None):
         app.config.from_prefixed_env()
     else:
         app.config.from_mapping(test_config)
-    settings.check(app.config)
+    settings.check(app.config, app.instance_path)
     app.json.sort_keys = False
     os.makedirs(app.instance_path, exist_ok=True)
 
@@ -82,6 +82,7 @@ def create_app(test_config=None):
         app.register_blueprint(metrics_page.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(dashboard.bp)
+    app.register_blueprint(dashboard.root)
     app.register_blueprint(api.bp)
     check_declarations(app)
     return app

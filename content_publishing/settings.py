@@ -130,14 +130,35 @@ _NORMALISE = {
 }
 
 
-def check(config):
+def check(config, instance_path):
     """Raise SettingError for the first setting that cannot work; normalise the rest."""
+    config["DATABASE"] = database(config["DATABASE"], instance_path)
     _check_kinds(config)
     if config["DISPATCH_LEASE_SECONDS"] < config["WEBHOOK_TIMEOUT_SECONDS"] + 3:
         raise SettingError(
             "FLASK_DISPATCH_LEASE_SECONDS must exceed FLASK_WEBHOOK_TIMEOUT_SECONDS by 3 or more: "
             "a delivery's lease must outlast its attempt, or a second dispatcher could send it too"
         )
+
+
+DATABASE_SCHEMES = ("postgresql", "postgres")
+
+
+def database(value, instance_path):
+    """FLASK_DATABASE: an SQLite file path or a postgresql:// URL. Empty (a
+    variable set to nothing in an environment file) means unset; a URL of
+    another scheme (mysql://, sqlite:///) is refused by name rather than
+    taken for a file path in a directory that does not exist."""
+    value = str(value).strip()
+    if not value:
+        return defaults(instance_path)["DATABASE"]
+    scheme, sep, _ = value.partition("://")
+    if sep and scheme.lower() not in DATABASE_SCHEMES:
+        raise SettingError(
+            f"FLASK_DATABASE has an unsupported database URL scheme {scheme + '://'!r}: give a "
+            "postgresql:// URL, or the path of an SQLite file (no sqlite:// prefix)"
+        )
+    return value
 
 
 def _check_kinds(config):

@@ -125,6 +125,7 @@ def send_everything(server, receiver, run):
     receiver.secrets.append(hook["secret"])
     hook_item = f"{V1}/webhooks-item/{{webhook_id}}"
     send("GET", f"{V1}/webhooks", expect=200, headers={"Authorization": f"Bearer {key}"})
+    send("GET", f"{V1}/me", expect=200)
     send("GET", hook_item, f"{V1}/webhooks-item/{hook['id']}", expect=200)
     r = send(
         "PATCH",

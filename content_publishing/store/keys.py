@@ -56,6 +56,15 @@ def find_key(key_hash):
     )
 
 
+def get_key(key_id):
+    """What a key's owner may know of it (GET /me): never its hash."""
+    return one(
+        "SELECT k.id, k.prefix, u.name AS user_name, k.scopes, k.expires_at, k.created_at"
+        " FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.id = ?",
+        (key_id,),
+    )
+
+
 def touch_key(key_id, now, stale_before):
     """Record use of a key, writing only last_used_at and only if the stored
     value is older than `stale_before`: a revoke in the meantime stays."""
@@ -75,11 +84,13 @@ def list_keys():
 
 
 def revoke_key(now, key_id=None, key_hash=None):
-    """Revoke by id or by hash. Returns the key's id, or None if unknown.
-    Revoking a revoked key keeps its first revoked_at."""
+    """Revoke by id or by hash. Returns {id, revoked_at}, or None if unknown.
+    Revoking a revoked key keeps its first revoked_at, so a revoked_at other
+    than `now` says it was revoked before."""
     column, wanted = ("id", key_id) if key_id is not None else ("key_hash", key_hash)
-    return value(
-        f"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE {column} = ? RETURNING id",
+    return one(
+        f"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE {column} = ?"
+        " RETURNING id, revoked_at",
         (now, wanted),
     )
 
