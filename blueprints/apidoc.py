@@ -16,6 +16,7 @@ import re
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import request
+from werkzeug.routing import PathConverter
 
 from blueprints.common import (
     IDEMPOTENCY_KEY_PATTERN,
@@ -61,12 +62,18 @@ def doc(
     headers=(),
     request_headers=(),
     links=None,
+    body_reader=None,
 ):
     """Declare what a view accepts and returns; load what it accepts.
 
     The view gets the loaded query as `query=` and the loaded body as
     `body=`. Without a `query` schema any query parameter is a 400. With
     `body_required=False` a request without a body loads as `{}`.
+    `body_reader`: for a body that may come in another media type than JSON
+    (the CSV of an import): its `load(body)` reads and loads the body, and
+    its `described` says in the operation's description what else it takes
+    (a requestBody content type such as text/csv is something generated
+    clients such as openapi-python-client refuse to build).
     """
 
     def decorator(view):
@@ -76,7 +83,9 @@ def doc(
                 refuse_query()
             else:
                 kwargs["query"] = load_query(query)
-            if body is not None:
+            if body_reader is not None:
+                kwargs["body"] = body_reader.load(body)
+            elif body is not None:
                 sent = body_required or request.content_length or request.is_json
                 kwargs["body"] = body.load(json_body() if sent else {})
             return view(*args, **kwargs)
@@ -93,6 +102,7 @@ def doc(
             "headers": tuple(headers),
             "request_headers": tuple(request_headers),
             "links": links or {},
+            "body_reader": body_reader,
         }
         return loading
 
@@ -189,6 +199,14 @@ def build_spec(app):
     return spec.to_dict()
 
 
+def _path_schema(rule, arg):
+    """A record's id is a UUID; a `<path:...>` argument (a channel's id, which
+    is `personal` or a brand_id) is any text."""
+    if isinstance(rule._converters.get(arg), PathConverter):
+        return {"type": "string", "minLength": 1, "maxLength": 100}
+    return {"type": "string", "format": "uuid"}
+
+
 def _operation(view, info, rule):
     scope = getattr(view, "required_scope", None)
     description = info["description"] or ""
@@ -208,12 +226,7 @@ def _operation(view, info, rule):
     }
     for arg in sorted(rule.arguments):
         op["parameters"].append(
-            {
-                "in": "path",
-                "name": arg,
-                "required": True,
-                "schema": {"type": "string", "format": "uuid"},
-            }
+            {"in": "path", "name": arg, "required": True, "schema": _path_schema(rule, arg)}
         )
     if info["query"] is not None:
         op["parameters"].append({"in": "query", "schema": info["query"]})
@@ -226,6 +239,8 @@ def _operation(view, info, rule):
             "required": info["body_required"],
             "content": {"application/json": {"schema": info["body"]}},
         }
+        if info["body_reader"] is not None:
+            op["description"] = f"{op['description']} {info['body_reader'].described}".strip()
     ok = {"description": "Success."}
     if info["response"] is not None:
         ok["content"] = {"application/json": {"schema": info["response"]}}

@@ -4,7 +4,7 @@ import json
 import re
 import uuid
 
-from flask import g, request
+from flask import current_app, g, request
 
 from content_publishing.errors import ApiError, bad_request, not_found, validation_error
 from content_publishing.schemas.common import render
@@ -109,6 +109,11 @@ def item_id(value, what):
         return str(uuid.UUID(value))
     except ValueError:
         raise not_found(what) from None
+
+
+def lead_seconds():
+    """How far ahead a post must be scheduled (FLASK_SCHEDULE_MIN_LEAD_SECONDS)."""
+    return current_app.config["SCHEDULE_MIN_LEAD_SECONDS"]
 
 
 def page_body(item_schema, rows, total, query):

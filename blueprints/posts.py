@@ -11,13 +11,14 @@ Every read shows a post as it stands now (posts.current): a handoff
 whose lease has run out reads as Failed even before its row is rewritten.
 """
 
-from flask import Blueprint, current_app, g, url_for
+from flask import Blueprint, g, url_for
 
 from blueprints.apidoc import doc, item_links
 from blueprints.common import (
     check_if_match,
     get_owned,
     idempotency_key,
+    lead_seconds,
     page_body,
     render,
     with_etag,
@@ -45,7 +46,7 @@ def list_posts(query):
     now = timestamps.now_text()
     if posts.leases_ran_out(now, g.user_id):  # so that status filters and totals agree
         with transaction():
-            posts.settle_all(now, g.user_id)
+            posts.settle_all(now, lead_seconds(), g.user_id)
     with snapshot():
         rows, total = post_store.list_posts(g.user_id, query, now)
     return page_body(post_schema, [posts.current(row, now) for row in rows], total, query)
@@ -106,10 +107,10 @@ def get_post_item(post_id):
 )
 @require_scope("posts:write")
 def update_post_item(post_id, body):
-    lead = current_app.config["SCHEDULE_MIN_LEAD_SECONDS"]
+    lead = lead_seconds()
     with transaction():
         now = timestamps.now_text()
-        post = posts.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), now)
+        post = posts.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), lead, now)
         check_if_match(post)
         post = posts.update(g.user_id, post, body, g.scopes, lead, now)
     return with_etag(render(post_schema, post), post)
@@ -129,7 +130,8 @@ def update_post_item(post_id, body):
 def delete_post_item(post_id):
     with transaction():
         now = timestamps.now_text()
-        post = posts.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), now)
+        post = get_owned(post_store.lock_post, post_id, "post")
+        post = posts.settle(g.user_id, post, lead_seconds(), now)
         check_if_match(post)
         posts.delete(g.user_id, post)
     return "", 204

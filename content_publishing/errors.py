@@ -79,6 +79,32 @@ def conflict(message, details=None):
     return ApiError(409, message, details=details)
 
 
+def schedule_conflict(channel_id, rule, conflicting, message):
+    """409: scheduling there breaks one of the channel's guards (planning/plan.py)."""
+    return ApiError(
+        409,
+        message,
+        "schedule_conflict",
+        {"channel": channel_id, "rule": rule, "conflicting_post_ids": conflicting},
+    )
+
+
+def no_free_slot(channel_id, message):
+    """409: the queue found no slot for the post (planning/queue.py)."""
+    return ApiError(409, message, "no_free_slot", {"channel": channel_id})
+
+
+def row_errors(rows):
+    """400 of a bulk import: {"rows": {"<1-based row>": {field: [messages]}}},
+    every bad row at once."""
+    return ApiError(
+        400,
+        f"{len(rows)} of the rows are invalid; nothing was imported.",
+        "validation_error",
+        {"rows": {str(n): _listify(messages) for n, messages in sorted(rows.items())}},
+    )
+
+
 def unauthorized(message):
     return ApiError(401, message, headers={"WWW-Authenticate": 'Bearer realm="api"'})
 

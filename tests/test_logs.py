@@ -161,6 +161,20 @@ def send_everything(server, receiver, run):
     other = send("POST", posts, body={"type": "personal", "content": marker}, expect=201).json
     send("DELETE", post_item, f"{V1}/api-v2-posts-item/{other['id']}", expect=204)
 
+    # Planning: a channel (the marker in its name), its slots, the queue and an import.
+    channels, channel_item = f"{V1}/channels", f"{V1}/channels-item/{{channel_id}}"
+    slots = [{"day": day, "time": "09:00"} for day in ("mon", "tue", "wed", "thu", "fri")]
+    send("POST", channels, body={"type": "personal", "name": marker, "slots": slots}, expect=201)
+    send("GET", channels, expect=200)
+    send("GET", channel_item, f"{V1}/channels-item/personal", expect=200)
+    send("PATCH", channel_item, f"{V1}/channels-item/personal", body={"daily_cap": 5}, expect=200)
+    send("GET", f"{V1}/channels-slots/{{channel_id}}", f"{V1}/channels-slots/personal", expect=200)
+    queued = send("POST", posts, body={"type": "personal", "content": marker}, expect=201).json
+    send("POST", f"{V1}/api-v2-posts-queue", body={"post_id": queued["id"]}, expect=200)
+    imported = {"posts": [{"type": "personal", "content": marker, "queue": True}]}
+    send("POST", f"{V1}/api-v2-posts-import", body=imported, expect=201)
+    send("DELETE", channel_item, f"{V1}/channels-item/personal", expect=204)
+
     # Articles: the marker in title and body; publishing sends an event.
     articles, article_item = f"{V1}/articles-api", f"{V1}/articles-api-item/{{article_id}}"
     article = send("POST", articles, body={"title": marker, "body": marker}, expect=201).json

@@ -115,7 +115,7 @@ class Dispatcher:
                 now = timestamps.now_text()
                 if posts.leases_ran_out(now):
                     with transaction():
-                        posts.settle_all(now)
+                        posts.settle_all(now, self.config["SCHEDULE_MIN_LEAD_SECONDS"])
                 leased = self.lease()
                 purged = self._purge_now_and_then()
             return bool(recorded or pushed or leased or purged)
