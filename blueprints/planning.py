@@ -19,7 +19,7 @@ from blueprints.common import (
 )
 from content_publishing import posts, timestamps
 from content_publishing.auth import require_scope
-from content_publishing.errors import ApiError, bad_request, validation_error
+from content_publishing.errors import ApiError, bad_request, row_errors, validation_error
 from content_publishing.planning import imports
 from content_publishing.schemas.imports import (
     MAX_ROWS,
@@ -98,7 +98,12 @@ class ImportBody:
             try:
                 return rows_from_csv(text)
             except ValidationError as error:
-                raise validation_error(error.normalized_messages()) from None
+                messages = error.normalized_messages()
+                if "rows" in messages:  # a row the CSV reader could not split into cells
+                    raise row_errors(
+                        {int(n): {"_schema": found} for n, found in messages["rows"].items()}
+                    ) from None
+                raise validation_error(messages) from None
         if request.is_json:
             return json_body()
         raise ApiError(415, 'Send text/csv, or application/json {"posts": [...]}.')
