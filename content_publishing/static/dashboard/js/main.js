@@ -86,7 +86,8 @@ function showSignIn(problem) {
 
 /** Whose key it is, the key by its prefix (as `keys list` shows it), and its scopes. */
 function showKey(me) {
-  $("key-name").textContent = `${me.user} · key ${me.key.prefix}…`;
+  $("key-name").textContent = `${me.user} · ${me.key.prefix}…`;
+  $("key-name").title = `The key ${me.key.prefix}… of ${me.user}`;
   show(
     $("scope-list"),
     Object.entries(SCOPES).map(([scope, grants]) => {

@@ -25,7 +25,7 @@ export const forgetKey = () => sessionStorage.removeItem(KEY_ITEM);
 
 /** What GET /me says of `key`: {user, key: {prefix, scopes, ...}}; throws the
  * ApiError of a refused key (401). */
-export const whoIs = (key) => call("GET", "/me", { as: key, quiet: true });
+export const whoIs = async (key) => (await call("GET", "/me", { as: key, quiet: true })).data;
 
 /** The scopes of a GET /me answer that the dashboard knows, as a Set. */
 export const scopesIn = (me) => new Set(me.key.scopes.filter((scope) => scope in SCOPES));
