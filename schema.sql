@@ -207,6 +207,8 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
     secret                 TEXT NOT NULL,
     previous_secret        TEXT,
     previous_secret_until  TEXT,
+    auth_header_name       TEXT,                 -- a header sent with every delivery (n8n's Header Auth)
+    auth_header_token      TEXT,                 -- its value, sealed like the secret
     created_at             TEXT NOT NULL,
     updated_at             TEXT NOT NULL,
     version                INTEGER NOT NULL DEFAULT 1

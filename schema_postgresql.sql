@@ -227,12 +227,18 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
     secret                 TEXT NOT NULL,
     previous_secret        TEXT,
     previous_secret_until  TEXT,
+    auth_header_name       TEXT,
+    auth_header_token      TEXT,
     created_at             TEXT NOT NULL,
     updated_at             TEXT NOT NULL,
     version                INTEGER NOT NULL DEFAULT 1
 );
 
 CREATE INDEX IF NOT EXISTS webhook_endpoints_user ON webhook_endpoints (user_id, created_at, id);
+
+-- Version 6: the header token of webhook endpoints (auth_header).
+ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS auth_header_name TEXT;
+ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS auth_header_token TEXT;
 
 -- At most one enabled post.due endpoint per user, held by the index (see schema.sql).
 UPDATE webhook_endpoints SET enabled = 0,

@@ -31,16 +31,20 @@ TITLE = "Content Publishing Service"
 VERSION = "1.0.0"
 SECURITY = [{"ApiKeyHeader": []}, {"BearerAuth": []}]
 ERROR_TEXT = {
-    400: "Malformed JSON or a malformed header (`bad_request`), or invalid, unknown, repeated "
-    "or read-only fields or parameters (`validation_error`).",
+    400: "Malformed JSON, a key given twice, a body that is not UTF-8 or a malformed header "
+    "(`bad_request`), or invalid, unknown, repeated or read-only fields or parameters "
+    "(`validation_error`: `details` maps each field to its messages, and `message` names the "
+    "fields with the first message of each).",
     401: "API key missing, malformed, unknown, revoked or expired.",
     403: "The key lacks the required scope (`details.required_scope`).",
     404: "Unknown id, not a UUID, or another user's.",
-    409: "The change conflicts with the record's state.",
+    409: "The change conflicts with the record's state (`conflict`); for scheduling, "
+    "`schedule_conflict` (a channel's guard: `details.rule`, `details.conflicting_post_ids`) or "
+    "`no_free_slot` (the queue found no slot).",
     412: "If-Match names a stale version; the ETag header carries the current one.",
     413: "The request body is larger than MAX_CONTENT_LENGTH.",
     414: "The request line is longer than 4094 bytes (answered by gunicorn, same envelope).",
-    415: "The body is not application/json.",
+    415: "The body is neither application/json nor JSON sent as text/plain.",
     429: "Over the rate limit of the key or the address (answered by the deployment's nginx, "
     "same envelope, with Retry-After).",
     431: "Too many or too large request headers (answered by gunicorn, same envelope).",

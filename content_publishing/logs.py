@@ -39,7 +39,7 @@ def _spelled(prefix):
     )
 
 
-# Keys (auth.py) and webhook secrets (webhook_secrets.py), spelled as above,
+# Keys (auth.py), webhook secrets and header tokens (webhooks/secrets.py), spelled as above,
 # and whatever follows them that could belong to them, URL-encoded, base64
 # or backslash-escaped; not once more what is already redacted (gunicorn's
 # error log redacts twice). A backslash is taken only as part of an escape,
@@ -47,7 +47,8 @@ def _spelled(prefix):
 # lookahead first: it lets most positions of a line be passed over at once.)
 SECRET = re.compile(
     r"(?=[%\\sw])"
-    rf"(?:(?P<key>{_spelled('svc_live_')})|(?P<whsec>{_spelled('whsec_')}))"
+    rf"(?:(?P<key>{_spelled('svc_live_')})|(?P<whsec>{_spelled('whsec_')})"
+    rf"|(?P<whtok>{_spelled('whtok_')}))"
     r"(?!\[redacted\])(?:[A-Za-z0-9+/=_%-]|\\+(?:x[0-9a-f]{2}|u[0-9a-f]{4}))*",
     re.IGNORECASE,
 )
@@ -59,13 +60,16 @@ TEXT_DATE = "[%Y-%m-%d %H:%M:%S %z]"  # gunicorn's own
 
 
 def redact(text):
-    """`text` with every key and webhook secret in it written as
-    `svc_live_[redacted]` or `whsec_[redacted]`, however it was spelled."""
+    """`text` with every key, webhook secret and header token in it written
+    as `svc_live_[redacted]`, `whsec_[redacted]` or `whtok_[redacted]`,
+    however it was spelled."""
     return SECRET.sub(_redacted, text)
 
 
 def _redacted(match):
-    return "svc_live_[redacted]" if match["key"] is not None else "whsec_[redacted]"
+    if match["key"] is not None:
+        return "svc_live_[redacted]"
+    return "whsec_[redacted]" if match["whsec"] is not None else "whtok_[redacted]"
 
 
 class RequestContext:

@@ -31,10 +31,11 @@ writes a post, so no path can change one and forget its event.
 """
 
 import uuid
+from collections import namedtuple
 
 from marshmallow import ValidationError
 
-from content_publishing import timestamps
+from content_publishing import linkedin, timestamps
 from content_publishing.errors import conflict, insufficient_scope, validation_error
 from content_publishing.idempotency import create_once
 from content_publishing.planning import queue, recurrence
@@ -107,14 +108,27 @@ EXPIRED_ERRORS = (
 )
 
 
-def push_due(now, limit, max_delay, callback_url):
+Handoff = namedtuple("Handoff", "callback_url lease_seconds linkedin_version linkedin_api_base")
+
+
+def push_due(now, limit, max_delay, handoff):
     """Hand due posts of users with an enabled post.due endpoint to it (inside
     a transaction), each with its post.due event. Not yet acknowledged: the
     handoff's deadline is scheduled_at + max_delay until a delivery gets a
-    2xx, when the lease starts. Returns how many."""
+    2xx, when the lease (handoff.lease_seconds) starts. Returns how many."""
     pushed = post_store.push_due(now, limit, lambda at: timestamps.later(at, max_delay))
-    for post in pushed:
-        events.post_due(post["user_id"], post, callback_url, now)
+    for user_id in {post["user_id"] for post in pushed}:
+        mine = [post for post in pushed if post["user_id"] == user_id]
+        requests = linkedin.requests_for(
+            user_id, mine, handoff.linkedin_version, handoff.linkedin_api_base
+        )
+        for post in mine:
+            told = {
+                "callback_url": handoff.callback_url,
+                "lease_seconds": handoff.lease_seconds,
+                "linkedin_request": requests[post["id"]],
+            }
+            events.post_due(user_id, post, told, now)
     return len(pushed)
 
 
@@ -192,8 +206,10 @@ def update(user_id, post, changes, scopes, lead_seconds, now):
 
 
 def publish(user_id, post, urn, live_url, lead_seconds, now):
-    """The publish callback: the post Published with its URN and URL, and its
-    post.published event; unchanged for a retry that repeats what is stored."""
+    """The publish callback: the post Published with its URN and URL (the
+    post's LinkedIn address when none is given), and its post.published
+    event; unchanged for a retry that repeats what is stored."""
+    live_url = live_url or f"https://www.linkedin.com/feed/update/{urn}/"
     return _write(user_id, post, plan_publish(post, urn, live_url, now), lead_seconds, now)
 
 

@@ -171,6 +171,7 @@ def send_everything(server, receiver, run):
     send("GET", f"{V1}/channels-slots/{{channel_id}}", f"{V1}/channels-slots/personal", expect=200)
     queued = send("POST", posts, body={"type": "personal", "content": marker}, expect=201).json
     send("POST", f"{V1}/api-v2-posts-queue", body={"post_id": queued["id"]}, expect=200)
+    send("POST", f"{V1}/api-v2-posts-preview", body={"post_id": queued["id"]}, expect=200)
     imported = {"posts": [{"type": "personal", "content": marker, "queue": True}]}
     send("POST", f"{V1}/api-v2-posts-import", body=imported, expect=201)
     send("DELETE", channel_item, f"{V1}/channels-item/personal", expect=204)
@@ -223,7 +224,8 @@ def send_everything(server, receiver, run):
     send("POST", posts, body=f'{{"content": "{marker}', headers=as_json, expect=400)
     send("POST", posts, body={"type": "personal", "content": marker + "x" * 3000}, expect=400)
     send("POST", posts, body={"type": "personal", "content": "x", marker: key}, expect=400)
-    send("POST", posts, body=marker, headers={"Content-Type": "text/plain"}, expect=415)
+    send("POST", posts, body=marker, headers={"Content-Type": "text/plain"}, expect=400)
+    send("POST", posts, body=marker, headers={"Content-Type": "application/xml"}, expect=415)
     big = json.dumps({"type": "personal", "content": marker + " " * (1024 * 1024)})
     send("POST", posts, body=big, headers=as_json, expect=413)
     send("PUT", posts, body={"content": marker}, expect=405)

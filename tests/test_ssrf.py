@@ -14,7 +14,10 @@ import time
 
 import pytest
 
+from content_publishing import settings
+from content_publishing.app import create_app
 from content_publishing.webhooks import sender
+from harness import Receiver
 from tests.conftest import assert_error
 
 pytestmark = pytest.mark.sqlite_only  # the guard's outcome cannot depend on the backend
@@ -35,6 +38,7 @@ CARRIES_A_PRIVATE_IPV4 = [
     "[2001:0:4136:e378:8000:63bf:3fff:fdd2]",  # Teredo
 ]
 CARRIES_A_PUBLIC_IPV4 = [
+    "[::ffff:93.184.215.14]",  # IPv4-mapped
     "[64:ff9b::5db8:d70e]",  # NAT64 of 93.184.215.14
     "[2002:5db8:d70e::1]",  # 6to4 of 93.184.215.14
 ]
@@ -148,7 +152,8 @@ def test_a_forbidden_address_is_never_connected_to_and_every_port_reads_the_same
     assert listener.accepted == 0  # not even a TCP handshake
     expected = (
         "Error: The ping was not acknowledged: refused by the SSRF guard: 127.0.0.1 is a"
-        " loopback address; webhooks go to public addresses only."
+        " loopback address; webhooks go to public addresses only (list a private receiver in"
+        " FLASK_WEBHOOK_ALLOWED_PRIVATE)."
     )
     assert open_port == closed == expected
     assert by_name.startswith("Error: The ping was not acknowledged: refused by the SSRF guard:")
@@ -171,3 +176,60 @@ def test_delivery_errors_say_what_happened(app, ping):
     assert unresolved == prefix + "the name no-such-host.invalid did not resolve."
     assert tls.startswith(prefix + "TLS failed: "), tls
     assert timeout == prefix + "no answer within 0.5 s."
+
+
+# --- FLASK_WEBHOOK_ALLOWED_PRIVATE: private receivers a self-hoster names -------------
+
+
+def allow(app, value):
+    app.config["WEBHOOK_ALLOWED_PRIVATE"] = settings.allow_list(value)
+
+
+def test_the_allow_list_lets_named_hosts_and_ranges_through_at_save(api, app):
+    refused = assert_error(add(api, "http://127.0.0.1:5678/webhook/cps"), 400, "validation_error")
+    assert "FLASK_WEBHOOK_ALLOWED_PRIVATE" in refused["details"]["url"][0]
+    allow(app, "n8n.internal, 127.0.0.0/8,fd00::/8")
+    assert add(api, "http://127.0.0.1:5678/webhook/cps").status_code == 201
+    assert (
+        add(api, "http://[::ffff:127.0.0.1]:5678/webhook/cps").status_code == 201
+    )  # it carries 127.0.0.1
+    assert (
+        add(api, "http://n8n.internal:5678/webhook/cps").status_code == 201
+    )  # by name, unresolved
+    still = assert_error(add(api, "http://10.0.0.7/webhook"), 400, "validation_error")
+    assert "10.0.0.7 is a private address" in still["details"]["url"][0]
+    allow(app, "localhost")
+    assert add(api, "http://localhost:5678/webhook/cps").status_code == 201
+
+
+def test_the_allow_list_lets_a_delivery_connect(app, runner, key):
+    with Receiver() as receiver:
+        allow(app, "127.0.0.1/32")
+        added = runner.invoke(
+            args=[
+                "webhooks",
+                "add",
+                "--user",
+                "alice",
+                "--url",
+                receiver.url,
+                "--event",
+                "post.due",
+            ]
+        )
+        assert added.exit_code == 0, added.output
+        endpoint_id = re.search(r"endpoint ([0-9a-f-]{36})", added.output).group(1)
+        pinged = runner.invoke(args=["webhooks", "test", endpoint_id])
+        assert pinged.exit_code == 0, pinged.output
+        assert len(receiver.arrivals) == 1
+        allow(app, "10.0.0.0/8")  # taken off the list: refused again, before any connection
+        refused = runner.invoke(args=["webhooks", "test", endpoint_id])
+        assert refused.exit_code == 1 and "FLASK_WEBHOOK_ALLOWED_PRIVATE" in refused.output
+        assert len(receiver.arrivals) == 1
+
+
+@pytest.mark.parametrize("value", ["not a host!", "10.0.0.0/33", "a..b", "-bad.example"])
+def test_a_bad_allow_list_stops_the_start(value):
+    with pytest.raises(settings.SettingError) as refused:
+        create_app({"TESTING": True, "DATABASE": ":memory:", "WEBHOOK_ALLOWED_PRIVATE": value})
+    assert "FLASK_WEBHOOK_ALLOWED_PRIVATE" in str(refused.value)

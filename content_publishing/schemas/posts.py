@@ -178,14 +178,6 @@ class ClaimSchema(Schema):
     )
 
 
-class ClaimedSchema(Schema):
-    data = fields.List(
-        fields.Nested(PostSchema),
-        required=True,
-        metadata={"description": "The posts now Publishing, soonest first."},
-    )
-
-
 class CallbackSchema(Schema):
     """What the automation platform posts after publishing."""
 
@@ -197,7 +189,13 @@ class CallbackSchema(Schema):
             FullMatch(URN, error="Must be a LinkedIn URN such as urn:li:share:123."),
         ],
     )
-    live_url = HttpUrl(required=True)
+    live_url = HttpUrl(
+        load_default=None,
+        metadata={
+            "description": "The post's public URL. Omitted: "
+            "https://www.linkedin.com/feed/update/<linkedin_post_id>/."
+        },
+    )
 
 
 class QueueSchema(Schema):
@@ -213,4 +211,3 @@ post_update_schema = PostUpdateSchema()
 post_list_query_schema = PostListQuerySchema()
 callback_schema = CallbackSchema()
 claim_schema = ClaimSchema()
-claimed_schema = ClaimedSchema()

@@ -48,6 +48,21 @@ def list_channels(user_id, query):
     return [channels.record(r) for r in found], total
 
 
+def author_urns(user_id, channel_ids):
+    """{channel id: author_urn} of those of the user's channels that name one."""
+    if not channel_ids:
+        return {}
+    marks = ", ".join("?" * len(channel_ids))
+    return {
+        r["id"]: r["author_urn"]
+        for r in rows(
+            f"SELECT id, author_urn FROM channels WHERE user_id = ? AND id IN ({marks})"
+            " AND author_urn IS NOT NULL",
+            (user_id, *sorted(channel_ids)),
+        )
+    }
+
+
 def _channel_posts(channel_id):
     """The WHERE part that picks a channel's posts: the personal ones, or a brand's."""
     if channel_id == "personal":

@@ -67,4 +67,9 @@ MIGRATIONS: dict[int, list[str]] = {
         "ALTER TABLE posts ADD COLUMN series_start TEXT",
         "ALTER TABLE posts ADD COLUMN series_continued INTEGER NOT NULL DEFAULT 0",
     ],
+    # 5 -> 6: a header token an endpoint's deliveries carry (auth_header).
+    5: [
+        "ALTER TABLE webhook_endpoints ADD COLUMN auth_header_name TEXT",
+        "ALTER TABLE webhook_endpoints ADD COLUMN auth_header_token TEXT",
+    ],
 }

@@ -13,8 +13,13 @@ connection is opened to a vetted address (the name still goes out as Host
 and as the TLS server name): no TCP connection to a forbidden address is
 ever opened, so a DNS rebinding cannot tell an open internal port from a
 closed one by the error it gets. Every refusal reads the same, whatever the
-port. FLASK_WEBHOOK_ALLOW_PRIVATE=1 lifts the guard, for local development
-and the tests.
+port.
+
+Self-hosters run their automation on the same host, LAN or docker network:
+FLASK_WEBHOOK_ALLOWED_PRIVATE lists the host names and CIDR ranges the guard
+lets through (at save and at connect), and every refusal names it.
+FLASK_WEBHOOK_ALLOW_PRIVATE=1 lifts the guard altogether, for local
+development and the tests.
 
 A delivery is one POST with the Standard Webhooks headers, signed with the
 `standardwebhooks` package: no redirect is followed (a 3xx is a failed
@@ -33,6 +38,7 @@ import socket
 import ssl
 import threading
 import time
+from collections import namedtuple
 from datetime import UTC, datetime
 
 import urllib3
@@ -53,6 +59,27 @@ _CARRY_LAST_32 = [
     for n in ("::ffff:0:0/96", "::ffff:0:0:0/96", "64:ff9b::/96", "::/96", "64:ff9b:1::/48")
 ]
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+
+
+class Guard(namedtuple("Guard", "allow_all names networks")):
+    """What the SSRF guard lets through besides public addresses: everything
+    (FLASK_WEBHOOK_ALLOW_PRIVATE), or the host names and networks of
+    FLASK_WEBHOOK_ALLOWED_PRIVATE."""
+
+    @classmethod
+    def of(cls, config):
+        names, networks = config["WEBHOOK_ALLOWED_PRIVATE"]
+        return cls(bool(config["WEBHOOK_ALLOW_PRIVATE"]), names, networks)
+
+    def allows_host(self, host):
+        return self.allow_all or host.lower().rstrip(".") in self.names
+
+    def allows_address(self, ip):
+        return any(ip.version == net.version and ip in net for net in self.networks)
+
+
+NO_GUARD = Guard(True, frozenset(), ())
+ALLOWLIST_HINT = "list a private receiver in FLASK_WEBHOOK_ALLOWED_PRIVATE"
 
 
 class Refused(ValueError):
@@ -83,13 +110,15 @@ def carried_ipv4(ip):
     return found
 
 
-def check_address(address, allow_private):
+def check_address(address, guard):
     """Refused unless `address` (an IP text) is a public unicast address,
-    and so is every IPv4 address it carries."""
-    if allow_private:
+    and so is every IPv4 address it carries, or the guard allows it."""
+    if guard.allow_all:
         return
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    for candidate in [ip, *carried_ipv4(ip)]:
+    for candidate in carried_ipv4(ip) or [ip]:  # an IPv6 form of IPv4: judged by what it carries
+        if guard.allows_address(candidate):
+            continue
         if not candidate.is_global or candidate.is_multicast:
             kind = (
                 "loopback"
@@ -103,6 +132,7 @@ def check_address(address, allow_private):
             carried = f" (it carries {candidate})" if candidate is not ip else ""
             raise Refused(
                 f"{address}{carried} is a {kind} address; webhooks go to public addresses only"
+                f" ({ALLOWLIST_HINT})"
             )
 
 
@@ -119,12 +149,13 @@ def destination(url):
 _SAVE_LOOKUPS = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="dns")
 
 
-def check_destination(url, allow_private):
-    """Refused unless every address the URL's host resolves to is public.
-    The lookup is bounded (SAVE_DNS_SECONDS): a request saving an endpoint
-    never waits on a slow resolver for long."""
+def check_destination(url, guard):
+    """Refused unless every address the URL's host resolves to is public (or
+    the guard allows the host or the address). The lookup is bounded
+    (SAVE_DNS_SECONDS): a request saving an endpoint never waits on a slow
+    resolver for long."""
     host, port = destination(url)
-    if allow_private:
+    if guard.allows_host(host):
         return
     lookup = _SAVE_LOOKUPS.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
     try:
@@ -135,7 +166,7 @@ def check_destination(url, allow_private):
         raise Unreachable(f"the host {host} does not resolve ({e})") from None
     for info in infos:
         try:
-            check_address(info[4][0], allow_private)
+            check_address(info[4][0], guard)
         except Refused as e:
             raise Refused(f"the host {host} resolves to {e}") from None
 
@@ -234,7 +265,7 @@ def _guarded(base):
         vetted one (the name stays the Host header and the TLS server name);
         keeps to the deadline of the attempt in progress."""
 
-        allow_private = False
+        guard = None  # set per Sender (its subclass of this class)
 
         def request(self, *args, **kwargs):
             deadline = Deadline.current()
@@ -252,8 +283,9 @@ def _guarded(base):
                 infos = socket.getaddrinfo(self._dns_host, self.port, type=socket.SOCK_STREAM)
             except socket.gaierror as e:
                 raise NameResolutionError(self.host, self, e) from e
-            for info in infos:  # every address before any connection
-                check_address(info[4][0], self.allow_private)
+            if not self.guard.allows_host(self.host):
+                for info in infos:  # every address before any connection
+                    check_address(info[4][0], self.guard)
             error = None
             for family, kind, proto, _, address in infos:
                 sock = socket.socket(family, kind, proto)
@@ -275,18 +307,15 @@ def _guarded(base):
     return Guarded
 
 
-_CONNECTIONS = {False: (_guarded(HTTPConnection), _guarded(HTTPSConnection))}
-_CONNECTIONS[True] = tuple(
-    type(c.__name__, (c,), {"allow_private": True}) for c in _CONNECTIONS[False]
-)
+_CONNECTIONS = (_guarded(HTTPConnection), _guarded(HTTPSConnection))
 
 
 class Sender:
     """A pool of keep-alive connections for one dispatcher process."""
 
-    def __init__(self, timeout, allow_private, pool_size=16):
+    def __init__(self, timeout, guard, pool_size=16):
         self.timeout = timeout
-        self.allow_private = allow_private
+        self.guard = guard
         self.pools = urllib3.PoolManager(
             num_pools=256,
             maxsize=pool_size,
@@ -294,14 +323,15 @@ class Sender:
             retries=False,
             timeout=urllib3.Timeout(total=timeout),
         )
-        http, https = _CONNECTIONS[bool(allow_private)]
+        http, https = (type(c.__name__, (c,), {"guard": guard}) for c in _CONNECTIONS)
         self.pools.pool_classes_by_scheme = {
             "http": type("Pool", (HTTPConnectionPool,), {"ConnectionCls": http}),
             "https": type("Pool", (HTTPSConnectionPool,), {"ConnectionCls": https}),
         }
 
-    def send(self, url, event_id, body, secrets):
-        """POST `body` signed with every secret in `secrets`; returns the attempt:
+    def send(self, url, event_id, body, secrets, extra_headers=None):
+        """POST `body` signed with every secret in `secrets`, with
+        `extra_headers` (an endpoint's auth_header); returns the attempt:
         {attempted_at, outcome, status_code, duration_ms, error, response, retry_after}."""
         moment = datetime.now(UTC)
         signatures = " ".join(Webhook(s).sign(event_id, moment, body) for s in secrets)
@@ -311,6 +341,7 @@ class Sender:
             "webhook-signature": signatures,
             "Content-Type": "application/json",
             "User-Agent": USER_AGENT,
+            **(extra_headers or {}),
         }
         started = time.monotonic()
         attempt = {
