@@ -48,8 +48,8 @@ def owned(fetch, channel_id):
 @require_scope("posts:read")
 def list_channels(query):
     with snapshot():
-        rows, total = channel_store.list_channels(g.user_id, query)
-    return page_body(channel_schema, rows, total, query)
+        page = channel_store.list_channels(g.user_id, query)
+    return page_body(channel_schema, page, query)
 
 
 @bp.post("/channels")

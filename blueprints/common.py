@@ -3,11 +3,12 @@
 import json
 import re
 import uuid
+from urllib.parse import urlencode
 
 from flask import current_app, g, request
 
 from content_publishing.errors import ApiError, bad_request, not_found, validation_error
-from content_publishing.schemas.common import render
+from content_publishing.schemas.common import encode_cursor, render
 
 # Our bodies nest three levels at most; the parser's own limit is Python's
 # recursion limit, far deeper, and is reached as a crash, not an answer.
@@ -127,14 +128,32 @@ def lead_seconds():
     return current_app.config["SCHEDULE_MIN_LEAD_SECONDS"]
 
 
-def page_body(item_schema, rows, total, query):
-    """The list envelope: {"data", "total", "limit", "offset"}."""
+def page_body(item_schema, page, query, rows=None):
+    """The list envelope: {"data", "total", "limit", "offset", "next"}.
+    `rows`: the page's rows as they are shown, when not as stored."""
     return {
-        "data": [render(item_schema, row) for row in rows],
-        "total": total,
+        "data": [render(item_schema, row) for row in (page.rows if rows is None else rows)],
+        "total": page.total,
         "limit": query["limit"],
         "offset": query["offset"],
+        "next": next_link(page, query),
     }
+
+
+def next_link(page, query):
+    """The absolute URL of the page after `page`, with the same filters, or
+    None after the last. It names the last row (a cursor) where the order is
+    by creation, so that following it never repeats or misses a record that
+    is added meanwhile; by offset otherwise (posts by scheduled_at)."""
+    if not page.more:
+        return None
+    args = {k: v for k, v in request.args.items() if k not in ("offset", "cursor")}
+    if query.get("order") == "scheduled_at":
+        args["offset"] = query["offset"] + query["limit"]
+    else:
+        last = page.rows[-1]
+        args["cursor"] = encode_cursor(last["created_at"], last["id"])
+    return f"{request.base_url}?{urlencode(args)}"
 
 
 def get_owned(fetch, value, what):

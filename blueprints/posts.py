@@ -53,8 +53,8 @@ def list_posts(query):
         with transaction():
             posts.settle_all(now, lead_seconds(), g.user_id)
     with snapshot():
-        rows, total = post_store.list_posts(g.user_id, query, now)
-    return page_body(post_schema, [posts.current(row, now) for row in rows], total, query)
+        page = post_store.list_posts(g.user_id, query, now)
+    return page_body(post_schema, page, query, [posts.current(row, now) for row in page.rows])
 
 
 @bp.post("/api-v2-posts")

@@ -46,8 +46,8 @@ SCOPE = "webhooks:manage"
 @require_scope(SCOPE)
 def list_webhooks(query):
     with snapshot():
-        rows, total = webhook_store.list_endpoints(g.user_id, query)
-    return page_body(endpoint_schema, rows, total, query)
+        page = webhook_store.list_endpoints(g.user_id, query)
+    return page_body(endpoint_schema, page, query)
 
 
 @bp.post("/webhooks")
@@ -141,8 +141,8 @@ def delete_webhook_item(webhook_id):
 def list_deliveries(query):
     query = {k: str(v) if k in ("endpoint_id", "post_id") else v for k, v in query.items()}
     with snapshot():
-        rows, total = deliveries.list_deliveries(g.user_id, query)
-    return page_body(delivery_schema, rows, total, query)
+        page = deliveries.list_deliveries(g.user_id, query)
+    return page_body(delivery_schema, page, query)
 
 
 @bp.post("/webhook-deliveries-redeliver")

@@ -36,7 +36,7 @@ SERVER_ENV = {
 }
 # A plain key or secret: the prefix in any case and then anything but the
 # redaction mark (looked for in the log as written and URL-decoded).
-PLAIN_SECRET = re.compile(r"(svc_live_|whsec_)(?!\[redacted\])", re.IGNORECASE)
+PLAIN_SECRET = re.compile(r"(svc_live_|whsec_|whtok_)(?!\[redacted\])", re.IGNORECASE)
 
 
 @pytest.fixture(scope="module")
@@ -117,11 +117,15 @@ def send_everything(server, receiver, run):
     r = send(
         "POST",
         f"{V1}/webhooks",
-        body={"url": receiver.url, "events": ["post.published", "article.published"]},
+        body={
+            "url": receiver.url,
+            "events": ["post.published", "article.published"],
+            "auth_header": {"name": "X-Receiver-Token"},  # a token every delivery carries
+        },
         expect=201,
     )
     hook = r.json
-    run.secrets.append(hook["secret"])
+    run.secrets += [hook["secret"], hook["auth_header"]["token"]]
     receiver.secrets.append(hook["secret"])
     hook_item = f"{V1}/webhooks-item/{{webhook_id}}"
     send("GET", f"{V1}/webhooks", expect=200, headers={"Authorization": f"Bearer {key}"})
@@ -131,10 +135,10 @@ def send_everything(server, receiver, run):
         "PATCH",
         hook_item,
         f"{V1}/webhooks-item/{hook['id']}",
-        body={"rotate_secret": True},
+        body={"rotate_secret": True, "rotate_auth_header": True},
         expect=200,
     )
-    run.secrets.append(r.json["secret"])
+    run.secrets += [r.json["secret"], r.json["auth_header"]["token"]]
     receiver.secrets.append(r.json["secret"])
 
     # Posts: the marker in content, through the whole lifecycle.
@@ -207,6 +211,7 @@ def send_everything(server, receiver, run):
         ({"X-API-Key": key, "Referer": f"https://a.example/?k={key}", "User-Agent": key}, posts),
         ({"X-API-Key": key, "X-Request-ID": key}, posts),
         ({"X-API-Key": key}, f"{V1}/{key}"),  # 404, the key in the path
+        ({"X-API-Key": key}, f"{posts}?token={run.secrets[1]}"),  # a header token in a URL
         # The prefix in another case or percent-encoded (once or twice): still a key.
         ({}, f"{posts}?apikey={key.replace('_', '%5F')}"),
         ({}, f"{posts}?apikey={key.replace('_', '%5f')}"),

@@ -150,6 +150,11 @@ class PostListQuerySchema(PageQuerySchema):
         metadata={"description": "-created_at: newest first; scheduled_at: soonest first"},
     )
 
+    @validates_schema
+    def cursor_needs_newest_first(self, data, **kwargs):
+        if data.get("cursor") and data.get("order") != "-created_at":
+            raise ValidationError("A cursor pages the newest-first order only.", "cursor")
+
 
 class PostPageSchema(PageSchema):
     data = fields.List(fields.Nested(PostSchema), required=True)

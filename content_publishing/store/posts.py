@@ -4,7 +4,7 @@ import uuid
 
 from content_publishing.store.db import dialect, execute, execute_many, one, rows, value
 from content_publishing.store.idempotency import post_keys
-from content_publishing.store.paging import POST_KINDS, page
+from content_publishing.store.paging import POST_KINDS, Page, page
 from content_publishing.store.records import OwnedTable
 
 # handoff_acknowledged and handoff_error are internal: read for the expiry
@@ -98,7 +98,7 @@ def list_posts(user_id, query, now):
     # content_counts answers `total` unless a time filter is in play.
     by_counts = len(where) == 1 + len(counted)
     kinds = [POST_KINDS[query["type"]]] if query.get("type") else list(POST_KINDS.values())
-    found, total = page(
+    found = page(
         "posts",
         COLUMNS,
         where,
@@ -107,8 +107,9 @@ def list_posts(user_id, query, now):
         query["limit"],
         query["offset"],
         counts=(user_id, kinds, query.get("status")) if by_counts else None,
+        after=query.get("cursor"),
     )
-    return [posts.record(r) for r in found], total
+    return Page([posts.record(r) for r in found.rows], found.total, found.more)
 
 
 def claim_due(user_id, now, limit, expires_at, post_type=None):

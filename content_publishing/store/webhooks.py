@@ -3,7 +3,7 @@
 import json
 
 from content_publishing.store.db import execute, one, rows, value
-from content_publishing.store.paging import page
+from content_publishing.store.paging import Page, page
 from content_publishing.store.records import OwnedTable
 
 COLUMNS = (
@@ -67,7 +67,7 @@ def delete_endpoint(user_id, endpoint_id):
 
 
 def list_endpoints(user_id, query):
-    found, total = page(
+    found = page(
         "webhook_endpoints",
         COLUMNS,
         ["user_id = ?"],
@@ -75,8 +75,9 @@ def list_endpoints(user_id, query):
         "created_at DESC, id DESC",
         query["limit"],
         query["offset"],
+        after=query.get("cursor"),
     )
-    return [endpoints.record(r) for r in found], total
+    return Page([endpoints.record(r) for r in found.rows], found.total, found.more)
 
 
 def subscribed(user_id, event_type):
