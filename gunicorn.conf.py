@@ -5,8 +5,10 @@ The app is not preloaded, so each worker opens its own SQLite connection
 after the fork.
 """
 
+import errno
 import os
 import shutil
+import socket
 import sys
 import tempfile
 
@@ -43,7 +45,7 @@ def on_starting(server):
     Runs in the master; the only connection it opens is a short read-only
     probe of an existing file, closed before the workers are forked.
     """
-    problem = _metrics_directory(server)  # before the app (and prometheus_client) is imported
+    problem = _taken_address(server) or _metrics_directory(server)  # before the app is imported
     if not problem:
         from content_publishing.app import create_app
         from content_publishing.store.db import check_database
@@ -58,6 +60,45 @@ def on_starting(server):
         print(f"error: cannot start: {problem}", file=sys.stderr, flush=True)
         on_exit(server)
         sys.exit(1)
+
+
+def when_ready(server):
+    """Say where to go, once the service answers there."""
+    for host, port in _tcp_addresses(server):
+        base = f"http://{host}:{port}"
+        server.log.info(
+            "serving the API at %s/functions/v1, the dashboard at %s/functions/v1/dashboard "
+            "and the API docs at %s/functions/v1/docs",
+            base,
+            base,
+            base,
+        )
+
+
+def _tcp_addresses(server):
+    return [a for a in server.cfg.address if isinstance(a, tuple)]
+
+
+def _taken_address(server):
+    """One line instead of gunicorn's five retries of 'Connection in use',
+    when another program (a second `make run`) already listens there.
+    Skipped when the sockets are handed over (systemd, a re-exec)."""
+    if os.environ.get("LISTEN_FDS") or os.environ.get("GUNICORN_FD"):
+        return None
+    for host, port in _tcp_addresses(server):
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host, port))
+            except OSError as e:
+                if e.errno != errno.EADDRINUSE:
+                    return None  # gunicorn will say what is wrong
+                return (
+                    f"{host}:{port} is already in use (another `make run`?); choose another "
+                    f"address, for example: BIND={host}:{port + 1} make run"
+                )
+    return None
 
 
 def child_exit(server, worker):

@@ -41,6 +41,11 @@ CREATE TABLE IF NOT EXISTS posts (
     handoff_count       INTEGER NOT NULL DEFAULT 0, -- how many times the post was handed off
     handoff_acknowledged INTEGER NOT NULL DEFAULT 1, -- 0 while a pushed post.due awaits its 2xx
     handoff_error       TEXT,                      -- the last failed post.due delivery, if any
+    repeat              TEXT,                      -- RRULE of a recurring post (planning/recurrence.py)
+    series_id           TEXT,                      -- UUID shared by a recurring post's occurrences
+    occurrence          INTEGER,                   -- 1-based place in the series
+    series_start        TEXT,                      -- the series' first scheduled_at (the rule's DTSTART)
+    series_continued    INTEGER NOT NULL DEFAULT 0, -- 1 once this occurrence made the next (or ended the series)
     created_at          TEXT NOT NULL,
     updated_at          TEXT NOT NULL,
     version             INTEGER NOT NULL DEFAULT 1,
@@ -58,6 +63,44 @@ CREATE INDEX IF NOT EXISTS posts_handoff_expiry ON posts (handoff_expires_at)
     WHERE status = 'Publishing';
 -- Due posts of every user, for the dispatcher that pushes them (Scheduled only).
 CREATE INDEX IF NOT EXISTS posts_due ON posts (scheduled_at) WHERE status = 'Scheduled';
+-- A channel's planned posts by time, for the queue and the guards (planning/).
+CREATE INDEX IF NOT EXISTS posts_channel_planned ON posts (user_id, type, brand_id, scheduled_at)
+    WHERE status IN ('Scheduled', 'Publishing', 'Published');
+-- The occurrences of a recurring post (GET /api-v2-posts?series_id=).
+CREATE INDEX IF NOT EXISTS posts_series ON posts (user_id, series_id, created_at, id)
+    WHERE series_id IS NOT NULL;
+
+-- Channels: where posts go (the user's profile, `personal`, or a brand page,
+-- by the brand_id its posts carry), with its time zone, weekly posting
+-- slots and guards. A post whose channel has no row behaves as before.
+CREATE TABLE IF NOT EXISTS channels (
+    user_id          INTEGER NOT NULL REFERENCES users (id),
+    id               TEXT NOT NULL,
+    type             TEXT NOT NULL CHECK (type IN ('personal', 'brand')),
+    name             TEXT NOT NULL,
+    author_urn       TEXT,
+    timezone         TEXT NOT NULL DEFAULT 'UTC',
+    slots            TEXT NOT NULL DEFAULT '[]',   -- JSON array of {"day", "time"}
+    min_gap_minutes  INTEGER NOT NULL DEFAULT 0,
+    daily_cap        INTEGER,
+    created_at       TEXT NOT NULL,
+    updated_at       TEXT NOT NULL,
+    version          INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (user_id, id),
+    CHECK ((type = 'personal') = (id = 'personal'))
+);
+CREATE INDEX IF NOT EXISTS channels_user_created ON channels (user_id, created_at, id);
+
+-- A retried bulk import with the same Idempotency-Key answers the posts the
+-- first one made (a JSON array of their ids, in row order).
+CREATE TABLE IF NOT EXISTS import_idempotency_keys (
+    user_id       INTEGER NOT NULL REFERENCES users (id),
+    key           TEXT NOT NULL,
+    request_hash  TEXT NOT NULL,
+    post_ids      TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
+    PRIMARY KEY (user_id, key)
+);
 
 -- A retried create with the same Idempotency-Key returns the post it made.
 CREATE TABLE IF NOT EXISTS idempotency_keys (
@@ -164,12 +207,29 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
     secret                 TEXT NOT NULL,
     previous_secret        TEXT,
     previous_secret_until  TEXT,
+    auth_header_name       TEXT,                 -- a header sent with every delivery (n8n's Header Auth)
+    auth_header_token      TEXT,                 -- its value, sealed like the secret
     created_at             TEXT NOT NULL,
     updated_at             TEXT NOT NULL,
     version                INTEGER NOT NULL DEFAULT 1
 );
 
 CREATE INDEX IF NOT EXISTS webhook_endpoints_user ON webhook_endpoints (user_id, created_at, id);
+
+-- At most one enabled endpoint per user takes post.due: a due post is handed
+-- to one automation only. The index holds the rule against concurrent saves;
+-- `"post.due"` (with its quotes) is how the JSON array spells the element.
+-- A database from before version 4 may hold several (the rule was a read
+-- before the write): the oldest stays enabled, the others are disabled.
+UPDATE webhook_endpoints SET enabled = 0,
+    disabled_reason = 'disabled when upgrading: another enabled endpoint of this user already takes post.due'
+WHERE enabled = 1 AND instr(events, '"post.due"') > 0 AND EXISTS (
+    SELECT 1 FROM webhook_endpoints AS older
+    WHERE older.user_id = webhook_endpoints.user_id AND older.enabled = 1
+      AND instr(older.events, '"post.due"') > 0
+      AND (older.created_at, older.id) < (webhook_endpoints.created_at, webhook_endpoints.id));
+CREATE UNIQUE INDEX IF NOT EXISTS webhook_endpoints_one_post_due ON webhook_endpoints (user_id)
+    WHERE enabled = 1 AND instr(events, '"post.due"') > 0;
 
 -- The transactional outbox: an event is written in the transaction of the
 -- change that causes it, with one delivery per endpoint that wants it.

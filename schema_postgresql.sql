@@ -46,6 +46,11 @@ CREATE TABLE IF NOT EXISTS posts (
     handoff_count        INTEGER NOT NULL DEFAULT 0,
     handoff_acknowledged INTEGER NOT NULL DEFAULT 1,
     handoff_error        TEXT,
+    repeat               TEXT,
+    series_id            TEXT,
+    occurrence           INTEGER,
+    series_start         TEXT,
+    series_continued     INTEGER NOT NULL DEFAULT 0,
     created_at           TEXT NOT NULL,
     updated_at           TEXT NOT NULL,
     version              INTEGER NOT NULL DEFAULT 1,
@@ -60,6 +65,46 @@ CREATE INDEX IF NOT EXISTS posts_user_scheduled ON posts (user_id, scheduled_at,
 CREATE INDEX IF NOT EXISTS posts_handoff_expiry ON posts (handoff_expires_at)
     WHERE status = 'Publishing';
 CREATE INDEX IF NOT EXISTS posts_due ON posts (scheduled_at) WHERE status = 'Scheduled';
+
+-- Version 5: recurring posts (a database made by version 4 gains the columns).
+ALTER TABLE posts ADD COLUMN IF NOT EXISTS repeat TEXT;
+ALTER TABLE posts ADD COLUMN IF NOT EXISTS series_id TEXT;
+ALTER TABLE posts ADD COLUMN IF NOT EXISTS occurrence INTEGER;
+ALTER TABLE posts ADD COLUMN IF NOT EXISTS series_start TEXT;
+ALTER TABLE posts ADD COLUMN IF NOT EXISTS series_continued INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS posts_channel_planned ON posts (user_id, type, brand_id, scheduled_at)
+    WHERE status IN ('Scheduled', 'Publishing', 'Published');
+CREATE INDEX IF NOT EXISTS posts_series ON posts (user_id, series_id, created_at, id)
+    WHERE series_id IS NOT NULL;
+
+CREATE TABLE IF NOT EXISTS channels (
+    user_id          BIGINT NOT NULL REFERENCES users (id),
+    id               TEXT NOT NULL,
+    type             TEXT NOT NULL CHECK (type IN ('personal', 'brand')),
+    name             TEXT NOT NULL,
+    author_urn       TEXT,
+    timezone         TEXT NOT NULL DEFAULT 'UTC',
+    slots            TEXT NOT NULL DEFAULT '[]',
+    min_gap_minutes  INTEGER NOT NULL DEFAULT 0,
+    daily_cap        INTEGER,
+    created_at       TEXT NOT NULL,
+    updated_at       TEXT NOT NULL,
+    version          INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (user_id, id),
+    CHECK ((type = 'personal') = (id = 'personal'))
+);
+CREATE INDEX IF NOT EXISTS channels_user_created ON channels (user_id, created_at, id);
+
+-- A retried bulk import with the same Idempotency-Key answers the posts the
+-- first one made (a JSON array of their ids, in row order).
+CREATE TABLE IF NOT EXISTS import_idempotency_keys (
+    user_id       BIGINT NOT NULL REFERENCES users (id),
+    key           TEXT NOT NULL,
+    request_hash  TEXT NOT NULL,
+    post_ids      TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
+    PRIMARY KEY (user_id, key)
+);
 
 CREATE TABLE IF NOT EXISTS idempotency_keys (
     user_id       BIGINT NOT NULL REFERENCES users (id),
@@ -182,12 +227,29 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
     secret                 TEXT NOT NULL,
     previous_secret        TEXT,
     previous_secret_until  TEXT,
+    auth_header_name       TEXT,
+    auth_header_token      TEXT,
     created_at             TEXT NOT NULL,
     updated_at             TEXT NOT NULL,
     version                INTEGER NOT NULL DEFAULT 1
 );
 
 CREATE INDEX IF NOT EXISTS webhook_endpoints_user ON webhook_endpoints (user_id, created_at, id);
+
+-- Version 6: the header token of webhook endpoints (auth_header).
+ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS auth_header_name TEXT;
+ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS auth_header_token TEXT;
+
+-- At most one enabled post.due endpoint per user, held by the index (see schema.sql).
+UPDATE webhook_endpoints SET enabled = 0,
+    disabled_reason = 'disabled when upgrading: another enabled endpoint of this user already takes post.due'
+WHERE enabled = 1 AND strpos(events, '"post.due"') > 0 AND EXISTS (
+    SELECT 1 FROM webhook_endpoints AS older
+    WHERE older.user_id = webhook_endpoints.user_id AND older.enabled = 1
+      AND strpos(older.events, '"post.due"') > 0
+      AND (older.created_at, older.id) < (webhook_endpoints.created_at, webhook_endpoints.id));
+CREATE UNIQUE INDEX IF NOT EXISTS webhook_endpoints_one_post_due ON webhook_endpoints (user_id)
+    WHERE enabled = 1 AND strpos(events, '"post.due"') > 0;
 
 CREATE TABLE IF NOT EXISTS webhook_events (
     id          TEXT PRIMARY KEY,

@@ -16,6 +16,7 @@ import re
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import request
+from werkzeug.routing import PathConverter
 
 from blueprints.common import (
     IDEMPOTENCY_KEY_PATTERN,
@@ -30,16 +31,20 @@ TITLE = "Content Publishing Service"
 VERSION = "1.0.0"
 SECURITY = [{"ApiKeyHeader": []}, {"BearerAuth": []}]
 ERROR_TEXT = {
-    400: "Malformed JSON or a malformed header (`bad_request`), or invalid, unknown, repeated "
-    "or read-only fields or parameters (`validation_error`).",
+    400: "Malformed JSON, a key given twice, a body that is not UTF-8 or a malformed header "
+    "(`bad_request`), or invalid, unknown, repeated or read-only fields or parameters "
+    "(`validation_error`: `details` maps each field to its messages, and `message` names the "
+    "fields with the first message of each).",
     401: "API key missing, malformed, unknown, revoked or expired.",
     403: "The key lacks the required scope (`details.required_scope`).",
     404: "Unknown id, not a UUID, or another user's.",
-    409: "The change conflicts with the record's state.",
+    409: "The change conflicts with the record's state (`conflict`); for scheduling, "
+    "`schedule_conflict` (a channel's guard: `details.rule`, `details.conflicting_post_ids`) or "
+    "`no_free_slot` (the queue found no slot).",
     412: "If-Match names a stale version; the ETag header carries the current one.",
     413: "The request body is larger than MAX_CONTENT_LENGTH.",
     414: "The request line is longer than 4094 bytes (answered by gunicorn, same envelope).",
-    415: "The body is not application/json.",
+    415: "The body is neither application/json nor JSON sent as text/plain.",
     429: "Over the rate limit of the key or the address (answered by the deployment's nginx, "
     "same envelope, with Retry-After).",
     431: "Too many or too large request headers (answered by gunicorn, same envelope).",
@@ -61,12 +66,18 @@ def doc(
     headers=(),
     request_headers=(),
     links=None,
+    body_reader=None,
 ):
     """Declare what a view accepts and returns; load what it accepts.
 
     The view gets the loaded query as `query=` and the loaded body as
     `body=`. Without a `query` schema any query parameter is a 400. With
     `body_required=False` a request without a body loads as `{}`.
+    `body_reader`: for a body that may come in another media type than JSON
+    (the CSV of an import): its `load(body)` reads and loads the body, and
+    its `described` says in the operation's description what else it takes
+    (a requestBody content type such as text/csv is something generated
+    clients such as openapi-python-client refuse to build).
     """
 
     def decorator(view):
@@ -76,7 +87,9 @@ def doc(
                 refuse_query()
             else:
                 kwargs["query"] = load_query(query)
-            if body is not None:
+            if body_reader is not None:
+                kwargs["body"] = body_reader.load(body)
+            elif body is not None:
                 sent = body_required or request.content_length or request.is_json
                 kwargs["body"] = body.load(json_body() if sent else {})
             return view(*args, **kwargs)
@@ -93,6 +106,7 @@ def doc(
             "headers": tuple(headers),
             "request_headers": tuple(request_headers),
             "links": links or {},
+            "body_reader": body_reader,
         }
         return loading
 
@@ -109,7 +123,10 @@ def check_declarations(app):
         if getattr(view, "apidoc", None) is None:
             raise RuntimeError(f"{rule.endpoint} has no @doc: the API document would miss it")
         if getattr(view, "required_scope", None) is None:
-            raise RuntimeError(f"{rule.endpoint} has no @require_scope: any key could call it")
+            raise RuntimeError(
+                f"{rule.endpoint} has no @require_scope (or @any_valid_key): undeclared, any key "
+                "could call it"
+            )
 
 
 def item_links(name, param, **extra):
@@ -159,7 +176,7 @@ def build_spec(app):
                 "Posts, articles and the publish callback. Authenticate with an API key in "
                 "`X-API-Key` (preferred) or `Authorization: Bearer`. Each operation names the "
                 "scope it needs in `x-required-scope`. Every answer carries `X-Request-ID`: "
-                "the client's own when it sent one of 1 to 128 visible ASCII characters, "
+                "the client's own when it sent 1 to 128 characters of `A-Za-z0-9._:/+=@-`, "
                 "else a new UUID; quote it when reporting a problem."
             )
         },
@@ -186,29 +203,34 @@ def build_spec(app):
     return spec.to_dict()
 
 
+def _path_schema(rule, arg):
+    """A record's id is a UUID; a `<path:...>` argument (a channel's id, which
+    is `personal` or a brand_id) is any text."""
+    if isinstance(rule._converters.get(arg), PathConverter):
+        return {"type": "string", "minLength": 1, "maxLength": 100}
+    return {"type": "string", "format": "uuid"}
+
+
 def _operation(view, info, rule):
     scope = getattr(view, "required_scope", None)
     description = info["description"] or ""
     if scope:
         description = f"Requires the scope `{scope}`. {description}".strip()
+    else:
+        description = f"Any valid key, whatever its scopes. {description}".strip()
     op = {
         "operationId": rule.endpoint.rsplit(".", 1)[-1],
         "summary": info["summary"],
         "description": description,
         "tags": [rule.endpoint.split(".")[1]],
         "security": SECURITY,
-        "x-required-scope": scope,  # never None: build_spec checked the declarations
+        "x-required-scope": scope or None,  # declared: build_spec checked; "" is any key
         "parameters": [],
         "responses": {},
     }
     for arg in sorted(rule.arguments):
         op["parameters"].append(
-            {
-                "in": "path",
-                "name": arg,
-                "required": True,
-                "schema": {"type": "string", "format": "uuid"},
-            }
+            {"in": "path", "name": arg, "required": True, "schema": _path_schema(rule, arg)}
         )
     if info["query"] is not None:
         op["parameters"].append({"in": "query", "schema": info["query"]})
@@ -221,6 +243,8 @@ def _operation(view, info, rule):
             "required": info["body_required"],
             "content": {"application/json": {"schema": info["body"]}},
         }
+        if info["body_reader"] is not None:
+            op["description"] = f"{op['description']} {info['body_reader'].described}".strip()
     ok = {"description": "Success."}
     if info["response"] is not None:
         ok["content"] = {"application/json": {"schema": info["response"]}}
@@ -231,7 +255,9 @@ def _operation(view, info, rule):
     op["responses"][str(info["status"])] = ok
 
     # 400: also any unknown query parameter; 414, 429, 431: answered before the app
-    errors = {400, 401, 403, 414, 429, 431, *info["errors"]}
+    errors = {400, 401, 414, 429, 431, *info["errors"]}
+    if scope:
+        errors.add(403)
     if info["body"] is not None:
         errors |= {413, 415}
     if rule.methods & {"POST", "PATCH", "DELETE"}:

@@ -37,8 +37,8 @@ bp = Blueprint("articles", __name__)
 @require_scope("articles:read")
 def list_articles(query):
     with snapshot():
-        rows, total = article_store.list_articles(g.user_id, query)
-    return page_body(article_schema, rows, total, query)
+        page = article_store.list_articles(g.user_id, query)
+    return page_body(article_schema, page, query)
 
 
 @bp.post("/articles-api")

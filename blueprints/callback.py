@@ -6,7 +6,7 @@ POST /functions/v1/make-post-callback   Scheduled, Publishing or Failed -> Publi
 from flask import Blueprint, g
 
 from blueprints.apidoc import doc
-from blueprints.common import get_owned, render, with_etag
+from blueprints.common import get_owned, lead_seconds, render, with_etag
 from content_publishing import posts, timestamps
 from content_publishing.auth import require_scope
 from content_publishing.schemas.posts import callback_schema, post_schema
@@ -35,6 +35,7 @@ def publish_callback(body):
     with transaction():
         now = timestamps.now_text()
         post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
-        post = posts.settle(g.user_id, post, now)
-        post = posts.publish(g.user_id, post, body["linkedin_post_id"], body["live_url"], now)
+        lead = lead_seconds()
+        post = posts.settle(g.user_id, post, lead, now)
+        post = posts.publish(g.user_id, post, body["linkedin_post_id"], body["live_url"], lead, now)
     return with_etag(render(post_schema, post), post)

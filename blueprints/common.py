@@ -3,12 +3,12 @@
 import json
 import re
 import uuid
+from urllib.parse import urlencode
 
-from flask import g, request
-from werkzeug.exceptions import BadRequest
+from flask import current_app, g, request
 
 from content_publishing.errors import ApiError, bad_request, not_found, validation_error
-from content_publishing.schemas.common import render
+from content_publishing.schemas.common import encode_cursor, render
 
 # Our bodies nest three levels at most; the parser's own limit is Python's
 # recursion limit, far deeper, and is reached as a crash, not an answer.
@@ -16,12 +16,40 @@ MAX_JSON_DEPTH = 32
 
 
 def json_body():
-    """The request's JSON; marshmallow then rejects anything but an object."""
-    if not request.is_json:
+    """The request's JSON; marshmallow then rejects anything but an object.
+
+    Read here rather than by Flask's get_json, which would take UTF-16 and
+    UTF-32 bodies and let a repeated key silently win over the first: the
+    body must be UTF-8 (a byte-order mark is allowed, as spreadsheet-made
+    files carry one), and a key given twice in one object is a 400 naming it.
+
+    A text/plain body is read as JSON too, as the hosted functions this
+    service mirrors do (Supabase's clients send a string body that way); one
+    that is not JSON is a 400. This opens nothing to other sites: a browser
+    sends text/plain across origins without a preflight, but cannot add the
+    key header without one.
+    """
+    plain = request.mimetype == "text/plain"
+    if not (request.is_json or plain):
         raise ApiError(415, "Send a JSON body with Content-Type: application/json.")
     try:
-        body = request.get_json()
-    except BadRequest:
+        text = request.get_data(cache=True).decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise bad_request(
+            f"The request body is not UTF-8 (an invalid byte at position {e.start})."
+        ) from None
+    try:
+        body = json.loads(text, object_pairs_hook=_object_without_repeats)
+    except RepeatedKey as e:
+        raise bad_request(
+            f'The request body gives the key "{e.key}" more than once in one object.',
+            {"repeated_key": e.key},
+        ) from None
+    except ValueError:
+        if plain:
+            raise bad_request(
+                "A text/plain body is read as JSON, and this one is not JSON."
+            ) from None
         raise bad_request("The request body is not valid JSON.") from None
     except RecursionError:
         body = None
@@ -35,6 +63,23 @@ def json_body():
     except UnicodeEncodeError:
         raise bad_request("The request body holds invalid Unicode (a lone surrogate).") from None
     return body
+
+
+class RepeatedKey(ValueError):
+    def __init__(self, key):
+        super().__init__(key)
+        self.key = key
+
+
+def _object_without_repeats(pairs):
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise RepeatedKey(key)
+            seen.add(key)
+    return found
 
 
 def _deeper_than(value, limit):
@@ -78,14 +123,37 @@ def item_id(value, what):
         raise not_found(what) from None
 
 
-def page_body(item_schema, rows, total, query):
-    """The list envelope: {"data", "total", "limit", "offset"}."""
+def lead_seconds():
+    """How far ahead a post must be scheduled (FLASK_SCHEDULE_MIN_LEAD_SECONDS)."""
+    return current_app.config["SCHEDULE_MIN_LEAD_SECONDS"]
+
+
+def page_body(item_schema, page, query, rows=None):
+    """The list envelope: {"data", "total", "limit", "offset", "next"}.
+    `rows`: the page's rows as they are shown, when not as stored."""
     return {
-        "data": [render(item_schema, row) for row in rows],
-        "total": total,
+        "data": [render(item_schema, row) for row in (page.rows if rows is None else rows)],
+        "total": page.total,
         "limit": query["limit"],
         "offset": query["offset"],
+        "next": next_link(page, query),
     }
+
+
+def next_link(page, query):
+    """The absolute URL of the page after `page`, with the same filters, or
+    None after the last. It names the last row (a cursor) where the order is
+    by creation, so that following it never repeats or misses a record that
+    is added meanwhile; by offset otherwise (posts by scheduled_at)."""
+    if not page.more:
+        return None
+    args = {k: v for k, v in request.args.items() if k not in ("offset", "cursor")}
+    if query.get("order") == "scheduled_at":
+        args["offset"] = query["offset"] + query["limit"]
+    else:
+        last = page.rows[-1]
+        args["cursor"] = encode_cursor(last["created_at"], last["id"])
+    return f"{request.base_url}?{urlencode(args)}"
 
 
 def get_owned(fetch, value, what):

@@ -2,6 +2,7 @@
 
     GET /functions/v1/dashboard                  the page (static/dashboard/index.html)
     GET /functions/v1/dashboard/assets/<file>    its stylesheet, icon and JavaScript modules
+    GET /                                        302 to the dashboard: where a browser lands first
 
 Everything it shows comes from the public API with the key pasted into the
 page; these routes serve files only, the page with one setting filled in:
@@ -11,11 +12,19 @@ JavaScript modules with no build step and nothing from another host, so the
 page works offline, like the docs page.
 """
 
-from flask import Blueprint, current_app, render_template_string, send_from_directory
+from flask import (
+    Blueprint,
+    current_app,
+    redirect,
+    render_template_string,
+    send_from_directory,
+    url_for,
+)
 
 from content_publishing import STATIC
 
 bp = Blueprint("dashboard", __name__, url_prefix="/functions/v1")
+root = Blueprint("root", __name__)
 FILES = STATIC / "dashboard"
 
 # Stricter than the docs page: no inline script or style at all (the page
@@ -30,6 +39,12 @@ PAGE_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+
+
+@root.get("/")
+def home():
+    """Someone who opens the service's address in a browser wants the dashboard."""
+    return redirect(url_for("dashboard.page"), 302)
 
 
 @bp.get("/dashboard")

@@ -3,6 +3,7 @@
     GET    /functions/v1/api-v2-posts             list, filter, the due feed (posts:read)
     POST   /functions/v1/api-v2-posts             create a Draft (posts:write)
     POST   /functions/v1/api-v2-posts-claim       hand due posts to one automation (posts:publish)
+    POST   /functions/v1/api-v2-posts-preview     the LinkedIn request a post would get (posts:read)
     GET    /functions/v1/api-v2-posts-item/{id}   read (posts:read)
     PATCH  /functions/v1/api-v2-posts-item/{id}   update; status moves also need posts:publish
     DELETE /functions/v1/api-v2-posts-item/{id}   delete a Draft, Scheduled or Failed post (posts:write)
@@ -18,15 +19,20 @@ from blueprints.common import (
     check_if_match,
     get_owned,
     idempotency_key,
+    lead_seconds,
     page_body,
     render,
     with_etag,
 )
-from content_publishing import posts, timestamps
+from content_publishing import linkedin, posts, timestamps
 from content_publishing.auth import require_scope
+from content_publishing.schemas.linkedin import (
+    claimed_schema,
+    preview_result_schema,
+    preview_schema,
+)
 from content_publishing.schemas.posts import (
     claim_schema,
-    claimed_schema,
     post_list_query_schema,
     post_schema,
     post_update_schema,
@@ -45,10 +51,10 @@ def list_posts(query):
     now = timestamps.now_text()
     if posts.leases_ran_out(now, g.user_id):  # so that status filters and totals agree
         with transaction():
-            posts.settle_all(now, g.user_id)
+            posts.settle_all(now, lead_seconds(), g.user_id)
     with snapshot():
-        rows, total = post_store.list_posts(g.user_id, query, now)
-    return page_body(post_schema, [posts.current(row, now) for row in rows], total, query)
+        page = post_store.list_posts(g.user_id, query, now)
+    return page_body(post_schema, page, query, [posts.current(row, now) for row in page.rows])
 
 
 @bp.post("/api-v2-posts")
@@ -106,10 +112,10 @@ def get_post_item(post_id):
 )
 @require_scope("posts:write")
 def update_post_item(post_id, body):
-    lead = current_app.config["SCHEDULE_MIN_LEAD_SECONDS"]
+    lead = lead_seconds()
     with transaction():
         now = timestamps.now_text()
-        post = posts.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), now)
+        post = posts.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), lead, now)
         check_if_match(post)
         post = posts.update(g.user_id, post, body, g.scopes, lead, now)
     return with_etag(render(post_schema, post), post)
@@ -129,7 +135,8 @@ def update_post_item(post_id, body):
 def delete_post_item(post_id):
     with transaction():
         now = timestamps.now_text()
-        post = posts.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), now)
+        post = get_owned(post_store.lock_post, post_id, "post")
+        post = posts.settle(g.user_id, post, lead_seconds(), now)
         check_if_match(post)
         posts.delete(g.user_id, post)
     return "", 204
@@ -160,8 +167,41 @@ def delete_post_item(post_id):
 )
 @require_scope("posts:publish")
 def claim_posts(body):
+    config = current_app.config
     with transaction():
         claimed = posts.claim(
             g.user_id, timestamps.now_text(), body["limit"], body["lease_seconds"], body.get("type")
         )
-    return {"data": [render(post_schema, post) for post in claimed]}
+        requests = linkedin.requests_for(
+            g.user_id, claimed, config["LINKEDIN_VERSION"], config["LINKEDIN_API_BASE"]
+        )
+    return {
+        "data": [
+            {**render(post_schema, post), "linkedin_request": requests[post["id"]]}
+            for post in claimed
+        ]
+    }
+
+
+@bp.post("/api-v2-posts-preview")
+@doc(
+    "Preview the LinkedIn request of a post",
+    body=preview_schema,
+    response=preview_result_schema,
+    errors=[404],
+    description="A dry run that stores nothing: the linkedin_request an automation would be "
+    'handed for a stored post ({"post_id": ...}) or for the fields of a create (type, '
+    "brand_id, content, media_urls), the length of the content, and warnings: author_unknown "
+    "(the channel has no author_urn), over_length (the escaped text passes 3,000 characters), "
+    "link_preview_hidden (media and a URL: LinkedIn shows no link card).",
+)
+@require_scope("posts:read")
+def preview_post(body):
+    config = current_app.config
+    if "post_id" in body:
+        post = get_owned(post_store.get_post, str(body["post_id"]), "post")
+    else:
+        post = body
+    return linkedin.preview(
+        g.user_id, post, config["LINKEDIN_VERSION"], config["LINKEDIN_API_BASE"]
+    )

@@ -31,6 +31,7 @@ from content_publishing.store import deliveries
 from content_publishing.store import webhooks as webhook_store
 from content_publishing.store.db import snapshot, transaction
 from content_publishing.webhooks import rules as webhook_rules
+from content_publishing.webhooks.sender import Guard
 
 bp = Blueprint("webhooks", __name__)
 SCOPE = "webhooks:manage"
@@ -45,8 +46,8 @@ SCOPE = "webhooks:manage"
 @require_scope(SCOPE)
 def list_webhooks(query):
     with snapshot():
-        rows, total = webhook_store.list_endpoints(g.user_id, query)
-    return page_body(endpoint_schema, rows, total, query)
+        page = webhook_store.list_endpoints(g.user_id, query)
+    return page_body(endpoint_schema, page, query)
 
 
 @bp.post("/webhooks")
@@ -59,18 +60,20 @@ def list_webhooks(query):
     headers=["ETag", "Location"],
     links=item_links("Webhook", "webhook_id"),
     description="Events go to `url` signed with Standard Webhooks v1. The answer carries the "
-    "signing `secret`, shown only here. A URL whose host is not a public address is a 400 "
+    "signing `secret`, shown only here, and, with an `auth_header`, its `token`, also shown "
+    "only here: every delivery carries that header, for platforms that cannot check the "
+    "signature. A URL whose host is not a public address is a 400 "
     "(unless the service allows private addresses). A user has at most one enabled endpoint "
     "for post.due (409), since a due post is handed to exactly one automation.",
 )
 @require_scope(SCOPE)
 def create_webhook(body):
-    webhook_rules.check_destination(body["url"], current_app.config["WEBHOOK_ALLOW_PRIVATE"])
+    webhook_rules.check_destination(body["url"], Guard.of(current_app.config))
     now = timestamps.now_text()
     with transaction():
-        endpoint, secret = webhook_rules.create(g.user_id, body, now)
+        endpoint, shown = webhook_rules.create(g.user_id, body, now)
     location = url_for("api.webhooks.get_webhook_item", webhook_id=endpoint["id"])
-    answer = {**render(endpoint_schema, endpoint), "secret": secret}
+    answer = {**render(endpoint_schema, endpoint), **shown}
     return with_etag(answer, endpoint, 201, {"Location": location})
 
 
@@ -90,22 +93,21 @@ def get_webhook_item(webhook_id):
     errors=[409, 412],
     headers=["ETag"],
     request_headers=["If-Match"],
-    description="Changes `url`, `events`, `description` and `enabled`. `rotate_secret: true` "
-    "answers with a new `secret` (shown only then); for 24 hours deliveries are signed with "
-    "both the old and the new secret. Without a rotation the answer has no `secret`.",
+    description="Changes `url`, `events`, `description`, `enabled` and `auth_header`. "
+    "`rotate_secret: true` answers with a new `secret` (shown only then); for 24 hours "
+    "deliveries are signed with both the old and the new secret. A new `auth_header` (or "
+    "`rotate_auth_header: true`) answers with its new `token`, shown only then, and only the "
+    "new one is sent from the next delivery on. Otherwise the answer shows neither.",
 )
 @require_scope(SCOPE)
 def update_webhook_item(webhook_id, body):
-    webhook_rules.check_destination(body.get("url"), current_app.config["WEBHOOK_ALLOW_PRIVATE"])
+    webhook_rules.check_destination(body.get("url"), Guard.of(current_app.config))
     now = timestamps.now_text()
     with transaction():
         endpoint = get_owned(webhook_store.lock_endpoint, webhook_id, "webhook endpoint")
         check_if_match(endpoint)
-        endpoint, secret = webhook_rules.update(g.user_id, endpoint, body, now)
-    answer = render(endpoint_schema, endpoint)
-    if secret:
-        answer["secret"] = secret
-    return with_etag(answer, endpoint)
+        endpoint, shown = webhook_rules.update(g.user_id, endpoint, body, now)
+    return with_etag({**render(endpoint_schema, endpoint), **shown}, endpoint)
 
 
 @bp.delete("/webhooks-item/<webhook_id>")
@@ -139,8 +141,8 @@ def delete_webhook_item(webhook_id):
 def list_deliveries(query):
     query = {k: str(v) if k in ("endpoint_id", "post_id") else v for k, v in query.items()}
     with snapshot():
-        rows, total = deliveries.list_deliveries(g.user_id, query)
-    return page_body(delivery_schema, rows, total, query)
+        page = deliveries.list_deliveries(g.user_id, query)
+    return page_body(delivery_schema, page, query)
 
 
 @bp.post("/webhook-deliveries-redeliver")

@@ -4,6 +4,7 @@ import os
 
 from flask import Flask, request
 from flask_cors import CORS
+from werkzeug.exceptions import NotFound
 
 from blueprints.apidoc import check_declarations
 from content_publishing import errors, logs, settings
@@ -45,11 +46,12 @@ def create_app(test_config=None):
         app.config.from_prefixed_env()
     else:
         app.config.from_mapping(test_config)
-    settings.check(app.config)
+    settings.check(app.config, app.instance_path)
     app.json.sort_keys = False
     os.makedirs(app.instance_path, exist_ok=True)
 
     app.wsgi_app = logs.RequestIds(app.wsgi_app)
+    app.before_request(_refuse_leading_double_slash)
     db.init_app(app)
     errors.init_app(app)
     limits.init_app(app)
@@ -70,6 +72,7 @@ def create_app(test_config=None):
     )
     _cors_only_with_origin(app)
     app.after_request(_vary_on_origin)
+    app.after_request(_no_sniffing)
 
     from blueprints import api, dashboard, docs, health
     from blueprints import metrics as metrics_page
@@ -79,6 +82,7 @@ def create_app(test_config=None):
         app.register_blueprint(metrics_page.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(dashboard.bp)
+    app.register_blueprint(dashboard.root)
     app.register_blueprint(api.bp)
     check_declarations(app)
     return app
@@ -97,6 +101,25 @@ def _cors_only_with_origin(app):
             )
             return
     raise RuntimeError("flask-cors' after_request hook was not found")
+
+
+def _refuse_leading_double_slash():
+    """gunicorn reads a request target `//functions/v1/api-v2-posts` as the
+    path `/functions/v1/api-v2-posts` (and werkzeug would match it with its
+    leading slashes stripped anyway), while a doubled slash anywhere else is
+    a 404 (merge_slashes is off). A path has one spelling: this one is a 404
+    too, judged on the target as sent, before the body or the key is read."""
+    environ = request.environ
+    target = environ.get("RAW_URI") or environ.get("REQUEST_URI") or request.path
+    if target.startswith("//"):
+        raise NotFound()
+
+
+def _no_sniffing(response):
+    """Every answer says what it is; a browser must not guess another type
+    from its bytes (an error text rendered as HTML, say)."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 def _vary_on_origin(response):

@@ -143,7 +143,7 @@ def authorize():
         return None
     view = current_app.view_functions.get(request.endpoint)
     scope = getattr(view, "required_scope", None)
-    if scope is not None:
+    if scope:
         ensure_scope(scope)
     return None
 
@@ -151,6 +151,16 @@ def authorize():
 def ensure_scope(scope):
     if scope not in g.get("scopes", ()):
         raise insufficient_scope(scope)
+
+
+ANY_VALID_KEY = ""  # the declared scope of a view that any valid key may call
+
+
+def any_valid_key(view):
+    """View decorator: declares that any valid key may call the view, whatever
+    its scopes (GET /me); the key itself is still checked by `authenticate`."""
+    view.required_scope = ANY_VALID_KEY
+    return view
 
 
 def require_scope(scope):

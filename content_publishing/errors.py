@@ -53,8 +53,13 @@ class ApiError(Exception):
 def error_response(status, code, message, details=None, headers=None):
     # One line per refused request, with its id (logs.py): what a user who
     # quotes the id was told, and why. The details can echo what was sent,
-    # so they stay out of the log.
-    log.info("answered %s %s: %s", status, code, message)
+    # so they stay out of the log; so does a validation error's message,
+    # which quotes them (an unknown field's name is the client's text too).
+    if code == "validation_error":
+        found = (details or {}).get("rows", details or {})
+        log.info("answered %s %s: %d invalid", status, code, len(found))
+    else:
+        log.info("answered %s %s: %s", status, code, message)
     body = {"error": {"code": code, "message": message, "details": details or {}}}
     response = jsonify(body)
     response.status_code = status
@@ -67,8 +72,19 @@ def bad_request(message, details=None):
 
 
 def validation_error(messages):
-    """400 naming each bad field: {field: [message, ...]}."""
-    return ApiError(400, "The request has invalid fields.", "validation_error", _listify(messages))
+    """400 naming each bad field: {field: [message, ...]}. The message names
+    them too, with the first message of each: clients that show only the
+    message (n8n's "The request has invalid fields") then say what to fix."""
+    details = _listify(messages)
+    return ApiError(400, summary(details), "validation_error", details)
+
+
+def summary(details, shown=4):
+    """`content: Shorter than minimum length 1. type: Must be one of: ...`"""
+    parts = [f"{field}: {found[0]}" for field, found in list(details.items())[:shown]]
+    if len(details) > shown:
+        parts.append(f"(and {len(details) - shown} more fields)")
+    return " ".join(parts) or "The request has invalid fields."
 
 
 def not_found(what="resource"):
@@ -77,6 +93,34 @@ def not_found(what="resource"):
 
 def conflict(message, details=None):
     return ApiError(409, message, details=details)
+
+
+def schedule_conflict(channel_id, rule, conflicting, message):
+    """409: scheduling there breaks one of the channel's guards (planning/plan.py)."""
+    return ApiError(
+        409,
+        message,
+        "schedule_conflict",
+        {"channel": channel_id, "rule": rule, "conflicting_post_ids": conflicting},
+    )
+
+
+def no_free_slot(channel_id, message):
+    """409: the queue found no slot for the post (planning/queue.py)."""
+    return ApiError(409, message, "no_free_slot", {"channel": channel_id})
+
+
+def row_errors(rows):
+    """400 of a bulk import: {"rows": {"<1-based row>": {field: [messages]}}},
+    every bad row at once."""
+    named = {str(n): _listify(messages) for n, messages in sorted(rows.items())}
+    first, fields = next(iter(named.items()))
+    return ApiError(
+        400,
+        f"{len(rows)} rows are invalid and nothing was imported; row {first}: {summary(fields, 2)}",
+        "validation_error",
+        {"rows": named},
+    )
 
 
 def unauthorized(message):

@@ -1,7 +1,9 @@
 """Request ids and the service's log lines (docs/operations.md, "Metrics and logs").
 
 Every request gets an id: the client's `X-Request-ID` when it is 1 to 128
-visible ASCII characters, else a new UUID. The answer carries it back, the
+characters of `A-Z a-z 0-9 . _ : / + = @ -` (what tracing tools send: UUIDs,
+W3C trace ids, base64), else a new UUID. Brackets, quotes, spaces and the
+like are refused so that an id can never close or fake a field of a log line. The answer carries it back, the
 access line names it (accesslog.py), and so does every log record made while
 the request runs, with the key's id and user once auth.py knows them (never
 the key). A user who quotes the id of a failed request leads straight to its
@@ -37,7 +39,7 @@ def _spelled(prefix):
     )
 
 
-# Keys (auth.py) and webhook secrets (webhook_secrets.py), spelled as above,
+# Keys (auth.py), webhook secrets and header tokens (webhooks/secrets.py), spelled as above,
 # and whatever follows them that could belong to them, URL-encoded, base64
 # or backslash-escaped; not once more what is already redacted (gunicorn's
 # error log redacts twice). A backslash is taken only as part of an escape,
@@ -45,11 +47,12 @@ def _spelled(prefix):
 # lookahead first: it lets most positions of a line be passed over at once.)
 SECRET = re.compile(
     r"(?=[%\\sw])"
-    rf"(?:(?P<key>{_spelled('svc_live_')})|(?P<whsec>{_spelled('whsec_')}))"
+    rf"(?:(?P<key>{_spelled('svc_live_')})|(?P<whsec>{_spelled('whsec_')})"
+    rf"|(?P<whtok>{_spelled('whtok_')}))"
     r"(?!\[redacted\])(?:[A-Za-z0-9+/=_%-]|\\+(?:x[0-9a-f]{2}|u[0-9a-f]{4}))*",
     re.IGNORECASE,
 )
-REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")
 FORMATS = ("text", "json")
 ENVIRON_KEY = "cps.request"  # the request's RequestContext, for the access line
 TEXT_FORMAT = "%(asctime)s [%(process)d] [%(levelname)s] %(origin)s%(message)s%(request_fields)s"
@@ -57,13 +60,16 @@ TEXT_DATE = "[%Y-%m-%d %H:%M:%S %z]"  # gunicorn's own
 
 
 def redact(text):
-    """`text` with every key and webhook secret in it written as
-    `svc_live_[redacted]` or `whsec_[redacted]`, however it was spelled."""
+    """`text` with every key, webhook secret and header token in it written
+    as `svc_live_[redacted]`, `whsec_[redacted]` or `whtok_[redacted]`,
+    however it was spelled."""
     return SECRET.sub(_redacted, text)
 
 
 def _redacted(match):
-    return "svc_live_[redacted]" if match["key"] is not None else "whsec_[redacted]"
+    if match["key"] is not None:
+        return "svc_live_[redacted]"
+    return "whsec_[redacted]" if match["whsec"] is not None else "whtok_[redacted]"
 
 
 class RequestContext:
@@ -81,7 +87,7 @@ _current = contextvars.ContextVar("cps_request", default=None)
 
 
 def request_id(sent):
-    """The client's id when it is 1 to 128 visible ASCII characters, else a new one."""
+    """The client's id when it is 1 to 128 characters of REQUEST_ID, else a new one."""
     if sent is not None and REQUEST_ID.fullmatch(sent):
         return sent
     return new_uuid()

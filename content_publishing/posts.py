@@ -11,6 +11,10 @@
     Failed -> Draft | Scheduled   retry (posts:publish)
     Scheduled | Failed -> Published   the publish callback
 
+A post may repeat (planning/recurrence.py): when an occurrence first
+becomes Published or Failed, the next one is created with it. Scheduling
+into a channel that is set up keeps to its guards (planning/plan.py).
+
 A Published post is final. While a post is Publishing it is in the
 automation's hands: nothing else about it can change. A handoff whose lease
 ran out is never handed out again by itself: the post may be live already,
@@ -27,12 +31,15 @@ writes a post, so no path can change one and forget its event.
 """
 
 import uuid
+from collections import namedtuple
 
 from marshmallow import ValidationError
 
-from content_publishing import timestamps
+from content_publishing import linkedin, timestamps
 from content_publishing.errors import conflict, insufficient_scope, validation_error
 from content_publishing.idempotency import create_once
+from content_publishing.planning import queue, recurrence
+from content_publishing.planning.plan import channel_of, check_guards
 from content_publishing.schemas.posts import check_brand
 from content_publishing.store import posts as post_store
 from content_publishing.store.idempotency import post_keys
@@ -65,10 +72,18 @@ def create(user_id, fields, idempotency_key, now):
         user_id,
         idempotency_key,
         fields,
-        insert=lambda: post_store.insert_post(user_id, str(uuid.uuid4()), fields, now),
+        insert=lambda: insert(user_id, str(uuid.uuid4()), fields, now),
         get=post_store.get_post,
         now=now,
     )
+
+
+def insert(user_id, post_id, fields, now):
+    """Write a new post (a create, an import row, a series' next occurrence);
+    one with `repeat` starts a series unless it continues one."""
+    if fields.get("repeat") and not fields.get("series_id"):
+        fields = {**fields, "series_id": str(uuid.uuid4()), "occurrence": 1}
+    return post_store.insert_post(user_id, post_id, fields, now)
 
 
 # --- handoffs ---------------------------------------------------------------
@@ -93,14 +108,27 @@ EXPIRED_ERRORS = (
 )
 
 
-def push_due(now, limit, max_delay, callback_url):
+Handoff = namedtuple("Handoff", "callback_url lease_seconds linkedin_version linkedin_api_base")
+
+
+def push_due(now, limit, max_delay, handoff):
     """Hand due posts of users with an enabled post.due endpoint to it (inside
     a transaction), each with its post.due event. Not yet acknowledged: the
     handoff's deadline is scheduled_at + max_delay until a delivery gets a
-    2xx, when the lease starts. Returns how many."""
+    2xx, when the lease (handoff.lease_seconds) starts. Returns how many."""
     pushed = post_store.push_due(now, limit, lambda at: timestamps.later(at, max_delay))
-    for post in pushed:
-        events.post_due(post["user_id"], post, callback_url, now)
+    for user_id in {post["user_id"] for post in pushed}:
+        mine = [post for post in pushed if post["user_id"] == user_id]
+        requests = linkedin.requests_for(
+            user_id, mine, handoff.linkedin_version, handoff.linkedin_api_base
+        )
+        for post in mine:
+            told = {
+                "callback_url": handoff.callback_url,
+                "lease_seconds": handoff.lease_seconds,
+                "linkedin_request": requests[post["id"]],
+            }
+            events.post_due(user_id, post, told, now)
     return len(pushed)
 
 
@@ -135,15 +163,14 @@ def current(post, now):
     }
 
 
-def settle(user_id, post, now):
-    """`current`, written (with its post.failed event): for a post read with
-    lock_post before a change, inside the caller's transaction."""
+def settle(user_id, post, lead_seconds, now):
+    """`current`, written (with its post.failed event, and the next
+    occurrence of a series): for a post read with lock_post before a change,
+    inside the caller's transaction."""
     if not _expired(post, now):
         return post
     changes = {**HANDOFF_CLEARED, "status": "Failed", "last_error": expired_error(post)}
-    settled = post_store.update_post(user_id, post["id"], changes, post["handoff_expires_at"])
-    events.post_changed(user_id, post, settled, now)
-    return settled
+    return _write(user_id, post, changes, lead_seconds, now, post["handoff_expires_at"])
 
 
 def leases_ran_out(now, user_id=None):
@@ -153,15 +180,19 @@ def leases_ran_out(now, user_id=None):
     return post_store.has_expired_handoffs(now, user_id)
 
 
-def settle_all(now, user_id=None):
+def settle_all(now, lead_seconds, user_id=None):
     """Write every lease that ran out by `now` (one user's, or all) as Failed,
-    in one UPDATE with their post.failed events, inside the caller's
-    transaction. Before list reads, so that filters and totals agree with the
-    records. Returns how many posts it changed."""
+    with their post.failed events, inside the caller's transaction: one
+    UPDATE, but one by one for occurrences whose series goes on. Before list
+    reads, so that filters and totals agree with the records. Returns how
+    many posts it changed."""
+    continuing = post_store.expired_series_occurrences(now, user_id)
+    for row in continuing:
+        settle(row["user_id"], post_store.lock_post(row["user_id"], row["id"]), lead_seconds, now)
     expired = post_store.expire_handoffs(now, EXPIRED_ERRORS, user_id)
     for post in post_store.records([row["id"] for row in expired]):
         events.post_changed(post["user_id"], {"status": "Publishing"}, post, now)
-    return len(expired)
+    return len(continuing) + len(expired)
 
 
 # --- PATCH, the callback, DELETE ------------------------------------------------
@@ -170,14 +201,33 @@ def settle_all(now, user_id=None):
 def update(user_id, post, changes, scopes, lead_seconds, now):
     """A PATCH: `post` (read with lock_post and settled) after every rule,
     written with its event; unchanged when nothing differs."""
-    columns = plan_update(post, changes, scopes, lead_seconds, now)
-    return _write(user_id, post, columns, now)
+    columns = plan_update(user_id, post, changes, scopes, lead_seconds, now)
+    return _write(user_id, post, columns, lead_seconds, now)
 
 
-def publish(user_id, post, urn, live_url, now):
-    """The publish callback: the post Published with its URN and URL, and its
-    post.published event; unchanged for a retry that repeats what is stored."""
-    return _write(user_id, post, plan_publish(post, urn, live_url, now), now)
+def publish(user_id, post, urn, live_url, lead_seconds, now):
+    """The publish callback: the post Published with its URN and URL (the
+    post's LinkedIn address when none is given), and its post.published
+    event; unchanged for a retry that repeats what is stored."""
+    live_url = live_url or f"https://www.linkedin.com/feed/update/{urn}/"
+    return _write(user_id, post, plan_publish(post, urn, live_url, now), lead_seconds, now)
+
+
+def add_to_queue(user_id, post, lead_seconds, now):
+    """A Draft or Failed post Scheduled at the first free slot of its channel
+    (planning/queue.py); 409 no_free_slot when there is none."""
+    if post["status"] not in ("Draft", "Failed"):
+        raise conflict(
+            f"Only a Draft or Failed post can be queued; this one is {post['status']}.",
+            {"status": post["status"]},
+        )
+    columns = {
+        "status": "Scheduled",
+        "scheduled_at": queue.first_free_slot(user_id, post, lead_seconds, now),
+    }
+    if post["status"] == "Failed":
+        columns["last_error"] = None
+    return _write(user_id, post, columns, lead_seconds, now)
 
 
 def delete(user_id, post):
@@ -186,15 +236,36 @@ def delete(user_id, post):
     post_store.delete_post(user_id, post["id"])
 
 
-def _write(user_id, post, columns, now):
+def _write(user_id, post, columns, lead_seconds, now, updated_at=None):
+    """Write `columns` with the event they cause and, when an occurrence of a
+    series finishes, its next occurrence (or why the series stops)."""
     if not columns:
         return post
-    changed = post_store.update_post(user_id, post["id"], columns, now)
+    columns, following = _finishing(user_id, post, columns, lead_seconds, now)
+    changed = post_store.update_post(user_id, post["id"], columns, updated_at or now)
     events.post_changed(user_id, post, changed, now)
+    if following:
+        insert(user_id, str(uuid.uuid4()), following, now)
     return changed
 
 
-def plan_update(post, changes, scopes, lead_seconds, now):
+def _finishing(user_id, post, columns, lead_seconds, now):
+    """(columns, the next occurrence or None): an occurrence that first
+    becomes Published or Failed continues its series, once."""
+    status = columns.get("status", post["status"])
+    finished = status in ("Published", "Failed") and status != post["status"]
+    if not (finished and post["repeat"] and not post["series_continued"]):
+        return columns, None
+    merged = {**post, **columns}
+    following, stopped = recurrence.continuation(user_id, merged, lead_seconds, now)
+    columns = {**columns, "series_continued": 1}
+    if stopped:
+        error = merged.get("last_error")
+        columns["last_error"] = f"{error}\n\n{stopped}" if error else stopped
+    return columns, following
+
+
+def plan_update(user_id, post, changes, scopes, lead_seconds, now):
     """The column changes a PATCH makes to `post`, after every rule.
 
     `scopes` are the caller's; `now` is stored text. Raises 409 for a refused
@@ -231,9 +302,12 @@ def plan_update(post, changes, scopes, lead_seconds, now):
     changes = {k: v for k, v in changes.items() if post.get(k) != v}
     if old == "Publishing":
         return _plan_report(post, changes, scopes)
+    if "repeat" in changes:
+        changes = _plan_repeat(post, changes)
     merged = {**post, **changes}
 
     rescheduled = old == new == "Scheduled" and "scheduled_at" in changes
+    moved = old == new == "Scheduled" and bool(changes.keys() & {"type", "brand_id"})
     if (new != old or rescheduled) and PUBLISH_SCOPE not in scopes:
         raise insufficient_scope(PUBLISH_SCOPE)
     try:
@@ -242,8 +316,24 @@ def plan_update(post, changes, scopes, lead_seconds, now):
         raise validation_error(e.normalized_messages()) from None
     if new == "Scheduled" and (new != old or rescheduled):
         _check_schedule(merged["scheduled_at"], lead_seconds, now)
+    if new == "Scheduled" and (new != old or rescheduled or moved):
+        check_guards(user_id, post["id"], channel_of(merged), merged["scheduled_at"])
     if new == "Failed" and not merged.get("last_error"):
         raise validation_error({"last_error": ["Required to mark a post Failed."]})
+    return changes
+
+
+def _plan_repeat(post, changes):
+    """`repeat` changes only while the post is a Draft or Scheduled; setting
+    one on a post outside a series starts a series."""
+    if post["status"] not in ("Draft", "Scheduled"):
+        raise conflict(
+            f"repeat can be set only while a post is a Draft or Scheduled; this one is "
+            f"{post['status']}.",
+            {"status": post["status"]},
+        )
+    if changes["repeat"] and not post["series_id"]:
+        return {**changes, "series_id": str(uuid.uuid4()), "occurrence": 1}
     return changes
 
 

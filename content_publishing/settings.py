@@ -7,7 +7,9 @@ starts, with one line naming the variable, instead of failing on some later
 request or being silently ignored.
 """
 
+import ipaddress
 import os
+import re
 
 from flask.cli import NoAppException
 from marshmallow import ValidationError
@@ -41,6 +43,7 @@ def defaults(instance_path):
         "HANDOFF_LEASE_SECONDS": 600,
         "HANDOFF_MAX_DELAY_SECONDS": 3600,
         "WEBHOOK_ALLOW_PRIVATE": False,
+        "WEBHOOK_ALLOWED_PRIVATE": "",
         "WEBHOOK_TIMEOUT_SECONDS": 15,
         "WEBHOOK_RETRY_SCHEDULE": RETRY_SCHEDULE,
         "DELIVERY_LOG_DAYS": 30,
@@ -49,6 +52,9 @@ def defaults(instance_path):
         "DISPATCH_WORKERS": 16,
         "DISPATCH_GRACE_SECONDS": 8,
         "SECRETS_KEY": None,
+        # The LinkedIn request handed to automations (linkedin.py)
+        "LINKEDIN_VERSION": "202610",
+        "LINKEDIN_API_BASE": "https://api.linkedin.com",
         # Metrics and logs
         "METRICS": False,
         "LOG_FORMAT": "text",
@@ -71,10 +77,13 @@ KINDS = {
     "DISPATCH_WORKERS": "positive integer",
     "DISPATCH_GRACE_SECONDS": "non-negative",
     "WEBHOOK_ALLOW_PRIVATE": "flag",
+    "WEBHOOK_ALLOWED_PRIVATE": "allow-list",
     "METRICS": "flag",
     "LOG_FORMAT": "log format",
     "WEBHOOK_RETRY_SCHEDULE": "schedule",
     "PUBLIC_URL": "url",
+    "LINKEDIN_API_BASE": "url",
+    "LINKEDIN_VERSION": "linkedin version",
 }
 
 
@@ -109,6 +118,36 @@ def _log_format(value):
     return value
 
 
+def _linkedin_version(value):
+    """LinkedIn-Version is YYYYMM: six digits, a real month."""
+    text = str(value)
+    if not (len(text) == 6 and text.isdigit() and 1 <= int(text[4:]) <= 12):
+        raise ValueError
+    return text
+
+
+_HOST_NAME = re.compile(r"(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]*[a-z0-9_])?\.?)+")
+
+
+def allow_list(value):
+    """FLASK_WEBHOOK_ALLOWED_PRIVATE: comma-separated host names and CIDR
+    ranges, as (frozenset of names, tuple of networks)."""
+    if isinstance(value, tuple):
+        return value
+    names, networks = set(), []
+    for entry in (e.strip() for e in str(value).split(",")):
+        if not entry:
+            continue
+        try:
+            networks.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError:
+            name = entry.lower().rstrip(".")
+            if not _HOST_NAME.fullmatch(name):
+                raise ValueError from None
+            names.add(name)
+    return frozenset(names), tuple(networks)
+
+
 def _url(value):
     urls.parse(value)
     return value
@@ -127,17 +166,43 @@ _NORMALISE = {
     "schedule": (_schedule, "comma-separated seconds, such as 0,5,300"),
     "url": (_url, "an absolute http(s) URL, such as https://cps.example.com"),
     "log format": (_log_format, "text or json"),
+    "linkedin version": (_linkedin_version, "six digits YYYYMM, such as 202610"),
+    "allow-list": (
+        allow_list,
+        "comma-separated host names and CIDR ranges, such as n8n.internal,10.0.0.0/8",
+    ),
 }
 
 
-def check(config):
+def check(config, instance_path):
     """Raise SettingError for the first setting that cannot work; normalise the rest."""
+    config["DATABASE"] = database(config["DATABASE"], instance_path)
     _check_kinds(config)
     if config["DISPATCH_LEASE_SECONDS"] < config["WEBHOOK_TIMEOUT_SECONDS"] + 3:
         raise SettingError(
             "FLASK_DISPATCH_LEASE_SECONDS must exceed FLASK_WEBHOOK_TIMEOUT_SECONDS by 3 or more: "
             "a delivery's lease must outlast its attempt, or a second dispatcher could send it too"
         )
+
+
+DATABASE_SCHEMES = ("postgresql", "postgres")
+
+
+def database(value, instance_path):
+    """FLASK_DATABASE: an SQLite file path or a postgresql:// URL. Empty (a
+    variable set to nothing in an environment file) means unset; a URL of
+    another scheme (mysql://, sqlite:///) is refused by name rather than
+    taken for a file path in a directory that does not exist."""
+    value = str(value).strip()
+    if not value:
+        return defaults(instance_path)["DATABASE"]
+    scheme, sep, _ = value.partition("://")
+    if sep and scheme.lower() not in DATABASE_SCHEMES:
+        raise SettingError(
+            f"FLASK_DATABASE has an unsupported database URL scheme {scheme + '://'!r}: give a "
+            "postgresql:// URL, or the path of an SQLite file (no sqlite:// prefix)"
+        )
+    return value
 
 
 def _check_kinds(config):

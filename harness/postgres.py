@@ -22,6 +22,8 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "webhook_endpoints",
     "idempotency_keys",
     "article_idempotency_keys",
+    "import_idempotency_keys",
+    "channels",
     "posts",
     "articles",
     "content_counts",

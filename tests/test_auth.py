@@ -4,6 +4,7 @@ import pytest
 
 from content_publishing.auth import generate_key, hash_key
 from content_publishing.store.db import trace
+from harness.clock import ahead, wait_past
 from tests.conftest import assert_error
 
 POSTS = "/functions/v1/api-v2-posts"
@@ -83,7 +84,9 @@ def test_revoked_key_is_401(client, runner, key):
 
 
 def test_expired_key_is_401(client, make_key):
-    key = make_key(expires_at="2020-01-01T00:00:00Z")
+    expiry = ahead(1)  # the CLI makes no key that has expired already
+    key = make_key(expires_at=expiry)
+    wait_past(expiry)
     err = assert_error(client.get(POSTS, headers={"X-API-Key": key}), 401, "unauthorized")
     assert "expired" in err["message"]
 

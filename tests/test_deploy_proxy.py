@@ -16,6 +16,7 @@ import base64
 import json
 import re
 import socket
+import threading
 import time
 import urllib.parse
 from types import SimpleNamespace
@@ -37,6 +38,7 @@ ITEM = f"{API}/api-v2-posts-item/"
 MIB = 1024 * 1024
 PER_KEY_RATE, PER_KEY_BURST = limits()["cps_per_key"]  # whatever deploy/nginx.conf says
 PER_ADDRESS_RATE, PER_ADDRESS_BURST = limits()["cps_per_address"]
+REPORT_RATE, REPORT_BURST = limits()["cps_reports_per_key"]
 PROXY = "127.0.0.1"  # the address nginx connects to gunicorn from
 
 
@@ -162,6 +164,54 @@ def refused_spellings(key):
         [b"X-API-Key: nope", b"Authorization: Bearer " + key],  # a bad X-API-Key wins
         [b"X-API-Key: \t"],
     ]
+
+
+def test_a_claims_batch_of_reports_passes_at_once(stack, capsys):
+    """A claim hands over up to 50 posts; n8n sends their callbacks all at
+    once. They have a budget of their own (cps_reports_per_key), so none is
+    refused, and the key's everyday budget is still whole afterwards."""
+    key = create_key(stack.db, user="automation", scopes=None)
+    env = Client(stack.nginx.url, key, source="127.0.0.31")
+    ids = [
+        env.post(
+            POSTS,
+            {"type": "personal", "content": f"batch {n}", "scheduled_at": "2030-01-01T00:00:00Z"},
+        ).json["id"]
+        for n in range(10)
+    ]  # created within the everyday burst
+    time.sleep(10 / PER_KEY_RATE)  # and its budget refilled
+    callbacks = [
+        {
+            "post_id": ids[n % len(ids)],
+            "linkedin_post_id": f"urn:li:share:{n}",
+        }
+        for n in range(REPORT_BURST)
+    ]
+    barrier = threading.Barrier(len(callbacks))
+    answers = [None] * len(callbacks)
+
+    def report(i):
+        mine = Client(stack.nginx.url, key, source="127.0.0.31")
+        barrier.wait()
+        answers[i] = mine.post(f"{API}/make-post-callback", callbacks[i])
+
+    threads = [threading.Thread(target=report, args=(i,)) for i in range(len(callbacks))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    statuses = [a.status for a in answers]
+    assert 429 not in statuses, statuses  # a Draft's callback is a 409; none is rate limited
+    everyday = [env.get(POSTS + "?limit=1").status for _ in range(PER_KEY_BURST)]
+    assert everyday == [200] * PER_KEY_BURST
+    over = [env.post(f"{API}/make-post-callback", callbacks[0]).status for _ in range(REPORT_BURST)]
+    refused = [s for s in over if s == 429]
+    assert refused, over  # the report budget is a budget too
+    with capsys.disabled():
+        print(
+            f"\nReports ({REPORT_RATE:g} r/s, burst {REPORT_BURST}): {len(callbacks)} callbacks at"
+            f" once, none refused; the key's {PER_KEY_BURST} everyday requests right after all passed\n"
+        )
 
 
 def test_every_spelling_of_a_key_shares_its_budget(stack, capsys):

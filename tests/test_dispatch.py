@@ -579,6 +579,7 @@ def test_the_ssrf_guard_checks_the_address_again_at_each_delivery(server, user, 
             assert attempt["error"] == (
                 "refused by the SSRF guard: 127.0.0.1 is a loopback address;"
                 " webhooks go to public addresses only"
+                " (list a private receiver in FLASK_WEBHOOK_ALLOWED_PRIVATE)"
             )
         assert entry["last_error"].endswith("gave up after 2 attempts")
         assert receiver.arrivals == []

@@ -429,6 +429,9 @@ RECORDS = {
     "post_id": lambda api: create(api)["id"],
     "article_id": lambda api: api.post(ARTICLES, json={"title": "t"}).get_json()["id"],
     "webhook_id": lambda api: api.post(WEBHOOKS, json=WEBHOOK).get_json()["id"],
+    "channel_id": lambda api: api.post(
+        "/functions/v1/channels", json={"type": "personal", "name": "Me"}
+    ).get_json()["id"],
 }
 
 

@@ -256,7 +256,6 @@ BAD_CALLBACKS = [
     ({"linkedin_post_id": "urn:fb:post:1"}, "linkedin_post_id"),
     ({"linkedin_post_id": "urn:li:share:"}, "linkedin_post_id"),
     ({"linkedin_post_id": "urn:li:share:1 2"}, "linkedin_post_id"),
-    ({"live_url": None}, "live_url"),
     ({"live_url": "www.linkedin.com/feed"}, "live_url"),
     ({"live_url": "ftp://linkedin.com/x"}, "live_url"),
     ({"live_url": "/feed/update/1"}, "live_url"),
@@ -274,13 +273,26 @@ def test_callback_rejects_bad_bodies(api, make_post, over, field):
     assert api.get(ITEM + post["id"]).get_json() == post
 
 
-@pytest.mark.parametrize("missing", ["post_id", "linkedin_post_id", "live_url"])
+@pytest.mark.parametrize("missing", ["post_id", "linkedin_post_id"])
 def test_callback_names_missing_fields(api, make_post, missing):
     post = make_post("Scheduled")
     body = callback_body(post["id"])
     del body[missing]
     err = assert_error(api.post(CALLBACK, json=body), 400, "validation_error")
     assert list(err["details"]) == [missing]
+
+
+@pytest.mark.parametrize(
+    "urn", ["urn:li:share:7012345678901234567", "urn:li:ugcPost:7012", "urn:li:activity:7012"]
+)
+def test_callback_without_live_url_stores_the_posts_linkedin_address(api, make_post, urn):
+    post = make_post("Scheduled")
+    body = {"post_id": post["id"], "linkedin_post_id": urn}
+    published = api.post(CALLBACK, json={**body, "live_url": None}).get_json()  # null: the same
+    assert published["status"] == "Published" and published["linkedin_post_id"] == urn
+    assert published["live_url"] == f"https://www.linkedin.com/feed/update/{urn}/"
+    again = api.post(CALLBACK, json=body)  # the retry repeats what is stored
+    assert again.status_code == 200 and again.get_json() == published
 
 
 def test_callback_accepts_uppercase_post_id(api, make_post):

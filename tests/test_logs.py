@@ -36,7 +36,7 @@ SERVER_ENV = {
 }
 # A plain key or secret: the prefix in any case and then anything but the
 # redaction mark (looked for in the log as written and URL-decoded).
-PLAIN_SECRET = re.compile(r"(svc_live_|whsec_)(?!\[redacted\])", re.IGNORECASE)
+PLAIN_SECRET = re.compile(r"(svc_live_|whsec_|whtok_)(?!\[redacted\])", re.IGNORECASE)
 
 
 @pytest.fixture(scope="module")
@@ -117,23 +117,28 @@ def send_everything(server, receiver, run):
     r = send(
         "POST",
         f"{V1}/webhooks",
-        body={"url": receiver.url, "events": ["post.published", "article.published"]},
+        body={
+            "url": receiver.url,
+            "events": ["post.published", "article.published"],
+            "auth_header": {"name": "X-Receiver-Token"},  # a token every delivery carries
+        },
         expect=201,
     )
     hook = r.json
-    run.secrets.append(hook["secret"])
+    run.secrets += [hook["secret"], hook["auth_header"]["token"]]
     receiver.secrets.append(hook["secret"])
     hook_item = f"{V1}/webhooks-item/{{webhook_id}}"
     send("GET", f"{V1}/webhooks", expect=200, headers={"Authorization": f"Bearer {key}"})
+    send("GET", f"{V1}/me", expect=200)
     send("GET", hook_item, f"{V1}/webhooks-item/{hook['id']}", expect=200)
     r = send(
         "PATCH",
         hook_item,
         f"{V1}/webhooks-item/{hook['id']}",
-        body={"rotate_secret": True},
+        body={"rotate_secret": True, "rotate_auth_header": True},
         expect=200,
     )
-    run.secrets.append(r.json["secret"])
+    run.secrets += [r.json["secret"], r.json["auth_header"]["token"]]
     receiver.secrets.append(r.json["secret"])
 
     # Posts: the marker in content, through the whole lifecycle.
@@ -159,6 +164,21 @@ def send_everything(server, receiver, run):
     send("POST", f"{V1}/make-post-callback", body=published, expect=200)
     other = send("POST", posts, body={"type": "personal", "content": marker}, expect=201).json
     send("DELETE", post_item, f"{V1}/api-v2-posts-item/{other['id']}", expect=204)
+
+    # Planning: a channel (the marker in its name), its slots, the queue and an import.
+    channels, channel_item = f"{V1}/channels", f"{V1}/channels-item/{{channel_id}}"
+    slots = [{"day": day, "time": "09:00"} for day in ("mon", "tue", "wed", "thu", "fri")]
+    send("POST", channels, body={"type": "personal", "name": marker, "slots": slots}, expect=201)
+    send("GET", channels, expect=200)
+    send("GET", channel_item, f"{V1}/channels-item/personal", expect=200)
+    send("PATCH", channel_item, f"{V1}/channels-item/personal", body={"daily_cap": 5}, expect=200)
+    send("GET", f"{V1}/channels-slots/{{channel_id}}", f"{V1}/channels-slots/personal", expect=200)
+    queued = send("POST", posts, body={"type": "personal", "content": marker}, expect=201).json
+    send("POST", f"{V1}/api-v2-posts-queue", body={"post_id": queued["id"]}, expect=200)
+    send("POST", f"{V1}/api-v2-posts-preview", body={"post_id": queued["id"]}, expect=200)
+    imported = {"posts": [{"type": "personal", "content": marker, "queue": True}]}
+    send("POST", f"{V1}/api-v2-posts-import", body=imported, expect=201)
+    send("DELETE", channel_item, f"{V1}/channels-item/personal", expect=204)
 
     # Articles: the marker in title and body; publishing sends an event.
     articles, article_item = f"{V1}/articles-api", f"{V1}/articles-api-item/{{article_id}}"
@@ -191,6 +211,7 @@ def send_everything(server, receiver, run):
         ({"X-API-Key": key, "Referer": f"https://a.example/?k={key}", "User-Agent": key}, posts),
         ({"X-API-Key": key, "X-Request-ID": key}, posts),
         ({"X-API-Key": key}, f"{V1}/{key}"),  # 404, the key in the path
+        ({"X-API-Key": key}, f"{posts}?token={run.secrets[1]}"),  # a header token in a URL
         # The prefix in another case or percent-encoded (once or twice): still a key.
         ({}, f"{posts}?apikey={key.replace('_', '%5F')}"),
         ({}, f"{posts}?apikey={key.replace('_', '%5f')}"),
@@ -208,7 +229,8 @@ def send_everything(server, receiver, run):
     send("POST", posts, body=f'{{"content": "{marker}', headers=as_json, expect=400)
     send("POST", posts, body={"type": "personal", "content": marker + "x" * 3000}, expect=400)
     send("POST", posts, body={"type": "personal", "content": "x", marker: key}, expect=400)
-    send("POST", posts, body=marker, headers={"Content-Type": "text/plain"}, expect=415)
+    send("POST", posts, body=marker, headers={"Content-Type": "text/plain"}, expect=400)
+    send("POST", posts, body=marker, headers={"Content-Type": "application/xml"}, expect=415)
     big = json.dumps({"type": "personal", "content": marker + " " * (1024 * 1024)})
     send("POST", posts, body=big, headers=as_json, expect=413)
     send("PUT", posts, body={"content": marker}, expect=405)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from content_publishing.app import create_app
 from content_publishing.auth import display_prefix, generate_key, hash_key
+from content_publishing.store.versions import SCHEMA_VERSION
 from tests.conftest import Caller
 
 V1_SCHEMA = Path(__file__).parent / "data" / "schema_v1.sql"
@@ -78,7 +79,7 @@ def test_init_db_migrates_a_version_1_database(tmp_path):
         result = app.test_cli_runner().invoke(args=["init-db"])
         assert result.exit_code == 0, result.output
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}

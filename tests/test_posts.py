@@ -194,6 +194,7 @@ def test_list_paging_is_stable_and_complete(api):
         "limit": 100,
         "offset": 25,
         "data": [],
+        "next": None,
     }
 
 

@@ -1,5 +1,5 @@
-"""X-Request-ID on every answer (README "API"): the client's when it is 1 to
-128 visible ASCII characters, else a new UUID. Its place in the logs:
+"""X-Request-ID on every answer (docs/api.md): the client's when it is 1 to
+128 characters of A-Z a-z 0-9 . _ : / + = @ -, else a new UUID. Its place in the logs:
 tests/test_logs.py."""
 
 import uuid
@@ -62,8 +62,10 @@ def test_every_answer_gets_a_new_id_when_none_is_sent(client, key):
         "abc-123",
         "x",
         "A" * 128,
-        "!~{}[]()<>@#$%^&*=+|;:'\",./?\\`",
+        "._:/+=@-",
         "6c1736f7-eb56-4d60-b99d-8f6f00791a8b",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",  # W3C traceparent
+        "Root=1-67891233-abcdef012345678912345678",  # AWS X-Ray
     ],
 )
 def test_a_usable_client_id_comes_back_on_every_answer(client, key, sent):
@@ -73,7 +75,19 @@ def test_a_usable_client_id_comes_back_on_every_answer(client, key, sent):
 
 @pytest.mark.parametrize(
     "sent",
-    ["", " ", "A" * 129, "two words", "tab\there", "caf\u00e9", "\x7f", " padded "],
+    [
+        "",
+        " ",
+        "A" * 129,
+        "two words",
+        "tab\there",
+        "caf\u00e9",
+        "\x7f",
+        " padded ",
+        "a]b",  # would close a bracketed log field
+        'a"b',  # would close a quoted one
+        "!~{}[]()<>#$%^&*|;',?\\`",
+    ],
 )
 def test_an_unusable_client_id_is_replaced(client, key, sent):
     r = client.get(POSTS, headers={"X-API-Key": key, "X-Request-ID": sent})

@@ -116,13 +116,30 @@ def test_payload_too_large_with_a_key(app, api):
     "kwargs",
     [
         {"data": "type=personal"},
-        {"data": "{}", "content_type": "text/plain"},
+        {"data": "{}", "content_type": "text/csv"},
         {"data": "<post/>", "content_type": "application/xml"},
     ],
 )
 def test_non_json_body_is_415_envelope(api, kwargs):
     r = api.client.post(POSTS, headers={"X-API-Key": api.key}, **kwargs)
     assert_error(r, 415, "unsupported_media_type")
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "text/plain;charset=UTF-8", "TEXT/PLAIN"])
+def test_json_sent_as_text_plain_is_read_as_json(api, content_type):
+    """What Supabase's clients send for a string body, as the hosted functions take it."""
+    body = '{"type": "personal", "content": "sent as text"}'
+    r = api.client.post(POSTS, data=body, content_type=content_type, headers={"X-API-Key": api.key})
+    assert r.status_code == 201 and r.get_json()["content"] == "sent as text"
+    error = assert_error(
+        api.client.post(
+            POSTS, data="type=personal", content_type=content_type, headers={"X-API-Key": api.key}
+        ),
+        400,
+        "bad_request",
+    )
+    assert "text/plain" in error["message"]
+    assert api.get(POSTS).get_json()["total"] == 1
 
 
 @pytest.mark.parametrize("raw", ["{", "", "{'a': 1}", "[1,", "nul"])

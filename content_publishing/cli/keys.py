@@ -52,7 +52,7 @@ def _parse_expiry(ctx, param, value):
     if value is None:
         return None
     try:
-        return timestamps.to_text(timestamps.parse(value))
+        expiry = timestamps.to_text(timestamps.parse(value))
     except ValueError as e:
         raise click.BadParameter(
             f"{value!r} is not an RFC 3339 timestamp with offset ({e})"
@@ -62,6 +62,12 @@ def _parse_expiry(ctx, param, value):
             f"--expires-at {value!r} falls outside the years 1-9999 once moved to UTC;"
             " give a time within them"
         ) from None
+    if expiry <= timestamps.now_text():  # a key dead on arrival is never what was meant
+        raise click.BadParameter(
+            f"{value!r} is not in the future; a key that has expired already works nowhere",
+            param_hint="--expires-at",
+        )
+    return expiry
 
 
 def _new_key(user, scopes, expires_at):
@@ -98,10 +104,14 @@ def create_command(user, scopes, expires_at):
 @needs_database
 def demo_command():
     """Create a key with every scope for user 'demo', if no key exists yet."""
-    if key_store.count_keys():
+    key = generate_key()
+    with transaction():
+        key_id = key_store.create_first_key(
+            "demo", hash_key(key), display_prefix(key), SCOPES, timestamps.now_text()
+        )
+    if key_id is None:
         click.echo("API keys exist already; no demo key created (see `keys list`).")
         return
-    key_id, key = _new_key("demo", SCOPES, None)
     click.echo(f"Created demo key {key_id} for user demo with every scope. It is not shown again:")
     click.echo(key)
 
@@ -155,11 +165,15 @@ def revoke_command(key_or_id):
         by = {"key_hash": hash_key(value)}
     else:
         raise click.BadParameter("give a key id or a whole svc_live_ key", param_hint="KEY_OR_ID")
+    now = timestamps.now_text()
     with transaction():
-        key_id = key_store.revoke_key(timestamps.now_text(), **by)
-    if key_id is None:
+        revoked = key_store.revoke_key(now, **by)
+    if revoked is None:
         raise click.ClickException("No such key.")
-    click.echo(f"Revoked key {key_id}.")
+    if revoked["revoked_at"] != now:
+        click.echo(f"Key {revoked['id']} was already revoked at {revoked['revoked_at']}.")
+        return
+    click.echo(f"Revoked key {revoked['id']}.")
 
 
 def init_app(app):

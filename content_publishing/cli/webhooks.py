@@ -23,7 +23,7 @@ from content_publishing.store.db import needs_database, transaction
 from content_publishing.webhooks import events
 from content_publishing.webhooks import rules as webhook_rules
 from content_publishing.webhooks import secrets as webhook_secrets
-from content_publishing.webhooks.sender import Sender
+from content_publishing.webhooks.sender import Guard, Sender
 
 webhooks_cli = AppGroup("webhooks", help="Manage webhook endpoints.")
 
@@ -68,9 +68,9 @@ def add_command(user, url, events_, description):
         fields = endpoint_schema.load(
             {"url": url, "events": list(dict.fromkeys(events_)), "description": description}
         )
-        webhook_rules.check_destination(fields["url"], current_app.config["WEBHOOK_ALLOW_PRIVATE"])
+        webhook_rules.check_destination(fields["url"], Guard.of(current_app.config))
         with transaction():
-            endpoint, secret = webhook_rules.create(user_id, fields, timestamps.now_text())
+            endpoint, shown = webhook_rules.create(user_id, fields, timestamps.now_text())
     except (ApiError, ValidationError) as e:
         _refuse(e)
     click.echo(
@@ -78,7 +78,7 @@ def add_command(user, url, events_, description):
         f"{', '.join(endpoint['events'])} -> {endpoint['url']}"
     )
     click.echo("Its signing secret is shown once; store it now:")
-    click.echo(secret)
+    click.echo(shown["secret"])
 
 
 @webhooks_cli.command("list")
@@ -132,13 +132,15 @@ def test_command(endpoint_id):
     sealed = webhook_store.signing(endpoint["id"])
     now = timestamps.now_text()
     body = events.body("ping", {"endpoint_id": endpoint["id"]}, now)
-    sender = Sender(
-        current_app.config["WEBHOOK_TIMEOUT_SECONDS"], current_app.config["WEBHOOK_ALLOW_PRIVATE"]
-    )
+    sender = Sender(current_app.config["WEBHOOK_TIMEOUT_SECONDS"], Guard.of(current_app.config))
     try:
         secrets = webhook_rules.signing_secrets(sealed, now)
         attempt = sender.send(
-            endpoint["url"], events.new_id(), body, [webhook_secrets.unseal(s) for s in secrets]
+            endpoint["url"],
+            events.new_id(),
+            body,
+            [webhook_secrets.unseal(s) for s in secrets],
+            webhook_rules.delivery_headers(sealed, webhook_secrets.unseal),
         )
     finally:
         sender.close()

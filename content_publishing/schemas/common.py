@@ -1,8 +1,10 @@
 """Fields and schemas that posts and articles share."""
 
+import base64
+import json
 import re
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from content_publishing import timestamps
 from content_publishing.schemas import text, urls
@@ -114,11 +116,55 @@ class QueryInteger(fields.Integer):
         return super()._validated(value)
 
 
+class Cursor(fields.String):
+    """An opaque place in a list: the (created_at, id) of the row a page
+    ended at, as the `next` link of a list answer carries it."""
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            metadata={
+                "description": "Opaque: start after the page whose `next` link carried it "
+                "(instead of offset). Following `next` never repeats or misses a record while "
+                "records are added between the pages."
+            },
+            **kwargs,
+        )
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            created_at, record_id = json.loads(
+                base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+            )
+            timestamps.parse(created_at)
+        except (ValueError, TypeError):
+            raise ValidationError(
+                "Not a cursor of this service: take it from a `next` link."
+            ) from None
+        if not isinstance(record_id, str | int):
+            raise ValidationError("Not a cursor of this service: take it from a `next` link.")
+        return created_at, record_id
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return encode_cursor(*value) if value else None
+
+
+def encode_cursor(created_at, record_id):
+    text = json.dumps([created_at, record_id], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(text).decode().rstrip("=")
+
+
 class PageQuerySchema(Schema):
-    """limit/offset paging of every list endpoint."""
+    """limit/offset (or cursor) paging of every list endpoint."""
 
     limit = QueryInteger(load_default=20, validate=validate.Range(min=1, max=100))
     offset = QueryInteger(load_default=0, validate=validate.Range(min=0, max=2**62))
+    cursor = Cursor()
+
+    @validates_schema(pass_original=True)
+    def cursor_or_offset(self, data, original, **kwargs):
+        if "cursor" in original and "offset" in original:
+            raise ValidationError("Give offset or cursor, not both.", "cursor")
 
 
 class PageSchema(Schema):
@@ -127,6 +173,15 @@ class PageSchema(Schema):
     total = fields.Integer(required=True, metadata={"description": "Items matching the filters."})
     limit = fields.Integer(required=True)
     offset = fields.Integer(required=True)
+    next = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "format": "uri",
+            "description": "The absolute URL of the next page, with the same filters, or null "
+            "on the last page (n8n: Response Contains Next URL).",
+        },
+    )
 
 
 class ErrorBodySchema(Schema):

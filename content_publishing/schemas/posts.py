@@ -10,6 +10,7 @@ from content_publishing.schemas.common import (
     Text,
     Timestamp,
 )
+from content_publishing.schemas.recurrence import Repeat
 
 POST_TYPES = ("personal", "brand")
 POST_STATUSES = ("Draft", "Scheduled", "Publishing", "Published", "Failed")
@@ -97,6 +98,20 @@ class PostSchema(Schema):
     handoff_count = fields.Integer(
         dump_only=True, metadata={"description": "How many times the post has been handed off."}
     )
+    repeat = Repeat(load_default=None)
+    series_id = fields.String(
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "format": "uuid",
+            "description": "Shared by every occurrence of a recurring post; null otherwise.",
+        },
+    )
+    occurrence = fields.Integer(
+        dump_only=True,
+        allow_none=True,
+        metadata={"description": "1-based place in the series (skipped instants not counted)."},
+    )
     created_at = Timestamp(dump_only=True)
     updated_at = Timestamp(dump_only=True)
     version = fields.Integer(dump_only=True)
@@ -116,6 +131,7 @@ class PostUpdateSchema(Schema):
     scheduled_at = Timestamp(allow_none=True)
     status = fields.String(validate=validate.OneOf(POST_STATUSES))
     last_error = Text(MAX_ERROR, multiline=True, allow_none=True)
+    repeat = Repeat()
 
 
 class PostListQuerySchema(PageQuerySchema):
@@ -127,11 +143,17 @@ class PostListQuerySchema(PageQuerySchema):
         load_default=False,
         metadata={"description": "true: Scheduled posts whose scheduled_at has come"},
     )
+    series_id = fields.UUID(metadata={"description": "The occurrences of one recurring post."})
     order = fields.String(
         load_default="-created_at",
         validate=validate.OneOf(["-created_at", "scheduled_at"]),
         metadata={"description": "-created_at: newest first; scheduled_at: soonest first"},
     )
+
+    @validates_schema
+    def cursor_needs_newest_first(self, data, **kwargs):
+        if data.get("cursor") and data.get("order") != "-created_at":
+            raise ValidationError("A cursor pages the newest-first order only.", "cursor")
 
 
 class PostPageSchema(PageSchema):
@@ -161,14 +183,6 @@ class ClaimSchema(Schema):
     )
 
 
-class ClaimedSchema(Schema):
-    data = fields.List(
-        fields.Nested(PostSchema),
-        required=True,
-        metadata={"description": "The posts now Publishing, soonest first."},
-    )
-
-
 class CallbackSchema(Schema):
     """What the automation platform posts after publishing."""
 
@@ -180,13 +194,25 @@ class CallbackSchema(Schema):
             FullMatch(URN, error="Must be a LinkedIn URN such as urn:li:share:123."),
         ],
     )
-    live_url = HttpUrl(required=True)
+    live_url = HttpUrl(
+        load_default=None,
+        metadata={
+            "description": "The post's public URL. Omitted: "
+            "https://www.linkedin.com/feed/update/<linkedin_post_id>/."
+        },
+    )
+
+
+class QueueSchema(Schema):
+    """POST /api-v2-posts-queue."""
+
+    post_id = fields.UUID(required=True)
 
 
 post_schema = PostSchema()
+queue_schema = QueueSchema()
 posts_page_schema = PostPageSchema()
 post_update_schema = PostUpdateSchema()
 post_list_query_schema = PostListQuerySchema()
 callback_schema = CallbackSchema()
 claim_schema = ClaimSchema()
-claimed_schema = ClaimedSchema()

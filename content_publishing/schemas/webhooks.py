@@ -1,5 +1,7 @@
 """Webhook endpoint record, create and update bodies, and the delivery log."""
 
+import re
+
 from marshmallow import Schema, ValidationError, fields, validate
 
 from content_publishing.schemas.common import HttpUrl, PageQuerySchema, PageSchema, Text, Timestamp
@@ -30,6 +32,58 @@ def description_field(**kwargs):
     return Text(MAX_DESCRIPTION, allow_none=True, **kwargs)
 
 
+# Headers a delivery sets itself, which an auth_header cannot be.
+OWN_HEADERS = frozenset(
+    {
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
+        "content-type",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "host",
+        "user-agent",
+    }
+)
+
+
+def header_name(value):
+    if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}", value):
+        raise ValidationError("Not a header name: 1-64 letters, digits and !#$%&'*+-.^_`|~.")
+    if value.lower() in OWN_HEADERS:
+        raise ValidationError(f"{value} is a header every delivery sets itself.")
+
+
+class AuthHeaderSchema(Schema):
+    """A header sent with every delivery, for platforms that cannot check a
+    signature (n8n's Webhook node checks it with a Header Auth credential)."""
+
+    name = fields.String(required=True, validate=header_name, metadata={"example": "X-N8N-Token"})
+
+
+class AuthHeaderWithTokenSchema(AuthHeaderSchema):
+    token = fields.String(
+        dump_only=True,
+        metadata={
+            "description": "whtok_ and 43 URL-safe characters: the header's value. Shown only "
+            "in the answer that issues it; store it now."
+        },
+    )
+
+
+def auth_header_field(**kwargs):
+    return fields.Nested(
+        AuthHeaderSchema,
+        allow_none=True,
+        metadata={
+            "description": '{"name": ...}: every delivery also carries this header with a '
+            "token the service makes (shown once, in the answer that issues it). Null: none."
+        },
+        **kwargs,
+    )
+
+
 class EndpointSchema(Schema):
     """A webhook endpoint; its writable fields are also the create body."""
 
@@ -44,6 +98,7 @@ class EndpointSchema(Schema):
         },
     )
     disabled_reason = fields.String(dump_only=True, allow_none=True)
+    auth_header = auth_header_field(load_default=None)
     created_at = Timestamp(dump_only=True)
     updated_at = Timestamp(dump_only=True)
     version = fields.Integer(dump_only=True)
@@ -59,6 +114,7 @@ class EndpointWithSecretSchema(EndpointSchema):
             "secret. Shown only in this answer; store it now."
         },
     )
+    auth_header = fields.Nested(AuthHeaderWithTokenSchema, dump_only=True, allow_none=True)
 
 
 class EndpointUpdateSchema(Schema):
@@ -72,6 +128,13 @@ class EndpointUpdateSchema(Schema):
         metadata={
             "description": "true: a new secret, returned once; for 24 hours deliveries carry "
             "signatures with both the old and the new secret."
+        }
+    )
+    auth_header = auth_header_field()
+    rotate_auth_header = fields.Boolean(
+        metadata={
+            "description": "true: a new auth_header token, returned once. From the next "
+            "delivery on only the new one is sent: a header cannot carry two values."
         }
     )
 

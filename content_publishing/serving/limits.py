@@ -6,13 +6,24 @@ at most MAX_CONTENT_LENGTH bytes of it and stop, so the first MiB of a longer
 JSON document could be stored as if it were the whole request. Here such a
 body is read up to one byte past the cap; one byte too many is a 413 and
 nothing happens. A body within the cap is handed on with its length known.
+
+Reading it here is also where gunicorn's parser meets a malformed chunked
+body (a chunk size that is not hex, a chunk line with no end, a bad
+extension): that is the client's error, a 400 bad_request, not a 500. A
+client that goes away partway through its body is logged at INFO as a
+disconnect. A transfer coding other than `chunked` (`gzip, chunked`) would be
+read as plain chunked and stored compressed or garbled, so it is refused.
 """
 
 import io
+import logging
 
 from flask import current_app, request
+from gunicorn.http.errors import NoMoreData, ParseException
 
-from content_publishing.errors import ApiError
+from content_publishing.errors import ApiError, bad_request
+
+log = logging.getLogger("limits")  # a short name: the `logger` field operators filter on
 
 
 def check_body_size():
@@ -24,14 +35,31 @@ def check_body_size():
             raise too_large(limit)
         return None
     environ = request.environ
-    if "chunked" not in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+    codings = transfer_codings(environ.get("HTTP_TRANSFER_ENCODING", ""))
+    if not codings:
         return None
-    data = environ["wsgi.input"].read(limit + 1)
+    if codings != ["chunked"]:
+        raise bad_request(
+            "Transfer-Encoding must be chunked alone; other transfer codings are not supported."
+        )
+    try:
+        data = environ["wsgi.input"].read(limit + 1)
+    except (NoMoreData, ConnectionError, TimeoutError) as e:
+        log.info("client disconnected before the end of its chunked body (%s)", type(e).__name__)
+        raise bad_request("The request body ended before its last chunk.") from None
+    except ParseException as e:  # its text may hold kilobytes of the client's bytes: not echoed
+        raise bad_request(f"The chunked request body is malformed ({type(e).__name__}).") from None
     if len(data) > limit:
         raise too_large(limit)
     environ["wsgi.input"] = io.BytesIO(data)
     environ["CONTENT_LENGTH"] = str(len(data))
     return None
+
+
+def transfer_codings(value):
+    """The codings of a Transfer-Encoding header, lower-cased: `gzip, chunked`
+    is ["gzip", "chunked"]."""
+    return [c.strip().lower() for c in value.split(",") if c.strip()]
 
 
 def too_large(limit):

@@ -34,7 +34,7 @@ def write_json_error(sock, status, reason, message):
     head = (
         f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-        f"X-Request-ID: {request_id}\r\n\r\n"
+        f"X-Content-Type-Options: nosniff\r\nX-Request-ID: {request_id}\r\n\r\n"
     )
     util.write_nonblock(sock, head.encode("latin-1") + body)
 

@@ -1,7 +1,7 @@
 """Articles."""
 
 from content_publishing.store.idempotency import article_keys
-from content_publishing.store.paging import ARTICLE_KIND, page
+from content_publishing.store.paging import ARTICLE_KIND, Page, page
 from content_publishing.store.records import OwnedTable
 
 COLUMNS = (
@@ -45,7 +45,7 @@ def list_articles(user_id, query):
     if query.get("status"):
         where.append("status = ?")
         params.append(query["status"])
-    found, total = page(
+    found = page(
         "articles",
         COLUMNS,
         where,
@@ -54,5 +54,6 @@ def list_articles(user_id, query):
         query["limit"],
         query["offset"],
         counts=(user_id, [ARTICLE_KIND], query.get("status")),
+        after=query.get("cursor"),
     )
-    return [articles.record(r) for r in found], total
+    return Page([articles.record(r) for r in found.rows], found.total, found.more)

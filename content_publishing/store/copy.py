@@ -35,6 +35,8 @@ TABLES = (
     "webhook_events",
     "webhook_deliveries",
     "webhook_attempts",
+    "channels",
+    "import_idempotency_keys",
 )
 IDENTITY_TABLES = ("users", "api_keys", "webhook_attempts")  # ids the target must go on from
 COUNTS = (

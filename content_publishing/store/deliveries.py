@@ -4,7 +4,7 @@ dispatcher write, is store/outbox.py.
 """
 
 from content_publishing.store.db import one, rows
-from content_publishing.store.paging import page
+from content_publishing.store.paging import Page, page
 
 DELIVERY_COLUMNS = (
     "id, event_id, endpoint_id, event_type, post_id, outcome, attempt_count, next_attempt_at,"
@@ -20,7 +20,7 @@ def list_deliveries(user_id, query):
         if query.get(column):
             where.append(f"{column} = ?")
             params.append(query[column])
-    found, total = page(
+    found = page(
         "webhook_deliveries",
         DELIVERY_COLUMNS,
         where,
@@ -28,8 +28,9 @@ def list_deliveries(user_id, query):
         "created_at DESC, id DESC",
         query["limit"],
         query["offset"],
+        after=query.get("cursor"),
     )
-    return _with_attempts(found), total
+    return Page(_with_attempts(found.rows), found.total, found.more)
 
 
 def get_delivery(user_id, delivery_id):

@@ -32,3 +32,5 @@ class IdempotencyKeys:
 
 post_keys = IdempotencyKeys("idempotency_keys", "post_id")
 article_keys = IdempotencyKeys("article_idempotency_keys", "article_id")
+# An import's "record" is its batch: the JSON array of the posts' ids.
+import_keys = IdempotencyKeys("import_idempotency_keys", "post_ids")

@@ -1,15 +1,39 @@
 """Users and API keys."""
 
-from content_publishing.store.db import execute, one, rows, value
+from content_publishing.store.db import dialect, execute, one, rows, value
 
 
 def create_key(user_name, key_hash, prefix, scopes, expires_at, now):
     """Store a key (hash only) for a user, creating the user if new; returns its id."""
+    return _insert_key(_user(user_name, now), key_hash, prefix, scopes, expires_at, now)
+
+
+def create_first_key(user_name, key_hash, prefix, scopes, now):
+    """Store a key for `user_name` only if no key exists at all (the demo
+    key); its id, or None. The user's row is locked before the second count,
+    so two concurrent calls cannot both find no key (SQLite's write
+    transaction keeps the second out anyway); the first count spares a
+    database that has keys a new user row."""
+    if count_keys():
+        return None
+    user_id = _user(user_name, now, lock=True)
+    if count_keys():
+        return None
+    return _insert_key(user_id, key_hash, prefix, scopes, None, now)
+
+
+def _user(user_name, now, lock=False):
     execute(
         "INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
         (user_name, now),
     )
-    user_id = value("SELECT id FROM users WHERE name = ?", (user_name,))
+    return value(
+        "SELECT id FROM users WHERE name = ?" + (dialect().for_update if lock else ""),
+        (user_name,),
+    )
+
+
+def _insert_key(user_id, key_hash, prefix, scopes, expires_at, now):
     return value(
         "INSERT INTO api_keys (user_id, key_hash, prefix, scopes, expires_at, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -32,6 +56,15 @@ def find_key(key_hash):
     )
 
 
+def get_key(key_id):
+    """What a key's owner may know of it (GET /me): never its hash."""
+    return one(
+        "SELECT k.id, k.prefix, u.name AS user_name, k.scopes, k.expires_at, k.created_at"
+        " FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.id = ?",
+        (key_id,),
+    )
+
+
 def touch_key(key_id, now, stale_before):
     """Record use of a key, writing only last_used_at and only if the stored
     value is older than `stale_before`: a revoke in the meantime stays."""
@@ -51,11 +84,13 @@ def list_keys():
 
 
 def revoke_key(now, key_id=None, key_hash=None):
-    """Revoke by id or by hash. Returns the key's id, or None if unknown.
-    Revoking a revoked key keeps its first revoked_at."""
+    """Revoke by id or by hash. Returns {id, revoked_at}, or None if unknown.
+    Revoking a revoked key keeps its first revoked_at, so a revoked_at other
+    than `now` says it was revoked before."""
     column, wanted = ("id", key_id) if key_id is not None else ("key_hash", key_hash)
-    return value(
-        f"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE {column} = ? RETURNING id",
+    return one(
+        f"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE {column} = ?"
+        " RETURNING id, revoked_at",
         (now, wanted),
     )
 

@@ -55,4 +55,21 @@ MIGRATIONS: dict[int, list[str]] = {
         "ALTER TABLE posts ADD COLUMN handoff_acknowledged INTEGER NOT NULL DEFAULT 1",
         "ALTER TABLE posts ADD COLUMN handoff_error TEXT",
     ],
+    # 3 -> 4: at most one enabled post.due endpoint per user, held by a
+    # unique index; schema.sql disables any extra ones first and adds it.
+    3: [],
+    # 4 -> 5: recurring posts (planning/recurrence.py); schema.sql adds the
+    # channels table and the indexes.
+    4: [
+        "ALTER TABLE posts ADD COLUMN repeat TEXT",
+        "ALTER TABLE posts ADD COLUMN series_id TEXT",
+        "ALTER TABLE posts ADD COLUMN occurrence INTEGER",
+        "ALTER TABLE posts ADD COLUMN series_start TEXT",
+        "ALTER TABLE posts ADD COLUMN series_continued INTEGER NOT NULL DEFAULT 0",
+    ],
+    # 5 -> 6: a header token an endpoint's deliveries carry (auth_header).
+    5: [
+        "ALTER TABLE webhook_endpoints ADD COLUMN auth_header_name TEXT",
+        "ALTER TABLE webhook_endpoints ADD COLUMN auth_header_token TEXT",
+    ],
 }

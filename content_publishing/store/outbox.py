@@ -63,6 +63,7 @@ def lease_ready(owner, now, lease_until, limit):
     return rows(
         "SELECT d.id, d.event_id, d.endpoint_id, d.user_id, d.event_type, d.post_id, d.attempt_count,"
         " e.body, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_until,"
+        " w.auth_header_name, w.auth_header_token,"
         " p.status AS post_status, p.handoff_id, p.handoff_expires_at"
         " FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id"
         " LEFT JOIN webhook_endpoints w ON w.id = d.endpoint_id"

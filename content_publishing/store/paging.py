@@ -1,10 +1,20 @@
-"""One page of a user's rows plus the total, shared by posts and articles.
+"""One page of a user's rows plus the total, shared by every list.
 
 Callers run `page` inside `store.db.snapshot()` (or a transaction), so that
 the rows and the total describe the same state.
+
+A page starts at an offset, or after a row (keyset paging: `after` is the
+(created_at, id) of the last row of the page before). Following pages by
+the row they end at never repeats or misses a row while rows are added
+between the requests, which offsets cannot promise: each new row pushes
+every offset one further. The list answers' `next` links use it.
 """
 
+from collections import namedtuple
+
 from content_publishing.store.db import rows, value
+
+Page = namedtuple("Page", "rows total more")  # more: rows follow this page
 
 # The kinds counted in content_counts. schema.sql's triggers write the same
 # strings ('post:' || type, 'article').
@@ -12,22 +22,35 @@ POST_KINDS = {"personal": "post:personal", "brand": "post:brand"}
 ARTICLE_KIND = "article"
 
 
-def page(table, columns, where, params, order, limit, offset, counts=None):
-    """Rows `offset .. offset+limit` of `table` matching `where`, and their total.
+def page(table, columns, where, params, order, limit, offset, counts=None, after=None):
+    """A Page: rows `offset .. offset+limit` of `table` matching `where` (or
+    the `limit` rows after the row `after`, in `order`, which must then be
+    by created_at and id), their total, and whether more follow.
 
     `counts` is (user_id, kinds, status or None) when the filters are only
     owner, kind and status: the total then comes from content_counts, kept by
     triggers, instead of counting the owner's rows one by one.
     """
     condition = " AND ".join(where)
+    keyset, key = "", ()
+    if after is not None:
+        ahead = "<" if order.split(",")[0].strip().upper().endswith("DESC") else ">"
+        keyset, key = f" AND (created_at, id) {ahead} (?, ?)", tuple(after)
     found = rows(
-        f"SELECT {columns} FROM {table} WHERE {condition} ORDER BY {order} LIMIT ? OFFSET ?",
-        (*params, limit, offset),
+        f"SELECT {columns} FROM {table} WHERE {condition}{keyset} ORDER BY {order} LIMIT ? OFFSET ?",
+        (*params, *key, limit + 1, offset),
     )
-    if offset == 0 and len(found) < limit:
-        return found, len(found)
+    more = len(found) > limit
+    found = found[:limit]
+    return Page(found, _total(table, condition, params, offset, after, more, found, counts), more)
+
+
+def _total(table, condition, params, offset, after, more, found, counts):
+    """Every row matching the filters, whatever the page."""
+    if offset == 0 and after is None and not more:
+        return len(found)
     if counts is None:
-        return found, value(f"SELECT COUNT(*) FROM {table} WHERE {condition}", params)
+        return value(f"SELECT COUNT(*) FROM {table} WHERE {condition}", params)
     user_id, kinds, status = counts
     sql = (
         "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM content_counts WHERE user_id = ?"
@@ -37,4 +60,4 @@ def page(table, columns, where, params, order, limit, offset, counts=None):
     if status:
         sql += " AND status = ?"
         args.append(status)
-    return found, value(sql, args)
+    return value(sql, args)

@@ -4,7 +4,7 @@ import uuid
 
 from content_publishing.store.db import dialect, execute, execute_many, one, rows, value
 from content_publishing.store.idempotency import post_keys
-from content_publishing.store.paging import POST_KINDS, page
+from content_publishing.store.paging import POST_KINDS, Page, page
 from content_publishing.store.records import OwnedTable
 
 # handoff_acknowledged and handoff_error are internal: read for the expiry
@@ -12,16 +12,29 @@ from content_publishing.store.records import OwnedTable
 COLUMNS = (
     "id, type, brand_id, content, media_urls, status, scheduled_at, published_at,"
     " linkedin_post_id, live_url, last_error, handoff_id, handoff_expires_at, handoff_count,"
-    " handoff_acknowledged, handoff_error, created_at, updated_at, version"
+    " handoff_acknowledged, handoff_error, repeat, series_id, occurrence, series_start,"
+    " series_continued, created_at, updated_at, version"
 )
-CREATABLE = ("type", "brand_id", "content", "media_urls", "scheduled_at")
+# What a new post may be written with: a create's fields, and a Scheduled
+# status and a place in a series for an import row or a series' next occurrence.
+INSERTABLE = (
+    "type",
+    "brand_id",
+    "content",
+    "media_urls",
+    "scheduled_at",
+    "repeat",
+    "status",
+    "series_id",
+    "occurrence",
+    "series_start",
+)
 posts = OwnedTable(
     "posts",
     COLUMNS,
     json_columns=["media_urls"],
     writable=[
-        *CREATABLE,
-        "status",
+        *INSERTABLE,
         "published_at",
         "linkedin_post_id",
         "live_url",
@@ -30,6 +43,7 @@ posts = OwnedTable(
         "handoff_expires_at",
         "handoff_acknowledged",
         "handoff_error",
+        "series_continued",
     ],
 )
 ORDERS = {
@@ -48,7 +62,7 @@ def lock_post(user_id, post_id):
 
 
 def insert_post(user_id, post_id, fields, now):
-    return posts.insert(user_id, post_id, {k: fields[k] for k in CREATABLE}, now)
+    return posts.insert(user_id, post_id, {k: fields[k] for k in INSERTABLE if k in fields}, now)
 
 
 def update_post(user_id, post_id, changes, now):
@@ -78,10 +92,13 @@ def list_posts(user_id, query, now):
     if query.get("due"):
         where += ["status = ?", "scheduled_at <= ?"]
         params += ["Scheduled", now]
+    if query.get("series_id"):
+        where += ["series_id IS NOT NULL", "series_id = ?"]
+        params.append(str(query["series_id"]))
     # content_counts answers `total` unless a time filter is in play.
     by_counts = len(where) == 1 + len(counted)
     kinds = [POST_KINDS[query["type"]]] if query.get("type") else list(POST_KINDS.values())
-    found, total = page(
+    found = page(
         "posts",
         COLUMNS,
         where,
@@ -90,8 +107,9 @@ def list_posts(user_id, query, now):
         query["limit"],
         query["offset"],
         counts=(user_id, kinds, query.get("status")) if by_counts else None,
+        after=query.get("cursor"),
     )
-    return [posts.record(r) for r in found], total
+    return Page([posts.record(r) for r in found.rows], found.total, found.more)
 
 
 def claim_due(user_id, now, limit, expires_at, post_type=None):
@@ -232,6 +250,16 @@ def expire_handoffs(now, errors, user_id=None):
         f" version = version + 1 WHERE {where} RETURNING id, user_id",
         (*errors, *params),
     )
+
+
+def expired_series_occurrences(now, user_id=None):
+    """[{id, user_id}] of expired handoffs whose post continues a series,
+    which are settled one by one (posts.settle_all)."""
+    where, params = f"{_EXPIRED} AND repeat IS NOT NULL AND series_continued = 0", [now]
+    if user_id is not None:
+        where += " AND user_id = ?"
+        params.append(user_id)
+    return rows(f"SELECT id, user_id FROM posts WHERE {where}", params)
 
 
 def records(post_ids):

@@ -9,16 +9,18 @@ class OwnedTable:
     """A table whose rows belong to a user and carry a version.
 
     `json_columns` are stored as JSON text and returned as Python values,
-    `bool_columns` as 0/1 and returned as booleans. Another user's row is as
-    unknown as a missing one: every statement here names the owner.
+    `bool_columns` as 0/1 and returned as booleans; `shape`, if given, turns
+    the row into the record after that. Another user's row is as unknown as
+    a missing one: every statement here names the owner.
     """
 
-    def __init__(self, name, columns, json_columns, writable, bool_columns=()):
+    def __init__(self, name, columns, json_columns, writable, bool_columns=(), shape=None):
         self.name = name
         self.columns = columns
         self.json_columns = frozenset(json_columns)
         self.bool_columns = frozenset(bool_columns)
         self.writable = frozenset(writable)
+        self.shape = shape
         self._select = f"SELECT {columns} FROM {name} WHERE id = ? AND user_id = ?"
 
     def record(self, row):
@@ -27,7 +29,7 @@ class OwnedTable:
             record[column] = json.loads(record[column])
         for column in self.bool_columns:
             record[column] = bool(record[column])
-        return record
+        return self.shape(record) if self.shape else record
 
     def get(self, user_id, row_id):
         """The user's row, or None."""

@@ -3,10 +3,21 @@
 import json
 
 from content_publishing.store.db import execute, one, rows, value
-from content_publishing.store.paging import page
+from content_publishing.store.paging import Page, page
 from content_publishing.store.records import OwnedTable
 
-COLUMNS = "id, url, events, description, enabled, disabled_reason, created_at, updated_at, version"
+COLUMNS = (
+    "id, url, events, description, enabled, disabled_reason, auth_header_name,"
+    " created_at, updated_at, version"
+)
+
+
+def _with_auth_header(record):
+    """auth_header as the API shows it: {"name"} (never the token), or null."""
+    name = record.pop("auth_header_name")
+    return {**record, "auth_header": {"name": name} if name else None}
+
+
 endpoints = OwnedTable(
     "webhook_endpoints",
     COLUMNS,
@@ -21,7 +32,10 @@ endpoints = OwnedTable(
         "secret",
         "previous_secret",
         "previous_secret_until",
+        "auth_header_name",
+        "auth_header_token",
     ],
+    shape=_with_auth_header,
 )
 
 
@@ -38,8 +52,10 @@ def lock_endpoint(user_id, endpoint_id):
     return endpoints.lock(user_id, endpoint_id)
 
 
-def insert_endpoint(user_id, endpoint_id, fields, sealed_secret, now):
-    return endpoints.insert(user_id, endpoint_id, {**fields, "secret": sealed_secret}, now)
+def insert_endpoint(user_id, endpoint_id, fields, sealed, now):
+    """`sealed`: the sealed secret, and the auth header's name and sealed
+    token when it has one: {secret, auth_header_name, auth_header_token}."""
+    return endpoints.insert(user_id, endpoint_id, {**fields, **sealed}, now)
 
 
 def update_endpoint(user_id, endpoint_id, changes, now):
@@ -51,7 +67,7 @@ def delete_endpoint(user_id, endpoint_id):
 
 
 def list_endpoints(user_id, query):
-    found, total = page(
+    found = page(
         "webhook_endpoints",
         COLUMNS,
         ["user_id = ?"],
@@ -59,8 +75,9 @@ def list_endpoints(user_id, query):
         "created_at DESC, id DESC",
         query["limit"],
         query["offset"],
+        after=query.get("cursor"),
     )
-    return [endpoints.record(r) for r in found], total
+    return Page([endpoints.record(r) for r in found.rows], found.total, found.more)
 
 
 def subscribed(user_id, event_type):
@@ -85,10 +102,11 @@ def other_enabled_for(user_id, event_type, endpoint_id):
 
 
 def signing(endpoint_id):
-    """url, enabled and the sealed secrets of an endpoint, for a delivery; or None."""
+    """url, enabled, the sealed secrets and the auth header of an endpoint,
+    for a delivery; or None."""
     return one(
-        "SELECT id, user_id, url, enabled, secret, previous_secret, previous_secret_until"
-        " FROM webhook_endpoints WHERE id = ?",
+        "SELECT id, user_id, url, enabled, secret, previous_secret, previous_secret_until,"
+        " auth_header_name, auth_header_token FROM webhook_endpoints WHERE id = ?",
         (endpoint_id,),
     )
 

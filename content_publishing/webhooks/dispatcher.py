@@ -49,7 +49,7 @@ from content_publishing.store import webhooks as webhook_store
 from content_publishing.store.db import dispose_db, needs_database, transaction
 from content_publishing.webhooks import rules as webhook_rules
 from content_publishing.webhooks import secrets as webhook_secrets
-from content_publishing.webhooks.sender import Sender
+from content_publishing.webhooks.sender import Guard, Sender
 
 log = logging.getLogger("dispatcher")
 CALLBACK_PATH = "/functions/v1/make-post-callback"
@@ -73,7 +73,7 @@ class Dispatcher:
         self.lock = threading.Lock()
         self.sender = Sender(
             self.config["WEBHOOK_TIMEOUT_SECONDS"],
-            self.config["WEBHOOK_ALLOW_PRIVATE"],
+            Guard.of(self.config),
             pool_size=self.config["DISPATCH_WORKERS"],
         )
         self.schedule = self.config["WEBHOOK_RETRY_SCHEDULE"]
@@ -115,7 +115,7 @@ class Dispatcher:
                 now = timestamps.now_text()
                 if posts.leases_ran_out(now):
                     with transaction():
-                        posts.settle_all(now)
+                        posts.settle_all(now, self.config["SCHEDULE_MIN_LEAD_SECONDS"])
                 leased = self.lease()
                 purged = self._purge_now_and_then()
             return bool(recorded or pushed or leased or purged)
@@ -127,10 +127,15 @@ class Dispatcher:
     def push_due(self, now):
         if not post_store.any_pushable(now):  # a read; the write lock only when there is work
             return 0
-        callback_url = self.config["PUBLIC_URL"].rstrip("/") + CALLBACK_PATH
+        handoff = posts.Handoff(
+            callback_url=self.config["PUBLIC_URL"].rstrip("/") + CALLBACK_PATH,
+            lease_seconds=self.config["HANDOFF_LEASE_SECONDS"],
+            linkedin_version=self.config["LINKEDIN_VERSION"],
+            linkedin_api_base=self.config["LINKEDIN_API_BASE"],
+        )
         with transaction():
             return posts.push_due(
-                now, PUSH_BATCH, self.config["HANDOFF_MAX_DELAY_SECONDS"], callback_url
+                now, PUSH_BATCH, self.config["HANDOFF_MAX_DELAY_SECONDS"], handoff
             )
 
     def lease(self):
@@ -272,6 +277,7 @@ class Dispatcher:
                         delivery["event_id"],
                         delivery["body"],
                         [self._unseal(s) for s in webhook_rules.signing_secrets(delivery, now)],
+                        webhook_rules.delivery_headers(delivery, self._unseal),
                     )
                 self.results.put((delivery, attempt, reason))
             except Exception:

@@ -62,11 +62,10 @@ def article_changed(user_id, before, after, now):
         emit(user_id, "article.published", render(article_schema, after), now)
 
 
-def post_due(user_id, post, callback_url, now):
-    """The handoff of a due post to the user's post.due endpoint."""
-    data = {
-        "post": render(post_schema, post),
-        "handoff_id": post["handoff_id"],
-        "callback_url": callback_url,
-    }
+def post_due(user_id, post, handoff, now):
+    """The handoff of a due post to the user's post.due endpoint. `handoff`:
+    what the automation is told beside the post (its callback_url, the
+    lease_seconds that start when it acknowledges the delivery, and the
+    linkedin_request to send)."""
+    data = {"post": render(post_schema, post), "handoff_id": post["handoff_id"], **handoff}
     return emit(user_id, "post.due", data, now, post_id=post["id"])

@@ -2,7 +2,10 @@
 
 A due post is handed to exactly one automation, so a user has at most one
 enabled endpoint that wants post.due: a second is a 409, rather than two
-automations each publishing the same post.
+automations each publishing the same post. A unique index holds the rule
+(schema.sql, webhook_endpoints_one_post_due); the read before the write only
+finds the other endpoint's id for the message, and a save that races another
+one past it is refused by the index with the same 409.
 """
 
 import uuid
@@ -11,6 +14,7 @@ from content_publishing import timestamps
 from content_publishing.errors import conflict, validation_error
 from content_publishing.store import outbox
 from content_publishing.store import webhooks as webhook_store
+from content_publishing.store.db import is_unique_violation, savepoint
 from content_publishing.webhooks import secrets as webhook_secrets
 from content_publishing.webhooks import sender
 
@@ -26,13 +30,15 @@ def signing_secrets(endpoint, now):
     return sealed
 
 
-def check_destination(url, allow_private):
+def check_destination(url, guard):
     """400 naming `url` unless the SSRF guard lets webhooks go there. Before
     the transaction: it may wait for DNS."""
     if url is None:
         return
     try:
-        sender.check_destination(url, allow_private)
+        sender.check_destination(url, guard)
+    except sender.Unreachable as e:
+        raise validation_error({"url": [f"Cannot be reached: {e}."]}) from None
     except sender.Refused as e:
         raise validation_error({"url": [f"Not a public address: {e}."]}) from None
 
@@ -41,29 +47,75 @@ def _one_post_due(user_id, endpoint_id, events, enabled):
     if enabled and "post.due" in events:
         other = webhook_store.other_enabled_for(user_id, "post.due", endpoint_id)
         if other:
-            raise conflict(
-                "Another enabled endpoint already takes post.due; a due post is handed to one "
-                "automation only. Disable or change that one first.",
-                {"endpoint_id": other},
-            )
+            raise _post_due_taken(other)
+
+
+def _post_due_taken(other):
+    return conflict(
+        "Another enabled endpoint already takes post.due; a due post is handed to one "
+        "automation only. Disable or change that one first.",
+        {"endpoint_id": other},
+    )
+
+
+def _saved(user_id, endpoint_id, write):
+    """`write()` inside a savepoint; the index's refusal of a second enabled
+    post.due endpoint, committed by a concurrent request after our read, is
+    the same 409 as the read's."""
+    try:
+        with savepoint():
+            return write()
+    except Exception as error:
+        if not is_unique_violation(error):
+            raise
+        raise _post_due_taken(
+            webhook_store.other_enabled_for(user_id, "post.due", endpoint_id)
+        ) from None
 
 
 def create(user_id, fields, now):
-    """The new endpoint and its secret (inside the caller's transaction)."""
+    """The new endpoint, and what is shown of it once: its secret, and its
+    auth_header's token if it has one (inside the caller's transaction)."""
     endpoint_id = str(uuid.uuid4())
     _one_post_due(user_id, endpoint_id, fields["events"], True)
+    fields = dict(fields)
     secret = webhook_secrets.generate()
-    endpoint = webhook_store.insert_endpoint(
-        user_id, endpoint_id, fields, webhook_secrets.seal(secret), now
+    sealed = {"secret": webhook_secrets.seal(secret)}
+    shown = {"secret": secret}
+    header = fields.pop("auth_header", None)
+    if header:
+        sealed.update(_header_columns(header["name"], shown))
+    endpoint = _saved(
+        user_id,
+        endpoint_id,
+        lambda: webhook_store.insert_endpoint(user_id, endpoint_id, fields, sealed, now),
     )
-    return endpoint, secret
+    return endpoint, shown
+
+
+def _header_columns(name, shown):
+    """The columns of a new header token under `name`; the token into `shown`."""
+    token = webhook_secrets.generate_token()
+    shown["auth_header"] = {"name": name, "token": token}
+    return {"auth_header_name": name, "auth_header_token": webhook_secrets.seal(token)}
 
 
 def update(user_id, endpoint, changes, now):
-    """The changed endpoint, and its new secret if the change rotates it."""
+    """The changed endpoint, and what is shown once: a new secret if the
+    change rotates it, a new auth_header token if it issues one."""
     changes = dict(changes)
     rotate = changes.pop("rotate_secret", False)
+    rotate_header = changes.pop("rotate_auth_header", False)
     columns = {k: v for k, v in changes.items() if endpoint.get(k) != v}
+    shown = {}
+    header = columns.pop("auth_header", endpoint["auth_header"])
+    if header is None:
+        if rotate_header:
+            raise conflict("The endpoint has no auth_header to rotate; set one first.", {})
+        if endpoint["auth_header"] is not None:
+            columns.update(auth_header_name=None, auth_header_token=None)
+    elif header != endpoint["auth_header"] or rotate_header:
+        columns.update(_header_columns(header["name"], shown))
     if columns.get("enabled") is True:
         columns["disabled_reason"] = None
     if columns.keys() & {"events", "enabled"}:
@@ -76,18 +128,30 @@ def update(user_id, endpoint, changes, now):
     if columns.get("enabled") is False:
         columns["disabled_reason"] = "disabled through the API"
         outbox.cancel_for_endpoint(endpoint["id"], "the endpoint was disabled", now)
-    secret = None
     if rotate:
-        secret = webhook_secrets.generate()
+        shown["secret"] = webhook_secrets.generate()
         current = webhook_store.signing(endpoint["id"])
         columns.update(
-            secret=webhook_secrets.seal(secret),
+            secret=webhook_secrets.seal(shown["secret"]),
             previous_secret=current["secret"],
             previous_secret_until=timestamps.later(now, ROTATION_OVERLAP_SECONDS),
         )
     if not columns:
-        return endpoint, None
-    return webhook_store.update_endpoint(user_id, endpoint["id"], columns, now), secret
+        return endpoint, shown
+    changed = _saved(
+        user_id,
+        endpoint["id"],
+        lambda: webhook_store.update_endpoint(user_id, endpoint["id"], columns, now),
+    )
+    return changed, shown
+
+
+def delivery_headers(endpoint, unseal):
+    """The auth_header a delivery to `endpoint` carries ({} when none);
+    `unseal` opens the sealed token (the dispatcher caches them)."""
+    if not endpoint.get("auth_header_name"):
+        return {}
+    return {endpoint["auth_header_name"]: unseal(endpoint["auth_header_token"])}
 
 
 def delete(user_id, endpoint, now):

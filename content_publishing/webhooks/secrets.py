@@ -1,4 +1,4 @@
-"""Webhook signing secrets: made, shown once, stored encrypted.
+"""Webhook signing secrets and header tokens: made, shown once, stored encrypted.
 
 A secret is `whsec_` followed by the base64 of 32 random bytes (the Standard
 Webhooks form). Unlike an API key it cannot be stored as a hash: the
@@ -20,11 +20,19 @@ from cryptography.fernet import Fernet, InvalidToken
 from flask import current_app
 
 PREFIX = "whsec_"
+TOKEN_PREFIX = (
+    "whtok_"  # a header token (an endpoint's auth_header), for platforms that cannot check HMAC
+)
 KEY_FILE = "secrets.key"
 
 
 def generate():
     return PREFIX + base64.b64encode(secrets.token_bytes(32)).decode("ascii")
+
+
+def generate_token():
+    """A token for an endpoint's auth_header: URL-safe, so it goes in any header."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
 def _fernet():

@@ -2,76 +2,171 @@
 
 SSRF guard: a webhook URL is typed by a user but fetched by the server, so a
 URL whose host is or resolves to a loopback, private, link-local or
-otherwise non-public address is refused when the endpoint is saved, and the
-address actually connected to is checked again at every delivery (DNS can
-change between the two). FLASK_WEBHOOK_ALLOW_PRIVATE=1 lifts the guard, for
-local development and the tests.
+otherwise non-public address is refused when the endpoint is saved, and
+again at every delivery (DNS can change between the two). An IPv6 address
+that carries an IPv4 one (IPv4-mapped and -translated, IPv4-compatible,
+NAT64, 6to4, Teredo) is judged by the IPv4 address it carries, since a
+NAT64 or 6to4 gateway would take the packets there. Port 0 is refused.
+
+At delivery the host is resolved once, every address is vetted, and the
+connection is opened to a vetted address (the name still goes out as Host
+and as the TLS server name): no TCP connection to a forbidden address is
+ever opened, so a DNS rebinding cannot tell an open internal port from a
+closed one by the error it gets. Every refusal reads the same, whatever the
+port.
+
+Self-hosters run their automation on the same host, LAN or docker network:
+FLASK_WEBHOOK_ALLOWED_PRIVATE lists the host names and CIDR ranges the guard
+lets through (at save and at connect), and every refusal names it.
+FLASK_WEBHOOK_ALLOW_PRIVATE=1 lifts the guard altogether, for local
+development and the tests.
 
 A delivery is one POST with the Standard Webhooks headers, signed with the
 `standardwebhooks` package: no redirect is followed (a 3xx is a failed
 attempt), the whole attempt is bounded by a timeout, and only the first KB
-of the answer is kept.
+of the answer is kept. A failed attempt says what happened: the name did not
+resolve, the connection was refused, TLS failed, or no answer in time.
 """
 
 import codecs
+import concurrent.futures
 import contextlib
 import heapq
 import ipaddress
 import itertools
 import socket
+import ssl
 import threading
 import time
+from collections import namedtuple
 from datetime import UTC, datetime
 
 import urllib3
 from standardwebhooks import Webhook
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import NameResolutionError, NewConnectionError
 
 from content_publishing.schemas import urls
 
 USER_AGENT = "content-publishing-service-webhooks/1.0"
 RESPONSE_KEPT = 1024
+SAVE_DNS_SECONDS = 3  # a name that takes longer to resolve when an endpoint is saved is refused
+
+# IPv6 prefixes whose addresses carry an IPv4 address in their last 32 bits.
+_CARRY_LAST_32 = [
+    ipaddress.ip_network(n)
+    for n in ("::ffff:0:0/96", "::ffff:0:0:0/96", "64:ff9b::/96", "::/96", "64:ff9b:1::/48")
+]
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+
+
+class Guard(namedtuple("Guard", "allow_all names networks")):
+    """What the SSRF guard lets through besides public addresses: everything
+    (FLASK_WEBHOOK_ALLOW_PRIVATE), or the host names and networks of
+    FLASK_WEBHOOK_ALLOWED_PRIVATE."""
+
+    @classmethod
+    def of(cls, config):
+        names, networks = config["WEBHOOK_ALLOWED_PRIVATE"]
+        return cls(bool(config["WEBHOOK_ALLOW_PRIVATE"]), names, networks)
+
+    def allows_host(self, host):
+        return self.allow_all or host.lower().rstrip(".") in self.names
+
+    def allows_address(self, ip):
+        return any(ip.version == net.version and ip in net for net in self.networks)
+
+
+NO_GUARD = Guard(True, frozenset(), ())
+ALLOWLIST_HINT = "list a private receiver in FLASK_WEBHOOK_ALLOWED_PRIVATE"
 
 
 class Refused(ValueError):
     """A destination the guard does not allow; the message says why."""
 
 
-def check_address(address, allow_private):
-    """Refused unless `address` (an IP text) is a public unicast address."""
-    if allow_private:
+class Unreachable(Refused):
+    """A destination no delivery could reach (a host with no address, or
+    none in time; port 0), whatever the guard allows."""
+
+
+def carried_ipv4(ip):
+    """The IPv4 addresses an IPv6 address carries (RFC 4291, 2765, 6052,
+    3056, 4380), for the guard to judge; [] for any other address."""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return []
+    found = []
+    value = int(ip)
+    if any(ip in net for net in _CARRY_LAST_32):
+        found.append(ipaddress.IPv4Address(value & 0xFFFFFFFF))
+    if ip in _NAT64_LOCAL:  # RFC 6052 with a /48 prefix: bits 48-63 and 72-87
+        high, low = (value >> 64) & 0xFFFF, (value >> 40) & 0xFFFF
+        found.append(ipaddress.IPv4Address(high << 16 | low))
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)  # the server and the (un-obfuscated) client
+    return found
+
+
+def check_address(address, guard):
+    """Refused unless `address` (an IP text) is a public unicast address,
+    and so is every IPv4 address it carries, or the guard allows it."""
+    if guard.allow_all:
         return
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
-    if not ip.is_global or ip.is_multicast:
-        kind = (
-            "loopback"
-            if ip.is_loopback
-            else "private"
-            if ip.is_private
-            else "link-local"
-            if ip.is_link_local
-            else "non-public"
-        )
-        raise Refused(f"{address} is a {kind} address; webhooks go to public addresses only")
+    for candidate in carried_ipv4(ip) or [ip]:  # an IPv6 form of IPv4: judged by what it carries
+        if guard.allows_address(candidate):
+            continue
+        if not candidate.is_global or candidate.is_multicast:
+            kind = (
+                "loopback"
+                if candidate.is_loopback
+                else "private"
+                if candidate.is_private
+                else "link-local"
+                if candidate.is_link_local
+                else "non-public"
+            )
+            carried = f" (it carries {candidate})" if candidate is not ip else ""
+            raise Refused(
+                f"{address}{carried} is a {kind} address; webhooks go to public addresses only"
+                f" ({ALLOWLIST_HINT})"
+            )
 
 
-def check_destination(url, allow_private):
-    """Refused unless every address the URL's host resolves to is public."""
+def destination(url):
+    """(host, port) of a webhook URL; Refused for port 0."""
     parts = urls.parse(url)
-    if allow_private:
-        return
     host = parts["hostname"].strip("[]")
     port = int(parts["port"] or (443 if parts["protocol"] == "https:" else 80))
+    if port == 0:
+        raise Unreachable("port 0 is not a port anything listens on")
+    return host, port
+
+
+_SAVE_LOOKUPS = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="dns")
+
+
+def check_destination(url, guard):
+    """Refused unless every address the URL's host resolves to is public (or
+    the guard allows the host or the address). The lookup is bounded
+    (SAVE_DNS_SECONDS): a request saving an endpoint never waits on a slow
+    resolver for long."""
+    host, port = destination(url)
+    if guard.allows_host(host):
+        return
+    lookup = _SAVE_LOOKUPS.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        infos = lookup.result(timeout=SAVE_DNS_SECONDS)
+    except concurrent.futures.TimeoutError:
+        raise Unreachable(f"the host {host} did not resolve within {SAVE_DNS_SECONDS} s") from None
     except (socket.gaierror, UnicodeError) as e:
-        raise Refused(f"the host {host} does not resolve ({e})") from None
+        raise Unreachable(f"the host {host} does not resolve ({e})") from None
     for info in infos:
         try:
-            check_address(info[4][0], allow_private)
+            check_address(info[4][0], guard)
         except Refused as e:
             raise Refused(f"the host {host} resolves to {e}") from None
 
@@ -166,10 +261,11 @@ _WATCHDOG = _Watchdog()
 
 def _guarded(base):
     class Guarded(base):
-        """Checks the address it actually connected to, after DNS, and keeps
-        to the deadline of the attempt in progress."""
+        """Resolves the host once, vets every address, and connects to a
+        vetted one (the name stays the Host header and the TLS server name);
+        keeps to the deadline of the attempt in progress."""
 
-        allow_private = False
+        guard = None  # set per Sender (its subclass of this class)
 
         def request(self, *args, **kwargs):
             deadline = Deadline.current()
@@ -181,29 +277,45 @@ def _guarded(base):
             deadline = Deadline.current()
             if deadline is not None:
                 deadline.check()
-            sock = super()._new_conn()
+            if self.port == 0:
+                raise Refused("port 0 is not a port anything listens on")
             try:
-                check_address(sock.getpeername()[0], self.allow_private)
-            except Refused:
-                sock.close()
-                raise
-            return sock
+                infos = socket.getaddrinfo(self._dns_host, self.port, type=socket.SOCK_STREAM)
+            except socket.gaierror as e:
+                raise NameResolutionError(self.host, self, e) from e
+            if not self.guard.allows_host(self.host):
+                for info in infos:  # every address before any connection
+                    check_address(info[4][0], self.guard)
+            error = None
+            for family, kind, proto, _, address in infos:
+                sock = socket.socket(family, kind, proto)
+                try:
+                    for option in self.socket_options or ():
+                        sock.setsockopt(*option)
+                    sock.settimeout(self.timeout)
+                    sock.connect(address)
+                    return sock
+                except OSError as e:
+                    sock.close()
+                    error = e
+            if isinstance(error, TimeoutError | socket.timeout):
+                raise urllib3.exceptions.ConnectTimeoutError(
+                    self, f"connecting to {self.host} timed out"
+                ) from error
+            raise NewConnectionError(self, f"failed to connect: {error}") from error
 
     return Guarded
 
 
-_CONNECTIONS = {False: (_guarded(HTTPConnection), _guarded(HTTPSConnection))}
-_CONNECTIONS[True] = tuple(
-    type(c.__name__, (c,), {"allow_private": True}) for c in _CONNECTIONS[False]
-)
+_CONNECTIONS = (_guarded(HTTPConnection), _guarded(HTTPSConnection))
 
 
 class Sender:
     """A pool of keep-alive connections for one dispatcher process."""
 
-    def __init__(self, timeout, allow_private, pool_size=16):
+    def __init__(self, timeout, guard, pool_size=16):
         self.timeout = timeout
-        self.allow_private = allow_private
+        self.guard = guard
         self.pools = urllib3.PoolManager(
             num_pools=256,
             maxsize=pool_size,
@@ -211,14 +323,15 @@ class Sender:
             retries=False,
             timeout=urllib3.Timeout(total=timeout),
         )
-        http, https = _CONNECTIONS[bool(allow_private)]
+        http, https = (type(c.__name__, (c,), {"guard": guard}) for c in _CONNECTIONS)
         self.pools.pool_classes_by_scheme = {
             "http": type("Pool", (HTTPConnectionPool,), {"ConnectionCls": http}),
             "https": type("Pool", (HTTPSConnectionPool,), {"ConnectionCls": https}),
         }
 
-    def send(self, url, event_id, body, secrets):
-        """POST `body` signed with every secret in `secrets`; returns the attempt:
+    def send(self, url, event_id, body, secrets, extra_headers=None):
+        """POST `body` signed with every secret in `secrets`, with
+        `extra_headers` (an endpoint's auth_header); returns the attempt:
         {attempted_at, outcome, status_code, duration_ms, error, response, retry_after}."""
         moment = datetime.now(UTC)
         signatures = " ".join(Webhook(s).sign(event_id, moment, body) for s in secrets)
@@ -228,6 +341,7 @@ class Sender:
             "webhook-signature": signatures,
             "Content-Type": "application/json",
             "User-Agent": USER_AGENT,
+            **(extra_headers or {}),
         }
         started = time.monotonic()
         attempt = {
@@ -298,10 +412,20 @@ def _finish(answer, cut):
 
 
 def _reason(error, timeout):
+    """What went wrong, in words that tell the cases apart (NewConnectionError
+    is a ConnectTimeoutError in urllib3, so timeouts are asked last)."""
     inner = getattr(error, "reason", None) or error
     if isinstance(inner, Refused):
         return f"refused by the SSRF guard: {inner}"
+    if isinstance(inner, NameResolutionError):
+        return f"the name {inner.conn.host} did not resolve"
+    if isinstance(inner, NewConnectionError):
+        cause = inner.__cause__
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        return f"connection failed: {cause or inner}"[:300]
+    if isinstance(inner, urllib3.exceptions.SSLError | ssl.SSLError):
+        return f"TLS failed: {inner}"[:300]
     if isinstance(inner, (urllib3.exceptions.TimeoutError, TimeoutError)):
         return f"no answer within {timeout:g} s"
-    text = str(inner)
-    return f"connection failed: {text[:300]}"
+    return f"connection failed: {str(inner)[:300]}"

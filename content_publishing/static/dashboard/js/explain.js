@@ -18,7 +18,7 @@ const HEADLINES = {
 function advice(error) {
   switch (error.status) {
     case 401:
-      return "Sign in again with a current key; whoever runs the service can make one with flask --app app keys create.";
+      return "Sign in again with a current key; whoever runs the service can make one with .venv/bin/flask --app app keys create (run in the checkout).";
     case 403: {
       const scope = error.details.required_scope;
       return scope

@@ -4,7 +4,7 @@
 import { onKeyRefused, useKey } from "./api.js";
 import { h, show } from "./dom.js";
 import { explain } from "./explain.js";
-import { SCOPES, forgetKey, keepKey, scopesOf, storedKey } from "./session.js";
+import { SCOPES, forgetKey, keepKey, scopesIn, storedKey, whoIs } from "./session.js";
 import { showArticleForm } from "./views/article-form.js";
 import { showArticle, showArticles } from "./views/articles.js";
 import { showCalendar } from "./views/calendar.js";
@@ -34,6 +34,7 @@ const ROUTES = [
 const $ = (id) => document.getElementById(id);
 const session = {
   signedIn: false,
+  me: null, // GET /me: the key's user, prefix and scopes
   scopes: new Set(),
   can(scope) {
     return this.scopes.has(scope);
@@ -50,7 +51,8 @@ async function signIn(key, typed) {
   button.disabled = true;
   button.textContent = "Checking the key…";
   try {
-    session.scopes = await scopesOf(key);
+    session.me = await whoIs(key);
+    session.scopes = scopesIn(session.me);
   } catch (error) {
     if (error.status === 401) forgetKey(); // not when the service is only unreachable
     showSignIn(explain(error));
@@ -64,7 +66,7 @@ async function signIn(key, typed) {
   session.signedIn = true;
   $("sign-in").hidden = true;
   $("key-input").value = "";
-  showKey(key);
+  showKey(session.me);
   $("sign-in-problem").replaceChildren();
   await route(typed);
 }
@@ -82,9 +84,10 @@ function showSignIn(problem) {
   (problem ? $("sign-in-problem") : $("key-input")).focus();
 }
 
-/** The key (by its first characters, as `keys list` shows it) and its scopes. */
-function showKey(key) {
-  $("key-name").textContent = `Key ${key.slice(0, 13)}…`;
+/** Whose key it is, the key by its prefix (as `keys list` shows it), and its scopes. */
+function showKey(me) {
+  $("key-name").textContent = `${me.user} · ${me.key.prefix}…`;
+  $("key-name").title = `The key ${me.key.prefix}… of ${me.user}`;
   show(
     $("scope-list"),
     Object.entries(SCOPES).map(([scope, grants]) => {

@@ -1,0 +1,130 @@
+"""A channel's planned posts in memory: which slots are free, and whether a
+time keeps to the channel's guards.
+
+The guards, over the channel's Scheduled, Publishing and Published posts:
+
+- min_gap_minutes: no other such post closer in time than that;
+- daily_cap: at most that many in one local day of the channel's zone.
+
+A ChannelPlan reads the posts around the times it is asked about once, and
+keeps what it is told is taken since, so that a queue (90 days of slots) or
+an import (rows in order, each seeing the rows before it) checks every
+instant without a query each. It is built inside the transaction that holds
+the channel's row lock (store.channels.lock_channel), so the posts it read
+stay the channel's posts until the change commits.
+"""
+
+import bisect
+from datetime import timedelta
+
+from content_publishing import timestamps
+from content_publishing.errors import schedule_conflict
+from content_publishing.planning import clock
+from content_publishing.store import channels as channel_store
+
+
+def check_guards(user_id, post_id, channel_id, scheduled_at):
+    """schedule_conflict (409) if planning the post at `scheduled_at` (stored
+    text) breaks a guard of its channel; nothing for a channel not set up.
+    Locks the channel's row (inside the caller's transaction)."""
+    channel = channel_store.lock_channel(user_id, channel_id)
+    if channel is not None:
+        ChannelPlan(user_id, channel).check(clock.parse(scheduled_at), post_id)
+
+
+def channel_of(post):
+    """The channel a post goes to: `personal`, or its brand_id."""
+    return "personal" if post["type"] == "personal" else post["brand_id"]
+
+
+class ChannelPlan:
+    def __init__(self, user_id, channel):
+        self.user_id = user_id
+        self.channel = channel
+        self.zone = clock.zone(channel["timezone"])
+        self.gap = timedelta(minutes=channel["min_gap_minutes"])
+        self.cap = channel["daily_cap"]
+        self.spans = []  # (start, end) already read
+        self.at = {}  # post id -> instant
+        self.order = []  # (instant, post id), sorted: the planned posts in time order
+
+    # --- what is planned -----------------------------------------------------------
+
+    def cover(self, start, end):
+        """Read the channel's planned posts from `start` to `end` (and what
+        the guards of those times need around them), unless read already."""
+        start = min(start - self.gap, clock.day_bounds(start, self.zone)[0])
+        end = max(end + self.gap, clock.day_bounds(end, self.zone)[1])
+        if any(s <= start and end <= e for s, e in self.spans):
+            return
+        for row in channel_store.planned_between(
+            self.user_id, self.channel["id"], timestamps.to_text(start), timestamps.to_text(end)
+        ):
+            if row["id"] not in self.at:
+                self.take(row["id"], clock.parse(row["scheduled_at"]))
+        self.spans.append((start, end))
+
+    def take(self, post_id, moment):
+        """`post_id` is now planned at `moment` (a row of an import, a queued post)."""
+        if post_id in self.at:
+            self.order.remove((self.at[post_id], post_id))
+        self.at[post_id] = moment
+        bisect.insort(self.order, (moment, post_id))
+
+    def between(self, start, end, post_id=None):
+        """Ids of planned posts with start <= instant < end, but `post_id`."""
+        low = bisect.bisect_left(self.order, (start, ""))
+        high = bisect.bisect_left(self.order, (end, ""))
+        return [i for _, i in self.order[low:high] if i != post_id]
+
+    def occupant(self, moment):
+        """The id of a planned post at exactly `moment`, or None."""
+        self.cover(moment, moment)
+        found = self.between(moment, moment + timedelta(microseconds=1))
+        return found[0] if found else None
+
+    # --- the guards ----------------------------------------------------------------
+
+    def breach(self, moment, post_id=None):
+        """None, or (rule, conflicting post ids, message) if planning `post_id`
+        at `moment` breaks a guard."""
+        self.cover(moment, moment)
+        if self.gap:
+            tick = timedelta(microseconds=1)  # "closer than the gap": the ends are allowed
+            near = sorted(self.between(moment - self.gap + tick, moment + self.gap, post_id))
+            if near:
+                minutes = self.channel["min_gap_minutes"]
+                return (
+                    "min_gap_minutes",
+                    near,
+                    f"Another post of channel {self.channel['id']} is planned less than "
+                    f"{minutes} minutes from {timestamps.to_text(moment)} (min_gap_minutes).",
+                )
+        if self.cap:
+            start, end = clock.day_bounds(moment, self.zone)
+            same_day = sorted(self.between(start, end, post_id))
+            if len(same_day) >= self.cap:
+                day = clock.wall(moment, self.zone).date().isoformat()
+                return (
+                    "daily_cap",
+                    same_day,
+                    f"Channel {self.channel['id']} already has {len(same_day)} posts planned on "
+                    f"{day} ({self.channel['timezone']}), its daily_cap.",
+                )
+        return None
+
+    def check(self, moment, post_id=None):
+        """schedule_conflict (409) if planning `post_id` at `moment` breaks a guard."""
+        found = self.breach(moment, post_id)
+        if found:
+            rule, conflicting, message = found
+            raise schedule_conflict(self.channel["id"], rule, conflicting, message)
+
+    def first_free(self, start, end, post_id=None):
+        """The first slot instant from `start` (inclusive) to `end` that no
+        planned post holds and that keeps to the guards, or None."""
+        self.cover(start, end)
+        for moment in clock.slot_instants(self.channel["slots"], self.zone, start, end):
+            if self.occupant(moment) is None and self.breach(moment, post_id) is None:
+                return moment
+        return None

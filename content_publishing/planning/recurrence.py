@@ -1,0 +1,108 @@
+"""Recurring posts: the next occurrence of a series, made when one finishes.
+
+A post with `repeat` (an RRULE, schemas/recurrence.py) is the first
+occurrence of a series; its scheduled_at, read in its channel's zone (UTC
+when the channel is not set up), is the rule's start (DTSTART). When an
+occurrence first reaches Published or Failed, the next one is created in the
+same transaction, as a new Scheduled post with the same content, media,
+type, channel and repeat, at the rule's next instant that is strictly after
+both the finished occurrence's scheduled_at and now plus the lead time.
+
+- Instants whose time has passed are skipped, never created late: a series
+  never fires a burst, however long the service was down.
+- An instant whose wall time does not exist (spring forward) is skipped; an
+  ambiguous one (fall back) is taken at its first occurrence (clock.py).
+- COUNT counts the rule's instants with the start among them, as RFC 5545
+  says (python-dateutil leaves a start that does not match the rule out).
+- The series ends when the rule does, when the next instant breaks one of
+  the channel's guards (the reason goes into the finished post's
+  last_error), or when the current Scheduled occurrence is deleted or its
+  repeat set to null (nothing is left to finish).
+
+Each occurrence continues the series once (posts.series_continued): a
+Failed occurrence that is retried and published later makes nothing more.
+"""
+
+import itertools
+from datetime import UTC, datetime, time, timedelta
+
+from dateutil.rrule import rrulestr
+
+from content_publishing import timestamps
+from content_publishing.planning import clock
+from content_publishing.planning.plan import ChannelPlan, channel_of
+from content_publishing.schemas.recurrence import parse_rule, rule_text
+from content_publishing.store import channels as channel_store
+
+UTC_ZONE = clock.zone("UTC")
+
+
+def instants(repeat, start, where):
+    """The series' instants in order (aware UTC), from `start` (an aware
+    instant, the first) on, in zone `where`; ends with the rule."""
+    rule = parse_rule(repeat)
+    count = rule.pop("COUNT", None)
+    until = rule.pop("UNTIL", None)
+    first = clock.wall(start, where)
+    recurring = rrulestr(rule_text(rule), dtstart=first)
+    if until is not None:
+        recurring = recurring.replace(until=_local_until(until, where))
+    walls = itertools.chain([first], (w for w in recurring if w > first))
+    if until is not None and first > _local_until(until, where):
+        return
+    for n, wall in enumerate(walls, start=1):
+        if count is not None and n > count:
+            return
+        moment = clock.instant(wall, where)
+        if moment is not None:  # a wall time in a spring-forward gap is skipped
+            yield moment
+
+
+def _local_until(until, where):
+    """UNTIL as the naive wall time it bounds: a date is that whole local day."""
+    if isinstance(until, datetime):
+        return clock.wall(until.replace(tzinfo=UTC), where)
+    return datetime.combine(until, time(23, 59, 59, 999999))
+
+
+def next_instant(repeat, start, where, after):
+    """The first instant of the series strictly after `after`, or None."""
+    for moment in instants(repeat, start, where):
+        if moment > after:
+            return moment
+    return None
+
+
+def continuation(user_id, post, lead_seconds, now):
+    """What finishing `post` (Published or Failed now) does to its series:
+    (fields of the next occurrence or None, why the series stops or None).
+    Locks the channel's row when there is one, as every scheduling does."""
+    channel = channel_store.lock_channel(user_id, channel_of(post))
+    where = clock.zone(channel["timezone"]) if channel else UTC_ZONE
+    start = clock.parse(post["series_start"] or post["scheduled_at"])
+    after = max(
+        clock.parse(post["scheduled_at"]),
+        clock.parse(now) + timedelta(seconds=lead_seconds),
+    )
+    moment = next_instant(post["repeat"], start, where, after)
+    if moment is None:
+        return None, None
+    if channel is not None:
+        found = ChannelPlan(user_id, channel).breach(moment)
+        if found:
+            return None, (
+                f"The series stopped: its next occurrence, {timestamps.to_text(moment)}, "
+                f"would break a guard of channel {channel['id']}: {found[2]}"
+            )
+    return {
+        "type": post["type"],
+        "brand_id": post["brand_id"],
+        "content": post["content"],
+        "media_urls": post["media_urls"],
+        "repeat": post["repeat"],
+        "status": "Scheduled",
+        "scheduled_at": timestamps.to_text(moment),
+        "series_id": post["series_id"],
+        "occurrence": post["occurrence"] + 1,
+        "series_start": post["series_start"] or post["scheduled_at"],
+    }, None

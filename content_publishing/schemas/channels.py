@@ -1,0 +1,205 @@
+"""Channel record, create and update bodies, and the upcoming-slots query.
+
+A channel is where posts go: the caller's personal profile (id `personal`)
+or a brand page (id = the brand_id its posts carry). It carries the page's
+time zone, its weekly posting slots (wall times in that zone) and guards.
+"""
+
+import re
+import zoneinfo
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from content_publishing.schemas.common import (
+    PageQuerySchema,
+    PageSchema,
+    QueryInteger,
+    Text,
+    Timestamp,
+)
+
+CHANNEL_TYPES = ("personal", "brand")
+DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+MAX_SLOTS = 100
+PERSONAL = "personal"
+AUTHOR_URN = {
+    "personal": re.compile(r"urn:li:person:[A-Za-z0-9_-]{1,100}"),
+    "brand": re.compile(r"urn:li:organization:[0-9]{1,20}"),
+}
+# Every IANA name that zoneinfo (with the tzdata package) knows, read once.
+TIMEZONES = frozenset(zoneinfo.available_timezones())
+
+
+def check_timezone(name):
+    if name not in TIMEZONES:
+        raise ValidationError(f"{name!r} is not an IANA time zone such as Europe/Berlin.")
+
+
+class SlotSchema(Schema):
+    day = fields.String(required=True, validate=validate.OneOf(DAYS))
+    time = fields.String(
+        required=True,
+        validate=validate.Regexp(
+            r"^([01][0-9]|2[0-3]):[0-5][0-9]$", error="Not HH:MM (00:00-23:59)."
+        ),
+        metadata={"description": "A wall time in the channel's zone, HH:MM.", "example": "09:30"},
+    )
+
+
+def distinct_slots(slots):
+    seen = {(s["day"], s["time"]) for s in slots}
+    if len(seen) != len(slots):
+        raise ValidationError("A slot is given twice.")
+
+
+def slots_field(**kwargs):
+    return fields.List(
+        fields.Nested(SlotSchema),
+        validate=[validate.Length(max=MAX_SLOTS), distinct_slots],
+        metadata={"description": f"At most {MAX_SLOTS} weekly posting times."},
+        **kwargs,
+    )
+
+
+def author_urn_field(**kwargs):
+    return fields.String(
+        allow_none=True,
+        validate=validate.Length(max=140),
+        metadata={
+            "description": "Who posts: urn:li:person:<id> for the personal channel, "
+            "urn:li:organization:<id> for a brand page; null when not known yet."
+        },
+        **kwargs,
+    )
+
+
+def timezone_field(**kwargs):
+    return fields.String(
+        validate=check_timezone,
+        metadata={"description": "An IANA time zone name.", "example": "Europe/Berlin"},
+        **kwargs,
+    )
+
+
+def min_gap_field(**kwargs):
+    return fields.Integer(
+        strict=True,
+        validate=validate.Range(min=0, max=1440),
+        metadata={"description": "No two planned posts of the channel closer than this."},
+        **kwargs,
+    )
+
+
+def daily_cap_field(**kwargs):
+    return fields.Integer(
+        strict=True,
+        allow_none=True,
+        validate=validate.Range(min=1, max=100),
+        metadata={"description": "At most this many planned posts in one local day; null: none."},
+        **kwargs,
+    )
+
+
+def check_author(channel_type, urn):
+    if (
+        urn is not None
+        and channel_type in AUTHOR_URN
+        and not AUTHOR_URN[channel_type].fullmatch(urn)
+    ):
+        wanted = "urn:li:person:<id>" if channel_type == "personal" else "urn:li:organization:<id>"
+        raise ValidationError(f"A {channel_type} channel's author is {wanted}.", "author_urn")
+
+
+class ChannelSchema(Schema):
+    """The channel record; its writable fields (and brand_id) are the create body."""
+
+    class Meta:
+        description = (
+            "Where posts go: id `personal` (the caller's profile) or a brand page, whose id is "
+            "the brand_id its posts carry."
+        )
+
+    id = fields.String(dump_only=True)
+    type = fields.String(required=True, validate=validate.OneOf(CHANNEL_TYPES))
+    brand_id = Text(
+        100,
+        load_only=True,
+        allow_none=True,
+        load_default=None,
+        metadata={"description": "Create only, for a brand channel: the brand_id its posts carry."},
+    )
+    name = Text(100, required=True)
+    author_urn = author_urn_field(load_default=None)
+    timezone = timezone_field(load_default="UTC")
+    slots = slots_field(load_default=list)
+    min_gap_minutes = min_gap_field(load_default=0)
+    daily_cap = daily_cap_field(load_default=None)
+    created_at = Timestamp(dump_only=True)
+    updated_at = Timestamp(dump_only=True)
+    version = fields.Integer(dump_only=True)
+
+    @validates_schema
+    def channel_rules(self, data, **kwargs):
+        if data.get("type") == "brand":
+            if not data.get("brand_id"):
+                raise ValidationError(
+                    "Required for a brand channel: its posts' brand_id.", "brand_id"
+                )
+            if data["brand_id"] == PERSONAL:
+                raise ValidationError("A brand channel cannot be called personal.", "brand_id")
+        if data.get("type") == "personal" and data.get("brand_id") is not None:
+            raise ValidationError("The personal channel takes no brand_id.", "brand_id")
+        check_author(data.get("type"), data.get("author_urn"))
+
+
+class ChannelUpdateSchema(Schema):
+    """PATCH body: every field optional; type and id never change."""
+
+    name = Text(100)
+    author_urn = author_urn_field()
+    timezone = timezone_field()
+    slots = slots_field()
+    min_gap_minutes = min_gap_field()
+    daily_cap = daily_cap_field()
+
+
+class ChannelListQuerySchema(PageQuerySchema):
+    """limit/offset; channels are listed oldest first (the personal one is
+    usually made first)."""
+
+
+class ChannelPageSchema(PageSchema):
+    data = fields.List(fields.Nested(ChannelSchema), required=True)
+
+
+class SlotsQuerySchema(Schema):
+    days = QueryInteger(
+        load_default=14,
+        validate=validate.Range(min=1, max=90),
+        metadata={"description": "How many days ahead (1-90, default 14)."},
+    )
+
+
+class UpcomingSlotSchema(Schema):
+    at = fields.String(required=True, metadata={"description": "The slot's instant, in UTC."})
+    local = fields.String(
+        required=True,
+        metadata={"description": "The same instant in the channel's zone, with offset."},
+    )
+    post_id = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The Scheduled, Publishing or Published post at that instant."},
+    )
+
+
+class UpcomingSlotsSchema(Schema):
+    data = fields.List(fields.Nested(UpcomingSlotSchema), required=True)
+
+
+channel_schema = ChannelSchema()
+channel_update_schema = ChannelUpdateSchema()
+channels_page_schema = ChannelPageSchema()
+channel_list_query_schema = ChannelListQuerySchema()
+slots_query_schema = SlotsQuerySchema()
+upcoming_slots_schema = UpcomingSlotsSchema()

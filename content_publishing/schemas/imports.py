@@ -1,0 +1,121 @@
+"""A bulk import: rows of posts, as CSV or as JSON {"posts": [...]}.
+
+CSV, as spreadsheets export it: UTF-8 with or without a byte-order mark, a
+header row naming the columns, quoted fields that may hold commas and line
+breaks (read with the standard csv module). Columns:
+
+    type, brand_id, content, scheduled_at, media_urls, queue, repeat
+
+`media_urls` is space-separated; `queue` is `true` or empty; an empty cell
+is an absent value. Only `type` and `content` are required columns; an
+unknown column is refused, since a misspelt one would silently drop data.
+"""
+
+import csv
+import io
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from content_publishing.schemas.common import Timestamp
+from content_publishing.schemas.posts import (
+    POST_TYPES,
+    PostSchema,
+    brand_id_field,
+    check_brand,
+    content_field,
+    media_urls_field,
+)
+from content_publishing.schemas.recurrence import Repeat
+
+MAX_ROWS = 1000
+COLUMNS = ("type", "brand_id", "content", "scheduled_at", "media_urls", "queue", "repeat")
+REQUIRED_COLUMNS = ("type", "content")
+
+
+class ImportRowSchema(Schema):
+    """One row: a Draft, a Scheduled post (scheduled_at), or a queued one (queue)."""
+
+    type = fields.String(required=True, validate=validate.OneOf(POST_TYPES))
+    brand_id = brand_id_field(load_default=None)
+    content = content_field(required=True)
+    media_urls = media_urls_field(load_default=list)
+    scheduled_at = Timestamp(
+        allow_none=True,
+        load_default=None,
+        metadata={"description": "Schedule the post at this time (needs posts:publish)."},
+    )
+    queue = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Schedule it at its channel's next free slot (needs posts:publish)."
+        },
+    )
+    repeat = Repeat(load_default=None)
+
+    @validates_schema
+    def rules(self, data, **kwargs):
+        check_brand(data)
+        if data.get("queue") and data.get("scheduled_at"):
+            raise ValidationError("Give scheduled_at or queue, not both.", "queue")
+
+
+class ImportSchema(Schema):
+    posts = fields.List(
+        fields.Nested(ImportRowSchema),
+        required=True,
+        validate=validate.Length(min=1, max=MAX_ROWS),
+        metadata={"description": f"1 to {MAX_ROWS} rows, imported in this order."},
+    )
+
+
+class ImportResultSchema(Schema):
+    data = fields.List(fields.Nested(PostSchema), required=True)
+    count = fields.Integer(required=True)
+
+
+def rows_from_csv(text):
+    """{"posts": [row dicts]} from CSV text (its BOM already removed), with
+    empty cells left out and media_urls split; ValidationError for a bad
+    header (under "header") or a row that is not a row."""
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = reader.fieldnames or []
+        names = [name.strip() for name in header]
+        problems = [f"Unknown column {name!r}." for name in names if name not in COLUMNS]
+        problems += [f"Column {name} is missing." for name in REQUIRED_COLUMNS if name not in names]
+        problems += [
+            f"Column {name} is given twice." for name in set(names) if names.count(name) > 1
+        ]
+        if problems:
+            raise ValidationError({"header": problems})
+        rows = []
+        for record in reader:
+            if None in record:  # more cells than the header names
+                raise ValidationError(
+                    {"rows": {str(len(rows) + 1): ["More cells than the header has columns."]}}
+                )
+            rows.append(_row({k.strip(): v for k, v in record.items()}))
+    except csv.Error as e:
+        raise ValidationError({"header": [f"Not CSV: {e} (line {reader.line_num})."]}) from None
+    return {"posts": rows}
+
+
+def _row(record):
+    row = {}
+    for name, cell in record.items():
+        if cell is None or cell.strip() == "":
+            continue
+        if name == "media_urls":
+            row[name] = cell.split()
+        elif name == "queue":
+            row[name] = {"true": True, "false": False}.get(cell.strip().lower(), cell)
+        elif name in ("type", "scheduled_at", "repeat", "brand_id"):
+            row[name] = cell.strip()
+        else:
+            row[name] = cell
+    return row
+
+
+import_schema = ImportSchema()
+import_row_schema = ImportRowSchema()
+import_result_schema = ImportResultSchema()

@@ -1,0 +1,115 @@
+"""Every "at most one" rule is held by the database itself, proven with
+concurrent requests to real gunicorn on both backends.
+
+One enabled post.due endpoint per user: a due post is pushed to every
+enabled post.due endpoint of its user, so a second one would have two
+automations publish the same post. On PostgreSQL, under READ COMMITTED, a
+read before the write let three of twelve concurrent saves through; the
+unique index webhook_endpoints_one_post_due refuses them now.
+
+One demo key, only while no key exists (`flask keys demo`, which `make run`
+runs): the demo user's row is locked before the count.
+"""
+
+import threading
+
+import pytest
+
+from harness import Client, create_key, flask_cli, init_database, serve
+from tests.conftest import live_database_for
+
+HOOKS = "/functions/v1/webhooks"
+HOOK = "/functions/v1/webhooks-item/"
+RACERS = 12
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, live_backend):
+    tmp = tmp_path_factory.mktemp("at-most-one")
+    with live_database_for(live_backend) as database:
+        with serve(tmp, workers=6, database=database) as server:
+            yield server
+
+
+def race(url, key, requests):
+    """Send `requests` [(method, path, body)] at once, one thread each, all
+    released by one barrier; their statuses in order."""
+    barrier = threading.Barrier(len(requests))
+    statuses = [None] * len(requests)
+
+    def send(i, method, path, body):
+        client = Client(url, key, timeout=30)
+        barrier.wait()
+        statuses[i] = client.request(method, path, body).status
+
+    threads = [
+        threading.Thread(target=send, args=(i, *request)) for i, request in enumerate(requests)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return statuses
+
+
+def endpoint(n, events=("post.due",)):
+    return {"url": f"https://93.184.215.14/hooks/{n}", "events": list(events)}
+
+
+def enabled_post_due(client):
+    hooks = client.get(f"{HOOKS}?limit=100").json["data"]
+    return [h for h in hooks if h["enabled"] and "post.due" in h["events"]]
+
+
+def test_concurrent_creates_leave_one_enabled_post_due_endpoint(server):
+    key = create_key(server.database, user="creator")
+    statuses = race(server.url, key, [("POST", HOOKS, endpoint(n)) for n in range(RACERS)])
+    assert sorted(statuses) == [201] + [409] * (RACERS - 1), statuses
+    assert len(enabled_post_due(Client(server.url, key))) == 1
+
+
+def test_concurrent_enables_leave_one_enabled_post_due_endpoint(server):
+    key = create_key(server.database, user="enabler")
+    client = Client(server.url, key)
+    ids = []
+    for n in range(RACERS):  # one at a time: each is created enabled, then disabled
+        r = client.post(HOOKS, endpoint(n))
+        assert r.status == 201, r.json
+        ids.append(r.json["id"])
+        assert client.patch(HOOK + ids[-1], {"enabled": False}).status == 200
+    statuses = race(server.url, key, [("PATCH", HOOK + i, {"enabled": True}) for i in ids])
+    assert sorted(statuses) == [200] + [409] * (RACERS - 1), statuses
+    assert len(enabled_post_due(client)) == 1
+
+
+def test_concurrent_event_changes_leave_one_enabled_post_due_endpoint(server):
+    """The same rule when enabled endpoints start asking for post.due."""
+    key = create_key(server.database, user="subscriber")
+    client = Client(server.url, key)
+    ids = [
+        client.post(HOOKS, endpoint(n, events=["post.failed"])).json["id"] for n in range(RACERS)
+    ]
+    body = {"events": ["post.failed", "post.due"]}
+    statuses = race(server.url, key, [("PATCH", HOOK + i, body) for i in ids])
+    assert sorted(statuses) == [200] + [409] * (RACERS - 1), statuses
+    assert len(enabled_post_due(client)) == 1
+
+
+def test_concurrent_demo_keys_make_one_key(tmp_path, live_backend):
+    with live_database_for(live_backend) as url:
+        database = init_database(url or tmp_path / "demo.sqlite")
+        outputs = [None] * 8
+        barrier = threading.Barrier(len(outputs))
+
+        def demo(i):
+            barrier.wait()
+            outputs[i] = flask_cli(database, "keys", "demo")
+
+        threads = [threading.Thread(target=demo, args=(i,)) for i in range(len(outputs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        created = [o for o in outputs if "Created demo key" in o]
+        assert len(created) == 1, outputs
+        assert flask_cli(database, "keys", "list").count("demo") == 1

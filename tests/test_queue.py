@@ -1,0 +1,263 @@
+"""Add to queue: a Draft or Failed post to its channel's first free slot,
+with daylight saving, the guards, and concurrent requests on real gunicorn."""
+
+import threading
+from datetime import UTC, datetime
+
+import pytest
+
+from harness import Client, create_key, serve
+from tests.conftest import assert_error, live_database_for
+
+CHANNELS = "/functions/v1/channels"
+CHANNEL = "/functions/v1/channels-item/"
+POSTS = "/functions/v1/api-v2-posts"
+ITEM = "/functions/v1/api-v2-posts-item/"
+QUEUE = "/functions/v1/api-v2-posts-queue"
+EVERY_DAY = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def lead_until(app, moment):
+    """Make the scheduling lead time end at `moment`: the queue then looks
+    from there, which puts a daylight-saving change at a known place."""
+    app.config["SCHEDULE_MIN_LEAD_SECONDS"] = int((moment - datetime.now(UTC)).total_seconds())
+
+
+def channel(api, **fields):
+    body = {"type": "personal", "name": "Me", **fields}
+    r = api.post(CHANNELS, json=body)
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def draft(api, **fields):
+    r = api.post(POSTS, json={"type": "personal", "content": "queued", **fields})
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def queue(api, post, **headers):
+    return api.post(QUEUE, json={"post_id": post["id"]}, headers=headers or None)
+
+
+def queued_at(api, post):
+    r = queue(api, post)
+    assert r.status_code == 200, r.get_json()
+    assert (
+        r.get_json()["status"] == "Scheduled"
+        and r.headers["ETag"] == f'"{r.get_json()["version"]}"'
+    )
+    return r.get_json()["scheduled_at"]
+
+
+def test_posts_take_the_free_slots_in_order(api, app):
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))  # a Monday
+    channel(api, slots=[{"day": "mon", "time": "09:00"}, {"day": "wed", "time": "12:30"}])
+    times = [queued_at(api, draft(api)) for _ in range(3)]
+    assert times == [
+        "2031-03-03T09:00:00.000000Z",
+        "2031-03-05T12:30:00.000000Z",
+        "2031-03-10T09:00:00.000000Z",
+    ]
+
+
+def test_a_slot_held_by_a_scheduled_or_published_post_is_taken(api, app):
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
+    channel(api, slots=[{"day": "mon", "time": "09:00"}])
+    manual = draft(api, scheduled_at="2031-03-03T09:00:00Z")
+    api.patch(ITEM + manual["id"], json={"status": "Scheduled"})
+    elsewhere = draft(api, type="brand", brand_id="acme", scheduled_at="2031-03-10T09:00:00Z")
+    api.patch(ITEM + elsewhere["id"], json={"status": "Scheduled"})  # another channel: no matter
+    assert queued_at(api, draft(api)) == "2031-03-10T09:00:00.000000Z"
+
+
+def test_a_failed_post_is_queued_again_and_its_error_cleared(api, app):
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
+    channel(api, slots=[{"day": "tue", "time": "10:00"}])
+    post = draft(api, scheduled_at="2031-03-11T10:00:00Z")
+    api.patch(ITEM + post["id"], json={"status": "Scheduled"})
+    failed = api.patch(
+        ITEM + post["id"], json={"status": "Failed", "last_error": "expired"}
+    ).get_json()
+    assert failed["status"] == "Failed"
+    again = queue(api, failed).get_json()
+    assert again["scheduled_at"] == "2031-03-04T10:00:00.000000Z" and again["last_error"] is None
+
+
+DST = [
+    # zone, slot, lead from (UTC), expected first instant: a slot in the spring
+    # gap is skipped that day; an ambiguous one is taken at its first occurrence.
+    (
+        "America/New_York",
+        ("sun", "02:30"),
+        datetime(2027, 3, 13, tzinfo=UTC),
+        "2027-03-21T06:30:00.000000Z",
+    ),
+    (
+        "America/New_York",
+        ("sun", "01:30"),
+        datetime(2027, 11, 6, tzinfo=UTC),
+        "2027-11-07T05:30:00.000000Z",
+    ),
+    (
+        "Europe/Berlin",
+        ("sun", "02:30"),
+        datetime(2027, 3, 27, tzinfo=UTC),
+        "2027-04-04T00:30:00.000000Z",
+    ),
+    (
+        "Europe/Berlin",
+        ("sun", "02:30"),
+        datetime(2027, 10, 30, tzinfo=UTC),
+        "2027-10-31T00:30:00.000000Z",
+    ),
+    (
+        "Europe/Berlin",
+        ("mon", "09:00"),
+        datetime(2027, 3, 28, tzinfo=UTC),
+        "2027-03-29T07:00:00.000000Z",
+    ),
+    (
+        "Europe/Berlin",
+        ("mon", "09:00"),
+        datetime(2027, 10, 31, tzinfo=UTC),
+        "2027-11-01T08:00:00.000000Z",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "zone, slot, start, expected", DST, ids=[f"{z}-{s[0]}-{s[1]}-{t:%b}" for z, s, t, _ in DST]
+)
+def test_daylight_saving(api, app, zone, slot, start, expected):
+    lead_until(app, start)
+    channel(api, timezone=zone, slots=[{"day": slot[0], "time": slot[1]}])
+    first = queued_at(api, draft(api))
+    assert first == expected
+    if zone == "America/New_York" and slot == ("sun", "01:30"):  # taken once, not twice
+        assert queued_at(api, draft(api)) == "2027-11-14T06:30:00.000000Z"
+
+
+def test_the_guards_move_a_post_to_a_later_slot(api, app):
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
+    slots = [{"day": "mon", "time": t} for t in ("09:00", "09:30", "12:00", "18:00")]
+    channel(api, slots=slots, min_gap_minutes=60, daily_cap=2)
+    times = [queued_at(api, draft(api)) for _ in range(3)]
+    # 09:30 is within an hour of 09:00; the day's cap of 2 sends the third a week on
+    assert times == [
+        "2031-03-03T09:00:00.000000Z",
+        "2031-03-03T12:00:00.000000Z",
+        "2031-03-10T09:00:00.000000Z",
+    ]
+
+
+def test_no_slots_or_no_channel_is_409_no_free_slot(api):
+    post = draft(api)
+    error = assert_error(queue(api, post), 409, "no_free_slot")
+    assert (
+        error["details"] == {"channel": "personal"}
+        and "POST /functions/v1/channels" in error["message"]
+    )
+    channel(api)
+    error = assert_error(queue(api, post), 409, "no_free_slot")
+    assert "no posting slots" in error["message"]
+    assert api.get(ITEM + post["id"]).get_json()["status"] == "Draft"
+
+
+def test_nothing_free_within_90_days_is_409(api, app):
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
+    channel(api, slots=[{"day": "mon", "time": "09:00"}], daily_cap=1)
+    for _ in range(13):  # every Monday of the 90 days
+        queued_at(api, draft(api))
+    post = draft(api)
+    error = assert_error(queue(api, post), 409, "no_free_slot")
+    assert "90 days" in error["message"]
+    assert api.get(ITEM + post["id"]).get_json()["status"] == "Draft"
+
+
+@pytest.mark.parametrize("status", ["Scheduled", "Published"])
+def test_only_a_draft_or_failed_post_is_queued(api, app, status):
+    app.config["SCHEDULE_MIN_LEAD_SECONDS"] = -86400
+    channel(api, slots=[{"day": d, "time": "09:00"} for d in EVERY_DAY])
+    post = draft(api, scheduled_at="2031-01-01T00:00:00Z")
+    post = api.patch(ITEM + post["id"], json={"status": "Scheduled"}).get_json()
+    if status == "Published":
+        body = {
+            "post_id": post["id"],
+            "linkedin_post_id": "urn:li:share:1",
+            "live_url": "https://www.linkedin.com/feed/update/urn:li:share:1",
+        }
+        post = api.post("/functions/v1/make-post-callback", json=body).get_json()
+    assert_error(queue(api, post), 409, "conflict")
+    assert api.get(ITEM + post["id"]).get_json() == post
+
+
+def test_queue_honours_if_match_and_needs_publish_scope(api, caller, app):
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
+    channel(api, slots=[{"day": "mon", "time": "09:00"}])
+    post = draft(api)
+    assert_error(queue(api, post, **{"If-Match": '"5"'}), 412, "precondition_failed")
+    writer = caller("alice", scopes=["posts:read", "posts:write"])
+    error = assert_error(queue(writer, post), 403, "insufficient_scope")
+    assert error["details"]["required_scope"] == "posts:publish"
+    assert api.get(ITEM + post["id"]).get_json()["status"] == "Draft"
+    assert queue(api, post, **{"If-Match": '"1"'}).status_code == 200
+
+
+BAD_QUEUE = [
+    ({}, "post_id"),
+    ({"post_id": "nope"}, "post_id"),
+    ({"post_id": None}, "post_id"),
+    ({"post_id": "00000000-0000-4000-8000-000000000000", "at": 1}, "at"),
+]
+
+
+@pytest.mark.parametrize("body, field", BAD_QUEUE)
+def test_bad_queue_bodies(api, body, field):
+    assert field in assert_error(api.post(QUEUE, json=body), 400, "validation_error")["details"]
+
+
+def test_another_users_post_is_404(api, caller, app):
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
+    channel(api, slots=[{"day": "mon", "time": "09:00"}])
+    theirs = draft(caller("bob"))
+    assert_error(queue(api, theirs), 404, "not_found")
+
+
+# --- twelve at once, on real gunicorn ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, live_backend):
+    tmp = tmp_path_factory.mktemp("queue")
+    with live_database_for(live_backend) as database:
+        with serve(tmp, workers=6, database=database) as server:
+            yield server
+
+
+def test_concurrent_queue_requests_never_share_a_slot(server):
+    key = create_key(server.database, user="racer")
+    client = Client(server.url, key)
+    slots = [{"day": d, "time": f"{h:02}:00"} for d in EVERY_DAY for h in (9, 13, 17)]
+    assert client.post(CHANNELS, {"type": "personal", "name": "Me", "slots": slots}).status == 201
+    ids = [
+        client.post(POSTS, {"type": "personal", "content": f"r{n}"}).json["id"] for n in range(12)
+    ]
+    barrier = threading.Barrier(len(ids))
+    answers = [None] * len(ids)
+
+    def send(i):
+        mine = Client(server.url, key, timeout=30)
+        barrier.wait()
+        answers[i] = mine.post(QUEUE, {"post_id": ids[i]})
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(ids))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [a.status for a in answers] == [200] * 12, [a.json for a in answers]
+    times = [a.json["scheduled_at"] for a in answers]
+    assert len(set(times)) == 12
+    listed = client.get(POSTS + "?status=Scheduled&order=scheduled_at&limit=100").json["data"]
+    assert sorted(p["scheduled_at"] for p in listed) == sorted(times)
