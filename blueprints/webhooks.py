@@ -31,7 +31,6 @@ from content_publishing.store import deliveries
 from content_publishing.store import webhooks as webhook_store
 from content_publishing.store.db import snapshot, transaction
 from content_publishing.webhooks import rules as webhook_rules
-from content_publishing.webhooks.sender import Guard
 
 bp = Blueprint("webhooks", __name__)
 SCOPE = "webhooks:manage"
@@ -68,7 +67,7 @@ def list_webhooks(query):
 )
 @require_scope(SCOPE)
 def create_webhook(body):
-    webhook_rules.check_destination(body["url"], Guard.of(current_app.config))
+    webhook_rules.check_destination(body["url"], webhook_rules.guard(current_app.config))
     now = timestamps.now_text()
     with transaction():
         endpoint, shown = webhook_rules.create(g.user_id, body, now)
@@ -101,7 +100,7 @@ def get_webhook_item(webhook_id):
 )
 @require_scope(SCOPE)
 def update_webhook_item(webhook_id, body):
-    webhook_rules.check_destination(body.get("url"), Guard.of(current_app.config))
+    webhook_rules.check_destination(body.get("url"), webhook_rules.guard(current_app.config))
     now = timestamps.now_text()
     with transaction():
         endpoint = get_owned(webhook_store.lock_endpoint, webhook_id, "webhook endpoint")

@@ -24,28 +24,18 @@ from tests.browser_support import ARTIFACTS
 PAGES = Path(__file__).resolve().parent / "browser"
 SCENARIO_TIMEOUT_MS = 30_000  # the whole cors.html scenario (each fetch has its own 5 s limit)
 
-DOCS_OPERATIONS = {
-    ("GET", "/functions/v1/api-v2-posts"),
-    ("POST", "/functions/v1/api-v2-posts"),
-    ("GET", "/functions/v1/api-v2-posts-item/{post_id}"),
-    ("PATCH", "/functions/v1/api-v2-posts-item/{post_id}"),
-    ("POST", "/functions/v1/make-post-callback"),
-    ("GET", "/functions/v1/articles-api"),
-    ("POST", "/functions/v1/articles-api"),
-    ("GET", "/functions/v1/articles-api-item/{article_id}"),
-    ("PATCH", "/functions/v1/articles-api-item/{article_id}"),
-    ("DELETE", "/functions/v1/api-v2-posts-item/{post_id}"),
-    ("POST", "/functions/v1/api-v2-posts-claim"),
-    ("DELETE", "/functions/v1/articles-api-item/{article_id}"),
-    ("GET", "/functions/v1/webhooks"),
-    ("POST", "/functions/v1/webhooks"),
-    ("GET", "/functions/v1/webhooks-item/{webhook_id}"),
-    ("PATCH", "/functions/v1/webhooks-item/{webhook_id}"),
-    ("DELETE", "/functions/v1/webhooks-item/{webhook_id}"),
-    ("GET", "/functions/v1/webhook-deliveries"),
-    ("POST", "/functions/v1/webhook-deliveries-redeliver"),
-    ("GET", "/health"),
-}
+
+def documented_operations():
+    """(METHOD, path) of every operation in the OpenAPI document, which the
+    docs page must render, each once."""
+    from blueprints.apidoc import build_spec
+    from content_publishing.app import create_app
+
+    spec = build_spec(create_app({"TESTING": True, "DATABASE": ":memory:"}))
+    return {(m.upper(), path) for path, operations in spec["paths"].items() for m in operations}
+
+
+DOCS_OPERATIONS = documented_operations()
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

@@ -60,7 +60,7 @@ def test_site_agrees_with_the_service_and_the_units():
     assert env["FORWARDED_ALLOW_IPS"] == "127.0.0.1"  # where nginx connects from, to loopback
     read_timeout = int(directive("proxy_read_timeout").rstrip("s"))
     assert read_timeout > gunicorn_conf()["timeout"]
-    assert set(limits()) == {"cps_per_key", "cps_per_address"}
+    assert set(limits()) == {"cps_per_key", "cps_reports_per_key", "cps_per_address"}
     # The test substitutions find every place they change.
     site_for_test(SITE.read_text(), 1, 2, "/tmp/x")
     for unit in UNITS:

@@ -47,9 +47,14 @@ def due(api):
 
 
 def claim(who, **body):
+    """The claimed posts as records (each also carries its linkedin_request:
+    tests/test_linkedin.py)."""
     r = who.post(CLAIM, json=body)
     assert r.status_code == 200, r.get_json()
-    return r.get_json()["data"]
+    posts = r.get_json()["data"]
+    for post in posts:
+        assert post.pop("linkedin_request")["method"] == "POST"
+    return posts
 
 
 def callback(post_id, n=1):

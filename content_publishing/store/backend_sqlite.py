@@ -123,7 +123,7 @@ class Backend:
                 raise SchemaTooNew(found, version)
             while 0 < found < version:
                 for statement in MIGRATIONS[found]:
-                    conn.execute(statement)
+                    _migrate(conn, statement)
                 found += 1
             for statement in _statements(SCHEMA_FILE.read_text()):
                 conn.execute(statement)
@@ -208,3 +208,17 @@ def _statements(script):
         if sqlite3.complete_statement(buf):
             yield buf
             buf = ""
+
+
+def _migrate(conn, statement):
+    """One step of a migration: SQL, or (table, SQL) to run only when that
+    table exists (a database older than the table gets it whole from
+    schema.sql instead)."""
+    if isinstance(statement, tuple):
+        table, statement = statement
+        found = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+        if not found:
+            return
+    conn.execute(statement)

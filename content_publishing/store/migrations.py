@@ -42,7 +42,7 @@ V1_COLUMNS = (
     " linkedin_post_id, live_url, last_error, created_at, updated_at, version"
 )
 
-MIGRATIONS: dict[int, list[str]] = {
+MIGRATIONS: dict[int, list[str | tuple[str, str]]] = {
     1: [
         POSTS_V2,
         f"INSERT INTO posts_v2 ({V1_COLUMNS}) SELECT {V1_COLUMNS} FROM posts",
@@ -68,8 +68,10 @@ MIGRATIONS: dict[int, list[str]] = {
         "ALTER TABLE posts ADD COLUMN series_continued INTEGER NOT NULL DEFAULT 0",
     ],
     # 5 -> 6: a header token an endpoint's deliveries carry (auth_header).
+    # A database from before version 3 has no endpoints yet: schema.sql
+    # makes the table whole, so the steps are for an existing table only.
     5: [
-        "ALTER TABLE webhook_endpoints ADD COLUMN auth_header_name TEXT",
-        "ALTER TABLE webhook_endpoints ADD COLUMN auth_header_token TEXT",
+        ("webhook_endpoints", "ALTER TABLE webhook_endpoints ADD COLUMN auth_header_name TEXT"),
+        ("webhook_endpoints", "ALTER TABLE webhook_endpoints ADD COLUMN auth_header_token TEXT"),
     ],
 }

@@ -30,6 +30,11 @@ def signing_secrets(endpoint, now):
     return sealed
 
 
+def guard(config):
+    """What the SSRF guard lets through under these settings (sender.Guard)."""
+    return sender.Guard.of(config)
+
+
 def check_destination(url, guard):
     """400 naming `url` unless the SSRF guard lets webhooks go there. Before
     the transaction: it may wait for DNS."""

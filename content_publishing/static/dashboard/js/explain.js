@@ -51,7 +51,8 @@ export function explain(error, ...actions) {
     "div",
     { class: "alert alert-error", role: "alert", dataset: { status: error.status } },
     h("p", { class: "alert-title" }, headline),
-    h("p", {}, error.message),
+    // A validation error's message names the fields, as the list below does.
+    fields.length && error.code === "validation_error" ? null : h("p", {}, error.message),
     fields.length ? h("ul", { class: "alert-fields" }, fields.map(([field, message]) => h("li", {}, h("code", {}, field), ": ", message))) : null,
     advice(error) ? h("p", {}, advice(error)) : null,
     actions.length ? h("p", { class: "alert-actions" }, actions) : null,
