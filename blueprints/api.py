@@ -6,7 +6,7 @@ checks in `before_request` run for all of them and none can forget them.
 
 from flask import Blueprint
 
-from blueprints import articles, callback, channels, me, planning, posts, webhooks
+from blueprints import articles, callback, channels, me, media, planning, posts, webhooks
 from content_publishing import auth
 
 bp = Blueprint("api", __name__, url_prefix="/functions/v1")
@@ -29,3 +29,4 @@ bp.register_blueprint(webhooks.bp)
 bp.register_blueprint(me.bp)
 bp.register_blueprint(channels.bp)
 bp.register_blueprint(planning.bp)
+bp.register_blueprint(media.bp)

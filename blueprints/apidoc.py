@@ -200,6 +200,7 @@ def build_spec(app):
         }
         spec.path(path=path, operations=operations)
     spec.path(path="/health", operations={"get": HEALTH_OPERATION})
+    spec.path(path="/media/{media_id}.{ext}", operations={"get": MEDIA_FILE_OPERATION})
     return spec.to_dict()
 
 
@@ -286,5 +287,41 @@ HEALTH_OPERATION = {
             "description": "Success.",
             "content": {"application/json": {"schema": health_schema}},
         }
+    },
+}
+
+
+MEDIA_FILE_OPERATION = {
+    "operationId": "media_file",
+    "summary": "An image of the media library",
+    "description": "Needs no key: the id is 128 random bits, the address a capability, so that "
+    "the automation fetches a post's media without the user's key (FLASK_MEDIA_PUBLIC=0: the "
+    "owner's key with posts:read instead). Cached for a year (immutable); If-None-Match and "
+    "Range are honoured. An extension other than the media's own is a 404.",
+    "tags": ["media"],
+    "security": [],
+    "parameters": [
+        {
+            "in": "path",
+            "name": "media_id",
+            "required": True,
+            "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+        },
+        {
+            "in": "path",
+            "name": "ext",
+            "required": True,
+            "schema": {"type": "string", "enum": ["jpg", "png", "gif", "webp"]},
+        },
+    ],
+    "responses": {
+        # No `content`: generated clients build no reader for an image/* one.
+        "200": {"description": "The image, as image/jpeg, image/png, image/gif or image/webp."},
+        "206": {"description": "The part a Range asked for."},
+        "304": {"description": "Not modified since the If-None-Match ETag."},
+        "404": {
+            "description": "No such media, or another extension than its own.",
+            "content": {"application/json": {"schema": "Error"}},
+        },
     },
 }

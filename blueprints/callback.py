@@ -37,5 +37,7 @@ def publish_callback(body):
         post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
         lead = lead_seconds()
         post = posts.settle(g.user_id, post, lead, now)
-        post = posts.publish(g.user_id, post, body["linkedin_post_id"], body["live_url"], lead, now)
+        post = posts.publish(
+            g.user_id, post, body["linkedin_post_id"], body["live_url"], lead, now, g.key_id
+        )
     return with_etag(render(post_schema, post), post)

@@ -56,7 +56,7 @@ def queue_post(body):
         post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
         post = posts.settle(g.user_id, post, lead, now)
         check_if_match(post)
-        post = posts.add_to_queue(g.user_id, post, lead, now)
+        post = posts.add_to_queue(g.user_id, post, lead, now, g.key_id)
     return with_etag(render(post_schema, post), post)
 
 
@@ -129,6 +129,6 @@ def import_posts(body):
     key, now = idempotency_key(), timestamps.now_text()
     with transaction():
         made = imports.import_posts(
-            g.user_id, body["posts"], body["invalid"], g.scopes, lead_seconds(), key, now
+            g.user_id, body["posts"], body["invalid"], g.scopes, lead_seconds(), key, now, g.key_id
         )
     return {"data": [render(post_schema, post) for post in made], "count": len(made)}, 201

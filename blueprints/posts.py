@@ -4,6 +4,7 @@
     POST   /functions/v1/api-v2-posts             create a Draft (posts:write)
     POST   /functions/v1/api-v2-posts-claim       hand due posts to one automation (posts:publish)
     POST   /functions/v1/api-v2-posts-preview     the LinkedIn request a post would get (posts:read)
+    GET    /functions/v1/api-v2-posts-history/{id}  what happened to a post, oldest first (posts:read)
     GET    /functions/v1/api-v2-posts-item/{id}   read (posts:read)
     PATCH  /functions/v1/api-v2-posts-item/{id}   update; status moves also need posts:publish
     DELETE /functions/v1/api-v2-posts-item/{id}   delete a Draft, Scheduled or Failed post (posts:write)
@@ -25,7 +26,7 @@ from blueprints.common import (
     with_etag,
 )
 from content_publishing import linkedin, posts, timestamps
-from content_publishing.auth import require_scope
+from content_publishing.auth import KEY_PREFIX, require_scope
 from content_publishing.schemas.linkedin import (
     claimed_schema,
     preview_result_schema,
@@ -33,11 +34,13 @@ from content_publishing.schemas.linkedin import (
 )
 from content_publishing.schemas.posts import (
     claim_schema,
+    history_schema,
     post_list_query_schema,
     post_schema,
     post_update_schema,
     posts_page_schema,
 )
+from content_publishing.store import history as history_store
 from content_publishing.store import posts as post_store
 from content_publishing.store.db import snapshot, transaction
 
@@ -82,7 +85,7 @@ def list_posts(query):
 def create_post(body):
     key, now = idempotency_key(), timestamps.now_text()
     with transaction():
-        post = posts.create(g.user_id, body, key, now)
+        post = posts.create(g.user_id, body, key, now, g.key_id)
     location = url_for("api.posts.get_post_item", post_id=post["id"])
     return with_etag(render(post_schema, post), post, 201, {"Location": location})
 
@@ -117,7 +120,7 @@ def update_post_item(post_id, body):
         now = timestamps.now_text()
         post = posts.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), lead, now)
         check_if_match(post)
-        post = posts.update(g.user_id, post, body, g.scopes, lead, now)
+        post = posts.update(g.user_id, post, body, g.scopes, lead, now, g.key_id)
     return with_etag(render(post_schema, post), post)
 
 
@@ -170,7 +173,12 @@ def claim_posts(body):
     config = current_app.config
     with transaction():
         claimed = posts.claim(
-            g.user_id, timestamps.now_text(), body["limit"], body["lease_seconds"], body.get("type")
+            g.user_id,
+            timestamps.now_text(),
+            body["limit"],
+            body["lease_seconds"],
+            body.get("type"),
+            g.key_id,
         )
         requests = linkedin.requests_for(
             g.user_id, claimed, config["LINKEDIN_VERSION"], config["LINKEDIN_API_BASE"]
@@ -205,3 +213,22 @@ def preview_post(body):
     return linkedin.preview(
         g.user_id, post, config["LINKEDIN_VERSION"], config["LINKEDIN_API_BASE"]
     )
+
+
+@bp.get("/api-v2-posts-history/<post_id>")
+@doc(
+    "What happened to a post",
+    response=history_schema,
+    errors=[404],
+    description="Every change, oldest first, written in the change's own transaction: when, the "
+    "action, the status before and after, the names of the fields it set, the prefix of the key "
+    "that made it (null: the service itself, as when the dispatcher hands a post over or a lease "
+    "runs out), the handoff and a short detail. Kept as long as the post; never a key or content.",
+)
+@require_scope("posts:read")
+def post_history(post_id):
+    post = get_owned(post_store.get_post, post_id, "post")
+    entries = history_store.for_post(g.user_id, post["id"])
+    for entry in entries:
+        entry["key_prefix"] = KEY_PREFIX + entry["key_prefix"] if entry["key_prefix"] else None
+    return {"data": entries}

@@ -7,6 +7,7 @@ PATCH  /functions/v1/webhooks-item/{id}              change, enable, rotate the 
 DELETE /functions/v1/webhooks-item/{id}              remove; its pending deliveries end
 GET    /functions/v1/webhook-deliveries              the delivery log, with attempts
 POST   /functions/v1/webhook-deliveries-redeliver    send one delivery's event again
+POST   /functions/v1/webhooks-ping                   send a test event to an endpoint
 """
 
 from flask import Blueprint, current_app, g, url_for
@@ -25,6 +26,7 @@ from content_publishing.schemas.webhooks import (
     endpoint_update_schema,
     endpoint_with_secret_schema,
     endpoints_page_schema,
+    ping_schema,
     redeliver_schema,
 )
 from content_publishing.store import deliveries
@@ -163,4 +165,26 @@ def redeliver(body):
         if delivery is None:
             raise not_found("delivery")
         delivery = webhook_rules.redeliver(g.user_id, delivery, now)
+    return render(delivery_schema, delivery), 202
+
+
+@bp.post("/webhooks-ping")
+@doc(
+    "Send a test event to an endpoint",
+    body=ping_schema,
+    response=delivery_schema,
+    status=202,
+    errors=[404, 409],
+    description="A `ping` event, signed as every event, goes to the endpoint through the "
+    "dispatcher, whatever events it subscribes to: the answer is its pending delivery, whose "
+    "attempts the delivery log shows. A disabled endpoint is a 409.",
+)
+@require_scope(SCOPE)
+def ping_webhook(body):
+    now = timestamps.now_text()
+    with transaction():
+        endpoint = get_owned(
+            webhook_store.get_endpoint, str(body["webhook_id"]), "webhook endpoint"
+        )
+        delivery = webhook_rules.ping(g.user_id, endpoint, now)
     return render(delivery_schema, delivery), 202

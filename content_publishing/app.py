@@ -74,7 +74,7 @@ def create_app(test_config=None):
     app.after_request(_vary_on_origin)
     app.after_request(_no_sniffing)
 
-    from blueprints import api, dashboard, docs, health
+    from blueprints import api, dashboard, docs, health, media
     from blueprints import metrics as metrics_page
 
     app.register_blueprint(health.bp)
@@ -83,6 +83,7 @@ def create_app(test_config=None):
     app.register_blueprint(docs.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(dashboard.root)
+    app.register_blueprint(media.files)
     app.register_blueprint(api.bp)
     check_declarations(app)
     return app

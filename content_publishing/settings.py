@@ -33,6 +33,8 @@ def defaults(instance_path):
         "DATABASE": os.path.join(instance_path, "publishing.sqlite"),
         "CORS_ORIGINS": "*",
         "MAX_CONTENT_LENGTH": 1024 * 1024,
+        "MEDIA_MAX_BYTES": 5 * 1024 * 1024,
+        "MEDIA_PUBLIC": True,
         "KEY_TOUCH_INTERVAL": 60,
         "SCHEDULE_MIN_LEAD_SECONDS": 60,
         "SQLITE_SYNCHRONOUS": "FULL",
@@ -64,6 +66,8 @@ def defaults(instance_path):
 # name -> kind; kinds are checked (and normalised) by _CHECKS below.
 KINDS = {
     "MAX_CONTENT_LENGTH": "count",
+    "MEDIA_MAX_BYTES": "count",
+    "MEDIA_PUBLIC": "flag",
     "KEY_TOUCH_INTERVAL": "count",
     "SQLITE_BUSY_TIMEOUT_MS": "count",
     "SCHEDULE_MIN_LEAD_SECONDS": "integer",

@@ -24,13 +24,20 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "article_idempotency_keys",
     "import_idempotency_keys",
     "channels",
+    "media",
+    "post_history",
     "posts",
     "articles",
     "content_counts",
     "api_keys",
     "users",
 )
-IDENTITIES = (("users", "id"), ("api_keys", "id"), ("webhook_attempts", "id"))
+IDENTITIES = (
+    ("users", "id"),
+    ("api_keys", "id"),
+    ("webhook_attempts", "id"),
+    ("post_history", "id"),
+)
 
 
 def base_url():

@@ -21,14 +21,16 @@ DRIVERS = {"sqlite3", "psycopg", "psycopg_pool"}
 # package by its dotted name below content_publishing (store, schemas and cli
 # count as one part each), blueprints, and the root shims.
 DOMAIN_MODULES = {
-    "posts",
     "articles",
+    "history",
     "idempotency",
     "linkedin",
+    "media",
     "webhooks.rules",
     "webhooks.events",
 }
-DOMAIN = DOMAIN_MODULES | {"planning"}  # planning/ is a package of domain modules
+DOMAIN_PACKAGES = {"posts", "planning"}  # packages of domain modules
+DOMAIN = DOMAIN_MODULES | DOMAIN_PACKAGES
 WEBHOOKS = {"webhooks.rules", "webhooks.events", "webhooks.sender", "webhooks.secrets"}
 WEBHOOKS |= {"webhooks.dispatcher"}
 ANYTHING = None
@@ -50,7 +52,7 @@ LAYOUT = {
     ("content_publishing/auth.py",): {"store", "errors", "logs", "serving.metrics", "timestamps"},
     (
         *(f"content_publishing/{m.replace('.', '/')}.py" for m in sorted(DOMAIN_MODULES)),
-        "content_publishing/planning/*.py",
+        *(f"content_publishing/{p}/*.py" for p in sorted(DOMAIN_PACKAGES)),
     ): DOMAIN | {"store", "schemas", "errors", "timestamps", "webhooks.sender", "webhooks.secrets"},
     ("content_publishing/schemas/*.py",): {"timestamps"},
     ("content_publishing/store/*.py", "content_publishing/store/backup/*.py"): set(),
@@ -221,7 +223,7 @@ def test_tests_and_tools_drive_servers_through_the_harness(path):
 
 
 DOMAIN_FILES = [PACKAGE / f"{m.replace('.', '/')}.py" for m in sorted(DOMAIN_MODULES)]
-DOMAIN_FILES += sorted((PACKAGE / "planning").glob("*.py"))
+DOMAIN_FILES += [f for p in sorted(DOMAIN_PACKAGES) for f in sorted((PACKAGE / p).glob("*.py"))]
 
 
 @pytest.mark.parametrize("path", DOMAIN_FILES, ids=lambda p: p.name)

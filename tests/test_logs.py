@@ -16,14 +16,17 @@ document, the pages outside it, and requests that end in errors (the app's
 """
 
 import base64
+import io
 import json
 import re
 import socket
+import urllib.parse
 import uuid
 from datetime import UTC, datetime, timedelta
 from urllib.parse import unquote
 
 import pytest
+from PIL import Image
 
 from harness import Client, Dispatcher, Receiver, create_key, flask_cli, serve
 from tests.conftest import live_database_for
@@ -88,6 +91,15 @@ def new_key(database, user, scopes):
     output = flask_cli(database, *args)
     key_id = int(re.search(r"Created key (\d+)", output).group(1))
     return output.splitlines()[-1], key_id
+
+
+def jpeg_with_exif(text):
+    """A small JPEG whose EXIF description holds `text`."""
+    exif = Image.Exif()
+    exif[0x010E] = text  # ImageDescription
+    out = io.BytesIO()
+    Image.new("RGB", (4, 4), "green").save(out, "JPEG", exif=exif.tobytes())
+    return out.getvalue()
 
 
 def send_everything(server, receiver, run):
@@ -176,6 +188,21 @@ def send_everything(server, receiver, run):
     queued = send("POST", posts, body={"type": "personal", "content": marker}, expect=201).json
     send("POST", f"{V1}/api-v2-posts-queue", body={"post_id": queued["id"]}, expect=200)
     send("POST", f"{V1}/api-v2-posts-preview", body={"post_id": queued["id"]}, expect=200)
+    history = f"{V1}/api-v2-posts-history/{{post_id}}"
+    send("GET", history, f"{V1}/api-v2-posts-history/{queued['id']}", expect=200)
+    send("GET", posts, f"{posts}?q={marker.split('-')[0]}", expect=200)
+
+    # Media: an image whose EXIF holds the marker; it is stripped, never logged.
+    photo = send(
+        "POST",
+        f"{V1}/media",
+        body=jpeg_with_exif(marker),
+        headers={"Content-Type": "image/jpeg"},
+        expect=201,
+    ).json
+    send("GET", f"{V1}/media", expect=200)
+    send("GET", "/media/{media_id}.{ext}", urllib.parse.urlsplit(photo["url"]).path, expect=200)
+    send("DELETE", f"{V1}/media-item/{{media_id}}", f"{V1}/media-item/{photo['id']}", expect=204)
     imported = {"posts": [{"type": "personal", "content": marker, "queue": True}]}
     send("POST", f"{V1}/api-v2-posts-import", body=imported, expect=201)
     send("DELETE", channel_item, f"{V1}/channels-item/personal", expect=204)
@@ -196,6 +223,7 @@ def send_everything(server, receiver, run):
     send("POST", f"{V1}/webhook-deliveries-redeliver", body=redeliver, expect=202)
     receiver.wait_for(lambda arrivals: len(arrivals) >= 3, what="the redelivery")
     send("DELETE", article_item, item, expect=204)
+    send("POST", f"{V1}/webhooks-ping", body={"webhook_id": hook["id"]}, expect=202)
     send("DELETE", hook_item, f"{V1}/webhooks-item/{hook['id']}", expect=204)
 
     # Keys where they do not belong, and bad ones where they do.

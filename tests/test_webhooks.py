@@ -316,7 +316,7 @@ def test_delivery_log_filters(api, query, expected):
     [
         ("outcome=lost", "outcome"),
         ("post_id=1", "post_id"),
-        ("event_type=ping", "event_type"),
+        ("event_type=post.pinged", "event_type"),
         ("x=1", "x"),
     ],
 )

@@ -27,7 +27,7 @@ from content_publishing.store.idempotency import import_keys
 KEPT = ("type", "brand_id", "content", "media_urls", "repeat")
 
 
-def import_posts(user_id, rows, invalid, scopes, lead_seconds, idempotency_key, now):
+def import_posts(user_id, rows, invalid, scopes, lead_seconds, idempotency_key, now, actor=None):
     """The imported posts in row order (inside the caller's transaction).
     `rows`: the loaded rows, None where the row did not load; `invalid`: the
     messages of those rows, {1-based row: {field: [messages]}}."""
@@ -35,13 +35,13 @@ def import_posts(user_id, rows, invalid, scopes, lead_seconds, idempotency_key, 
     if PUBLISH_SCOPE not in scopes and any(r["scheduled_at"] or r["queue"] for r in good):
         raise insufficient_scope(PUBLISH_SCOPE)
     if invalid:  # before the key: a request that cannot import is never remembered
-        _import(user_id, rows, invalid, lead_seconds, now)
+        _import(user_id, rows, invalid, lead_seconds, now, actor)
     batch = create_once(
         import_keys,
         user_id,
         idempotency_key,
         {"posts": rows},
-        insert=lambda: _import(user_id, rows, invalid, lead_seconds, now),
+        insert=lambda: _import(user_id, rows, invalid, lead_seconds, now, actor),
         get=_batch,
         now=now,
     )
@@ -54,7 +54,7 @@ def _batch(user_id, post_ids):
     return {"data": [post for post in found if post is not None]}
 
 
-def _import(user_id, rows, invalid, lead_seconds, now):
+def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
     plans = _Plans(user_id)
     earliest = timestamps.later(now, lead_seconds)
     planned, errors = [], dict(invalid)
@@ -83,7 +83,7 @@ def _import(user_id, rows, invalid, lead_seconds, now):
         planned.append((post_id, fields))
     if errors:
         raise row_errors(errors)
-    made = [posts.insert(user_id, post_id, fields, now) for post_id, fields in planned]
+    made = [posts.insert(user_id, post_id, fields, now, actor) for post_id, fields in planned]
     return {"id": json.dumps([p["id"] for p in made]), "data": made}
 
 

@@ -1,5 +1,7 @@
 """Post record, create and update bodies, list query, and the callback."""
 
+import re
+
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from content_publishing.schemas.common import (
@@ -134,6 +136,37 @@ class PostUpdateSchema(Schema):
     repeat = Repeat()
 
 
+class SearchWords(fields.String):
+    """`q`: words that must each occur in the content as a whole word, in any
+    case. Only letters and digits make a word: OR, NOT, -word and quotes are
+    plain text, never a query language."""
+
+    MAX_WORDS = 20
+
+    MAX_LENGTH = 200
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            metadata={
+                "description": "Words that must each occur in content as a whole word, in any "
+                "case (operators and quotes are plain text).",
+                "maxLength": self.MAX_LENGTH,
+            },
+            **kwargs,
+        )
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if len(text) > self.MAX_LENGTH:
+            raise ValidationError(f"Longer than {self.MAX_LENGTH} characters.")
+        words = [w.lower() for w in re.findall(r"[^\W_]+", text)]
+        if not words:
+            raise ValidationError("Give at least one word of letters or digits.")
+        if len(words) > self.MAX_WORDS:
+            raise ValidationError(f"At most {self.MAX_WORDS} words.")
+        return list(dict.fromkeys(words))
+
+
 class PostListQuerySchema(PageQuerySchema):
     status = fields.String(validate=validate.OneOf(POST_STATUSES))
     type = fields.String(validate=validate.OneOf(POST_TYPES))
@@ -144,6 +177,7 @@ class PostListQuerySchema(PageQuerySchema):
         metadata={"description": "true: Scheduled posts whose scheduled_at has come"},
     )
     series_id = fields.UUID(metadata={"description": "The occurrences of one recurring post."})
+    q = SearchWords()
     order = fields.String(
         load_default="-created_at",
         validate=validate.OneOf(["-created_at", "scheduled_at"]),
@@ -216,3 +250,43 @@ post_update_schema = PostUpdateSchema()
 post_list_query_schema = PostListQuerySchema()
 callback_schema = CallbackSchema()
 claim_schema = ClaimSchema()
+
+
+class HistoryEntrySchema(Schema):
+    """One change of a post: no values, no key; only what and by whom."""
+
+    at = Timestamp(required=True)
+    action = fields.String(
+        required=True,
+        metadata={
+            "description": "created, updated, scheduled, unscheduled, queued, claimed, pushed, "
+            "given_back, reported_failed, lease_expired, published or occurrence_created."
+        },
+    )
+    status_from = fields.String(required=True, allow_none=True)
+    status_to = fields.String(required=True, allow_none=True)
+    fields_ = fields.List(
+        fields.String(),
+        required=True,
+        data_key="fields",
+        attribute="fields",
+        metadata={"description": "The record fields the change set (not updated_at, version)."},
+    )
+    key_prefix = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The key that made the change (svc_live_ and 4 characters); null: the service."
+        },
+    )
+    handoff_id = fields.String(required=True, allow_none=True)
+    detail = fields.String(required=True, allow_none=True)
+
+
+class HistorySchema(Schema):
+    data = fields.List(
+        fields.Nested(HistoryEntrySchema), required=True, metadata={"description": "Oldest first."}
+    )
+
+
+history_schema = HistorySchema()

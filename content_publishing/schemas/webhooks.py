@@ -186,13 +186,17 @@ class DeliverySchema(Schema):
 
 class DeliveryListQuerySchema(PageQuerySchema):
     endpoint_id = fields.UUID()
-    event_type = fields.String(validate=validate.OneOf(TYPES))
+    event_type = fields.String(validate=validate.OneOf((*TYPES, "ping")))
     post_id = fields.UUID()
     outcome = fields.String(validate=validate.OneOf(OUTCOMES))
 
 
 class DeliveryPageSchema(PageSchema):
     data = fields.List(fields.Nested(DeliverySchema), required=True)
+
+
+class PingSchema(Schema):
+    webhook_id = fields.UUID(required=True, metadata={"description": "The endpoint to ping."})
 
 
 class RedeliverSchema(Schema):
@@ -210,3 +214,4 @@ delivery_schema = DeliverySchema()
 delivery_list_query_schema = DeliveryListQuerySchema()
 deliveries_page_schema = DeliveryPageSchema()
 redeliver_schema = RedeliverSchema()
+ping_schema = PingSchema()

@@ -26,9 +26,22 @@ from content_publishing.errors import ApiError, bad_request
 log = logging.getLogger("limits")  # a short name: the `logger` field operators filter on
 
 
+MEDIA_UPLOAD = "/functions/v1/media"
+
+
+def body_limit():
+    """MAX_CONTENT_LENGTH (1 MiB): JSON never needs more; an image uploaded
+    to the media library may take up to MEDIA_MAX_BYTES (5 MiB)."""
+    config = current_app.config
+    if request.method == "POST" and request.path == MEDIA_UPLOAD:
+        return config["MEDIA_MAX_BYTES"]
+    return config["MAX_CONTENT_LENGTH"]
+
+
 def check_body_size():
     """before_request hook of the app."""
-    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    limit = body_limit()
+    request.max_content_length = limit  # what werkzeug then reads at most
     length = request.content_length
     if length is not None:
         if length > limit:

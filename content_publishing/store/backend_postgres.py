@@ -43,6 +43,13 @@ class Dialect:
     # ASC puts NULLs last in PostgreSQL, so the index order serves this.
     scheduled_order = "scheduled_at, id"
 
+    @staticmethod
+    def search(words):
+        """(WHERE fragment, parameters): posts whose content holds every word,
+        through the GIN index posts_search (the words are letters and digits
+        only, so the tsquery holds nothing but them and &)."""
+        return "to_tsvector('simple', content) @@ to_tsquery('simple', ?)", [" & ".join(words)]
+
 
 class Backend:
     name = "postgresql"

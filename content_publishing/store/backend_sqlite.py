@@ -25,6 +25,14 @@ class Dialect:
     # ASC puts NULLs first in SQLite: soonest first, unscheduled last.
     scheduled_order = "scheduled_at IS NULL, scheduled_at, id"
 
+    @staticmethod
+    def search(words):
+        """(WHERE fragment, parameters): posts whose content holds every word,
+        through the FTS5 index posts_search (each word a quoted token, so
+        that nothing of FTS5's query language is read in it)."""
+        match = " ".join('"' + word.replace('"', '""') + '"' for word in words)
+        return "rowid IN (SELECT rowid FROM posts_search WHERE posts_search MATCH ?)", [match]
+
 
 class Backend:
     name = "sqlite"

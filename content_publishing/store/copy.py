@@ -37,8 +37,15 @@ TABLES = (
     "webhook_attempts",
     "channels",
     "import_idempotency_keys",
+    "media",
+    "post_history",
 )
-IDENTITY_TABLES = ("users", "api_keys", "webhook_attempts")  # ids the target must go on from
+IDENTITY_TABLES = (
+    "users",
+    "api_keys",
+    "webhook_attempts",
+    "post_history",
+)  # ids the target must go on from
 COUNTS = (
     "SELECT user_id, kind, status, {total} AS n FROM content_counts GROUP BY user_id, kind, status"
 )

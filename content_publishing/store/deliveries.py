@@ -62,3 +62,13 @@ def count_by_outcome():
         r["outcome"]: r["n"]
         for r in rows("SELECT outcome, COUNT(*) AS n FROM webhook_deliveries GROUP BY outcome")
     }
+
+
+def delivery_of_event(user_id, event_id):
+    """The (first) delivery of an event, with its attempts."""
+    row = one(
+        f"SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE event_id = ? AND user_id = ?"
+        " ORDER BY created_at, id LIMIT 1",
+        (event_id, user_id),
+    )
+    return _with_attempts([row])[0] if row else None

@@ -74,4 +74,12 @@ MIGRATIONS: dict[int, list[str | tuple[str, str]]] = {
         ("webhook_endpoints", "ALTER TABLE webhook_endpoints ADD COLUMN auth_header_name TEXT"),
         ("webhook_endpoints", "ALTER TABLE webhook_endpoints ADD COLUMN auth_header_token TEXT"),
     ],
+    # 6 -> 7: the media library, post history and search; schema.sql makes
+    # their tables, indexes and triggers, after the search table made here
+    # is filled with the posts there are.
+    6: [
+        "CREATE VIRTUAL TABLE IF NOT EXISTS posts_search USING fts5(content, content = 'posts',"
+        " content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 0')",
+        "INSERT INTO posts_search (posts_search) VALUES ('rebuild')",
+    ],
 }

@@ -2,6 +2,7 @@
 
 import uuid
 
+from content_publishing.store import history
 from content_publishing.store.db import dialect, execute, execute_many, one, rows, value
 from content_publishing.store.idempotency import post_keys
 from content_publishing.store.paging import POST_KINDS, Page, page
@@ -70,8 +71,9 @@ def update_post(user_id, post_id, changes, now):
 
 
 def delete_post(user_id, post_id):
-    """Remove the post and the idempotency keys that named it."""
+    """Remove the post, its history and the idempotency keys that named it."""
     post_keys.forget(user_id, post_id)
+    history.forget(post_id)
     return posts.delete(user_id, post_id)
 
 
@@ -92,6 +94,10 @@ def list_posts(user_id, query, now):
     if query.get("due"):
         where += ["status = ?", "scheduled_at <= ?"]
         params += ["Scheduled", now]
+    if query.get("q"):
+        fragment, found = dialect().search(query["q"])
+        where.append(fragment)
+        params += found
     if query.get("series_id"):
         where += ["series_id IS NOT NULL", "series_id = ?"]
         params.append(str(query["series_id"]))
@@ -200,15 +206,13 @@ def handoff(post_id):
 
 def acknowledge_handoff(post_id, handoff_id, now, expires_at):
     """The automation took the pushed post (a 2xx): its lease starts now.
-    Only while that handoff is current and unacknowledged; True if it was."""
-    return (
-        execute(
-            "UPDATE posts SET handoff_acknowledged = 1, handoff_error = NULL, handoff_expires_at = ?,"
-            " updated_at = ?, version = version + 1 WHERE id = ? AND status = 'Publishing'"
-            " AND handoff_id = ? AND handoff_acknowledged = 0 AND handoff_expires_at > ?",
-            (expires_at, now, post_id, handoff_id, now),
-        ).rowcount
-        == 1
+    Only while that handoff is current and unacknowledged: the post's
+    user_id if it was, else None."""
+    return value(
+        "UPDATE posts SET handoff_acknowledged = 1, handoff_error = NULL, handoff_expires_at = ?,"
+        " updated_at = ?, version = version + 1 WHERE id = ? AND status = 'Publishing'"
+        " AND handoff_id = ? AND handoff_acknowledged = 0 AND handoff_expires_at > ? RETURNING user_id",
+        (expires_at, now, post_id, handoff_id, now),
     )
 
 
@@ -250,6 +254,19 @@ def expire_handoffs(now, errors, user_id=None):
         f" version = version + 1 WHERE {where} RETURNING id, user_id",
         (*errors, *params),
     )
+
+
+def expired_handoffs(now, user_id=None):
+    """{post id: (handoff_id, handoff_expires_at)} of the handoffs that ran
+    out by `now`, read before expire_handoffs clears them (for the history)."""
+    where, params = _EXPIRED, [now]
+    if user_id is not None:
+        where += " AND user_id = ?"
+        params.append(user_id)
+    return {
+        r["id"]: (r["handoff_id"], r["handoff_expires_at"])
+        for r in rows(f"SELECT id, handoff_id, handoff_expires_at FROM posts WHERE {where}", params)
+    }
 
 
 def expired_series_occurrences(now, user_id=None):

@@ -364,7 +364,7 @@ class Dispatcher:
         handoff_id = _handoff_id(delivery)
         if attempt["outcome"] == "delivered":
             lease = timestamps.later(now, self.config["HANDOFF_LEASE_SECONDS"])
-            post_store.acknowledge_handoff(delivery["post_id"], handoff_id, now, lease)
+            posts.acknowledge(delivery["post_id"], handoff_id, now, lease)
         else:
             post_store.note_handoff_error(delivery["post_id"], handoff_id, attempt["error"])
 

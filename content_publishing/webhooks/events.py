@@ -62,6 +62,22 @@ def article_changed(user_id, before, after, now):
         emit(user_id, "article.published", render(article_schema, after), now)
 
 
+def ping(user_id, endpoint_id, now):
+    """A test event to one endpoint, whatever it subscribes to: the body
+    `webhooks test` sends too, delivered by the dispatcher and logged."""
+    event_id = new_id()
+    outbox.add_event(
+        event_id,
+        user_id,
+        "ping",
+        None,
+        body("ping", {"endpoint_id": endpoint_id}, now),
+        [endpoint_id],
+        now,
+    )
+    return event_id
+
+
 def post_due(user_id, post, handoff, now):
     """The handoff of a due post to the user's post.due endpoint. `handoff`:
     what the automation is told beside the post (its callback_url, the

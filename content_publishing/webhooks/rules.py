@@ -12,11 +12,11 @@ import uuid
 
 from content_publishing import timestamps
 from content_publishing.errors import conflict, validation_error
-from content_publishing.store import outbox
+from content_publishing.store import deliveries, outbox
 from content_publishing.store import webhooks as webhook_store
 from content_publishing.store.db import is_unique_violation, savepoint
+from content_publishing.webhooks import events, sender
 from content_publishing.webhooks import secrets as webhook_secrets
-from content_publishing.webhooks import sender
 
 ROTATION_OVERLAP_SECONDS = 24 * 3600
 
@@ -162,6 +162,16 @@ def delivery_headers(endpoint, unseal):
 def delete(user_id, endpoint, now):
     outbox.cancel_for_endpoint(endpoint["id"], "the endpoint was deleted", now)
     webhook_store.delete_endpoint(user_id, endpoint["id"])
+
+
+def ping(user_id, endpoint, now):
+    """A ping to `endpoint`, pending for the dispatcher: its delivery."""
+    if not endpoint["enabled"]:
+        raise conflict(
+            "The endpoint is disabled; enable it first.", {"endpoint_id": endpoint["id"]}
+        )
+    event_id = events.ping(user_id, endpoint["id"], now)
+    return deliveries.delivery_of_event(user_id, event_id)
 
 
 def redeliver(user_id, delivery, now):

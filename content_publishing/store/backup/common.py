@@ -85,8 +85,16 @@ def known_tables():
 
     names = set()
     for schema in (backend_sqlite.SCHEMA_FILE, backend_postgres.SCHEMA_FILE):
-        names |= set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", schema.read_text()))
+        text = schema.read_text()
+        names |= set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", text))
+        for index in re.findall(r"CREATE VIRTUAL TABLE IF NOT EXISTS (\w+)", text):
+            names |= {index, *(index + shadow for shadow in FTS5_SHADOW_TABLES)}
     return names
+
+
+# The tables SQLite's FTS5 keeps beside an index (content is left out: the
+# search index is an external-content one).
+FTS5_SHADOW_TABLES = ("_data", "_idx", "_docsize", "_config", "_content")
 
 
 def check_schema(path, version, tables):

@@ -1,0 +1,103 @@
+"""Post history: what happened to a post, when, and by whose key.
+
+Every change of a post writes one entry in its own transaction
+(posts.py, through `record` here): when, the action, the status before and
+after, the names of the record fields the change set (never their values:
+no content lands here), the key that did it (its prefix, when read) or none
+for the service itself, and the handoff. Actions:
+
+    created             a new post (a create, or an import row)
+    updated             any other change of fields
+    scheduled           a move into Scheduled, or a new scheduled_at while Scheduled
+    unscheduled         a move to Draft
+    queued              scheduled by "add to queue"
+    claimed             handed over: by a claim (its key), or pushed by the dispatcher (none)
+    pushed              the dispatcher's post.due delivery was acknowledged
+    given_back          Publishing -> Scheduled, the automation's report
+    reported_failed     a move to Failed made with a key
+    lease_expired       a move to Failed the service made (a handoff ran out)
+    published           the publish callback
+    occurrence_created  the next occurrence of a recurring post
+"""
+
+from content_publishing.store import history as history_store
+
+# What a change may set that is not a field of the post's record.
+INTERNAL = frozenset(
+    {
+        "handoff_acknowledged",
+        "handoff_error",
+        "series_continued",
+        "series_start",
+        "version",
+        "updated_at",
+    }
+)
+
+
+def action_of(old_status, new_status, columns, key_id):
+    """The action a change of `columns` from `old_status` to `new_status` is."""
+    if new_status != old_status:
+        if new_status == "Scheduled":
+            return "given_back" if old_status == "Publishing" else "scheduled"
+        if new_status == "Draft":
+            return "unscheduled"
+        if new_status == "Failed":
+            return "reported_failed" if key_id is not None else "lease_expired"
+        if new_status == "Published":
+            return "published"
+        if new_status == "Publishing":
+            return "claimed"
+    if new_status == "Scheduled" and "scheduled_at" in columns:
+        return "scheduled"
+    return "updated"
+
+
+def entry(
+    user_id,
+    post_id,
+    action,
+    old_status,
+    new_status,
+    columns,
+    key_id,
+    now,
+    handoff_id=None,
+    detail=None,
+):
+    return {
+        "post_id": post_id,
+        "user_id": user_id,
+        "at": now,
+        "action": action,
+        "status_from": old_status,
+        "status_to": new_status,
+        "fields": sorted(set(columns) - INTERNAL),
+        "key_id": key_id,
+        "handoff_id": handoff_id,
+        "detail": detail,
+    }
+
+
+def record(entries):
+    history_store.add(entries)
+
+
+def change(user_id, before, after, columns, key_id, now, action=None, detail=None):
+    """The entry of a change of one post, written."""
+    record(
+        [
+            entry(
+                user_id,
+                after["id"],
+                action or action_of(before["status"], after["status"], columns, key_id),
+                before["status"],
+                after["status"],
+                columns,
+                key_id,
+                now,
+                after["handoff_id"] or before.get("handoff_id"),
+                detail,
+            )
+        ]
+    )

@@ -1,0 +1,66 @@
+"""The post lifecycle: which status moves exist and what each one needs.
+
+    Draft -> Scheduled            posts:publish, and a scheduled_at far enough ahead
+    Scheduled -> Draft            unschedule (posts:publish)
+    Scheduled -> Failed           a last_error (posts:publish)
+    Scheduled -> Publishing       only by a claim: the post is handed to one automation
+    Publishing -> Published       the publish callback
+    Publishing -> Failed          the automation reports a failed attempt (posts:publish)
+    Publishing -> Scheduled       the automation gives the post back untried (posts:publish)
+    Publishing -> Failed          by itself, when the handoff's lease runs out
+    Failed -> Draft | Scheduled   retry (posts:publish)
+    Scheduled | Failed -> Published   the publish callback
+
+A post may repeat (planning/recurrence.py): when an occurrence first
+becomes Published or Failed, the next one is created with it. Scheduling
+into a channel that is set up keeps to its guards (planning/plan.py).
+
+A Published post is final. While a post is Publishing it is in the
+automation's hands: nothing else about it can change. A handoff whose lease
+ran out is never handed out again by itself: the post may be live already,
+so handing it to a second automation is exactly how duplicates happen.
+
+Personal and brand posts follow the same rules: scheduled_at is when the
+automation platform should publish; a brand post also names the company
+page in brand_id.
+
+Views load, lock and check If-Match, then call one function of this
+package:
+
+    moves.py     the rules of a PATCH, the callback and a DELETE
+    writes.py    every change written with its event and history entry
+    handoffs.py  claims, pushes and leases that run out
+"""
+
+from content_publishing.posts.handoffs import (
+    EXPIRED_ERRORS,
+    Handoff,
+    acknowledge,
+    claim,
+    current,
+    leases_ran_out,
+    push_due,
+    settle,
+    settle_all,
+)
+from content_publishing.posts.moves import PUBLISH_SCOPE
+from content_publishing.posts.writes import add_to_queue, create, delete, insert, publish, update
+
+__all__ = [
+    "EXPIRED_ERRORS",
+    "PUBLISH_SCOPE",
+    "Handoff",
+    "acknowledge",
+    "add_to_queue",
+    "claim",
+    "create",
+    "current",
+    "delete",
+    "insert",
+    "leases_ran_out",
+    "publish",
+    "push_due",
+    "settle",
+    "settle_all",
+    "update",
+]

@@ -1,0 +1,196 @@
+"""Handing posts to the automation: claims, pushes to a post.due endpoint,
+and leases that run out. A handoff whose lease ran out is never handed out
+again by itself: the post may be live already, so handing it to a second
+automation is exactly how duplicates happen.
+"""
+
+from collections import namedtuple
+
+from content_publishing import history, linkedin, timestamps
+from content_publishing.posts.moves import HANDOFF_CLEARED
+from content_publishing.posts.writes import write
+from content_publishing.store import posts as post_store
+from content_publishing.webhooks import events
+
+
+def claim(user_id, now, limit, lease_seconds, post_type=None, actor=None):
+    """Hand up to `limit` due posts to the caller (inside a transaction)."""
+    claimed = post_store.claim_due(
+        user_id, now, limit, timestamps.later(now, lease_seconds), post_type
+    )
+    _handed_over(claimed, actor, now)
+    return claimed
+
+
+def _handed_over(posts, actor, now):
+    """The `claimed` history entries: by a claim's key, or by the dispatcher (None)."""
+    history.record(
+        [
+            history.entry(
+                post["user_id"],
+                post["id"],
+                "claimed",
+                "Scheduled",
+                "Publishing",
+                ["status", "handoff_id", "handoff_expires_at", "handoff_count"],
+                actor,
+                now,
+                post["handoff_id"],
+                f"until {post['handoff_expires_at']}",
+            )
+            for post in posts
+        ]
+    )
+
+
+# last_error of a post whose handoff ran out: the text before and after the
+# expiry time, for a handoff the automation took (a claim, or a pushed post.due
+# it acknowledged), then for a pushed one it never acknowledged, which is
+# followed by the last delivery error.
+EXPIRED_ERRORS = (
+    "The handoff to the automation expired at ",
+    " without a result: the post may already be live on the network. Check before retrying it.",
+    "No post.due delivery was acknowledged by ",
+    ", so the post was not handed to the automation. Last delivery error: ",
+)
+
+
+Handoff = namedtuple("Handoff", "callback_url lease_seconds linkedin_version linkedin_api_base")
+
+
+def push_due(now, limit, max_delay, handoff):
+    """Hand due posts of users with an enabled post.due endpoint to it (inside
+    a transaction), each with its post.due event. Not yet acknowledged: the
+    handoff's deadline is scheduled_at + max_delay until a delivery gets a
+    2xx, when the lease (handoff.lease_seconds) starts. Returns how many."""
+    pushed = post_store.push_due(now, limit, lambda at: timestamps.later(at, max_delay))
+    _handed_over(pushed, None, now)
+    for user_id in {post["user_id"] for post in pushed}:
+        mine = [post for post in pushed if post["user_id"] == user_id]
+        requests = linkedin.requests_for(
+            user_id, mine, handoff.linkedin_version, handoff.linkedin_api_base
+        )
+        for post in mine:
+            told = {
+                "callback_url": handoff.callback_url,
+                "lease_seconds": handoff.lease_seconds,
+                "linkedin_request": requests[post["id"]],
+            }
+            events.post_due(user_id, post, told, now)
+    return len(pushed)
+
+
+def expired_error(post):
+    if post["handoff_acknowledged"]:
+        return EXPIRED_ERRORS[0] + post["handoff_expires_at"] + EXPIRED_ERRORS[1]
+    return (
+        EXPIRED_ERRORS[2]
+        + post["handoff_expires_at"]
+        + EXPIRED_ERRORS[3]
+        + (post["handoff_error"] or "none")
+    )
+
+
+def _expired(post, now):
+    return post["status"] == "Publishing" and post["handoff_expires_at"] <= now
+
+
+def current(post, now):
+    """The post as it stands at `now`: a Publishing post whose lease has run
+    out reads as the Failed post it becomes, exactly as `settle` and
+    `settle_all` write it, whether or not the row has been rewritten yet."""
+    if not _expired(post, now):
+        return post
+    return {
+        **post,
+        **HANDOFF_CLEARED,
+        "status": "Failed",
+        "last_error": expired_error(post),
+        "updated_at": post["handoff_expires_at"],
+        "version": post["version"] + 1,
+    }
+
+
+def settle(user_id, post, lead_seconds, now):
+    """`current`, written (with its post.failed event, and the next
+    occurrence of a series): for a post read with lock_post before a change,
+    inside the caller's transaction."""
+    if not _expired(post, now):
+        return post
+    changes = {**HANDOFF_CLEARED, "status": "Failed", "last_error": expired_error(post)}
+    return write(
+        user_id,
+        post,
+        changes,
+        lead_seconds,
+        now,
+        updated_at=post["handoff_expires_at"],
+        detail=f"the lease ran out at {post['handoff_expires_at']}",
+    )
+
+
+def leases_ran_out(now, user_id=None):
+    """Whether any handoff (one user's, or anyone's) has run out by `now`: a
+    read that takes no lock, so that a write transaction is opened only when
+    settle_all has work."""
+    return post_store.has_expired_handoffs(now, user_id)
+
+
+def settle_all(now, lead_seconds, user_id=None):
+    """Write every lease that ran out by `now` (one user's, or all) as Failed,
+    with their post.failed events, inside the caller's transaction: one
+    UPDATE, but one by one for occurrences whose series goes on. Before list
+    reads, so that filters and totals agree with the records. Returns how
+    many posts it changed."""
+    continuing = post_store.expired_series_occurrences(now, user_id)
+    for row in continuing:
+        settle(row["user_id"], post_store.lock_post(row["user_id"], row["id"]), lead_seconds, now)
+    handoffs = post_store.expired_handoffs(now, user_id)  # {id: (handoff_id, expires_at)}
+    expired = post_store.expire_handoffs(now, EXPIRED_ERRORS, user_id)
+    changed = ["status", "last_error", "handoff_id", "handoff_expires_at"]
+    entries = []
+    for post in post_store.records([row["id"] for row in expired]):
+        events.post_changed(post["user_id"], {"status": "Publishing"}, post, now)
+        handoff_id, ran_out = handoffs.get(post["id"], (None, post["updated_at"]))
+        entries.append(
+            history.entry(
+                post["user_id"],
+                post["id"],
+                "lease_expired",
+                "Publishing",
+                "Failed",
+                changed,
+                None,
+                now,
+                handoff_id,
+                f"the lease ran out at {ran_out}",
+            )
+        )
+    history.record(entries)
+    return len(continuing) + len(expired)
+
+
+def acknowledge(post_id, handoff_id, now, lease_until):
+    """A pushed post.due delivery got its 2xx: the automation has the post,
+    and its lease starts now (the `pushed` history entry). Only while that
+    handoff is current and unacknowledged; True if it was."""
+    user_id = post_store.acknowledge_handoff(post_id, handoff_id, now, lease_until)
+    if user_id is None:
+        return False
+    history.record(
+        [
+            history.entry(
+                user_id,
+                post_id,
+                "pushed",
+                "Publishing",
+                "Publishing",
+                ["handoff_expires_at"],
+                None,
+                now,
+                handoff_id,
+                f"acknowledged; the lease runs until {lease_until}",
+            )
+        ]
+    )
+    return True

@@ -1,0 +1,172 @@
+"""The post lifecycle's rules: which status moves exist, who may make them,
+and what a PATCH, the callback or a DELETE may do to a post. They plan a
+change (the columns it writes) and refuse what breaks a rule; writes.py
+writes it.
+"""
+
+import uuid
+
+from marshmallow import ValidationError
+
+from content_publishing import timestamps
+from content_publishing.errors import conflict, insufficient_scope, validation_error
+from content_publishing.planning.plan import channel_of, check_guards
+from content_publishing.schemas.posts import check_brand
+
+MOVES = {
+    "Draft": ("Scheduled",),
+    "Scheduled": ("Draft", "Failed"),
+    "Publishing": ("Failed", "Scheduled"),
+    "Failed": ("Draft", "Scheduled"),
+    "Published": (),
+}
+DELETABLE = ("Draft", "Scheduled", "Failed")
+PUBLISH_SCOPE = "posts:publish"
+CALLBACK_PATH = "/functions/v1/make-post-callback"
+CLAIM_PATH = "/functions/v1/api-v2-posts-claim"
+HANDOFF_CLEARED = {
+    "handoff_id": None,
+    "handoff_expires_at": None,
+    "handoff_acknowledged": 1,
+    "handoff_error": None,
+}
+
+
+def plan_update(user_id, post, changes, scopes, lead_seconds, now):
+    """The column changes a PATCH makes to `post`, after every rule.
+
+    `scopes` are the caller's; `now` is stored text. Raises 409 for a refused
+    move, 403 for a publishing operation without posts:publish, and 400 when
+    the merged record would be invalid.
+    """
+    old = post["status"]
+    new = changes.get("status", old)
+    if old == "Published":
+        raise conflict("A published post cannot be changed.", {"status": old})
+    if new == "Published":
+        raise conflict(
+            f"A post becomes Published only through POST {CALLBACK_PATH}.",
+            {"status": old, "callback": CALLBACK_PATH},
+        )
+    if new == "Publishing" and old != new:
+        raise conflict(
+            f"A post becomes Publishing only when an automation claims it: POST {CLAIM_PATH}.",
+            {"status": old, "claim": CLAIM_PATH},
+        )
+    if new != old and new not in MOVES[old]:
+        if old == "Publishing":
+            raise _in_the_automations_hands(post)
+        raise conflict(
+            f"A {old} post cannot move to {new}; allowed: {', '.join(MOVES[old])}.",
+            {"status": old, "allowed": list(MOVES[old])},
+        )
+
+    changes = dict(changes)
+    if changes.get("type") == "personal" and "brand_id" not in changes:
+        changes["brand_id"] = None
+    if old == "Failed" and new != old and "last_error" not in changes:
+        changes["last_error"] = None
+    changes = {k: v for k, v in changes.items() if post.get(k) != v}
+    if old == "Publishing":
+        return _plan_report(post, changes, scopes)
+    if "repeat" in changes:
+        changes = _plan_repeat(post, changes)
+    merged = {**post, **changes}
+
+    rescheduled = old == new == "Scheduled" and "scheduled_at" in changes
+    moved = old == new == "Scheduled" and bool(changes.keys() & {"type", "brand_id"})
+    if (new != old or rescheduled) and PUBLISH_SCOPE not in scopes:
+        raise insufficient_scope(PUBLISH_SCOPE)
+    try:
+        check_brand(merged)
+    except ValidationError as e:
+        raise validation_error(e.normalized_messages()) from None
+    if new == "Scheduled" and (new != old or rescheduled):
+        _check_schedule(merged["scheduled_at"], lead_seconds, now)
+    if new == "Scheduled" and (new != old or rescheduled or moved):
+        check_guards(user_id, post["id"], channel_of(merged), merged["scheduled_at"])
+    if new == "Failed" and not merged.get("last_error"):
+        raise validation_error({"last_error": ["Required to mark a post Failed."]})
+    return changes
+
+
+def _plan_repeat(post, changes):
+    """`repeat` changes only while the post is a Draft or Scheduled; setting
+    one on a post outside a series starts a series."""
+    if post["status"] not in ("Draft", "Scheduled"):
+        raise conflict(
+            f"repeat can be set only while a post is a Draft or Scheduled; this one is "
+            f"{post['status']}.",
+            {"status": post["status"]},
+        )
+    if changes["repeat"] and not post["series_id"]:
+        return {**changes, "series_id": str(uuid.uuid4()), "occurrence": 1}
+    return changes
+
+
+def _plan_report(post, changes, scopes):
+    """A Publishing post takes only the automation's report: Failed with a
+    last_error, or Scheduled to give it back untried. Both end the handoff."""
+    if not changes:
+        return {}
+    new = changes.get("status")
+    allowed = {"status", "last_error"} if new == "Failed" else {"status"}
+    if new is None or changes.keys() - allowed:
+        raise _in_the_automations_hands(post)
+    if PUBLISH_SCOPE not in scopes:
+        raise insufficient_scope(PUBLISH_SCOPE)
+    if new == "Failed" and not changes.get("last_error"):
+        raise validation_error({"last_error": ["Required to mark a post Failed."]})
+    return {**changes, **HANDOFF_CLEARED}
+
+
+def _in_the_automations_hands(post):
+    return conflict(
+        "The post is in the automation's hands (Publishing): only a report can change it, "
+        '{"status": "Failed", "last_error": "..."} or {"status": "Scheduled"} to give it back.',
+        {"status": "Publishing", "handoff_id": post["handoff_id"]},
+    )
+
+
+def _check_schedule(scheduled_at, lead_seconds, now):
+    if scheduled_at is None:
+        raise validation_error({"scheduled_at": ["Required to schedule a post."]})
+    earliest = timestamps.later(now, lead_seconds)
+    if scheduled_at < earliest:
+        raise validation_error(
+            {"scheduled_at": [f"Must be at least {lead_seconds} seconds in the future."]}
+        )
+
+
+def plan_publish(post, urn, live_url, now):
+    """The column changes of the publish callback, or {} for a retry that
+    repeats what is stored. Raises 409 for a Draft or a different URN."""
+    if post["status"] == "Published":
+        if post["linkedin_post_id"] == urn and post["live_url"] == live_url:
+            return {}
+        raise conflict(
+            "The post is already Published with another linkedin_post_id or live_url.",
+            {"linkedin_post_id": post["linkedin_post_id"], "live_url": post["live_url"]},
+        )
+    if post["status"] == "Draft":
+        raise conflict(
+            "A Draft post cannot be published; schedule it first.", {"status": post["status"]}
+        )
+    return {
+        "status": "Published",
+        "linkedin_post_id": urn,
+        "live_url": live_url,
+        "published_at": now,
+        "last_error": None,
+        **HANDOFF_CLEARED,
+    }
+
+
+def check_delete(post):
+    """Draft, Scheduled and Failed posts may be deleted; a Publishing post is
+    in the automation's hands and a Published one is on the network."""
+    if post["status"] not in DELETABLE:
+        raise conflict(
+            f"A {post['status']} post cannot be deleted; only {', '.join(DELETABLE)} posts can.",
+            {"status": post["status"]},
+        )

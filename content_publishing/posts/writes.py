@@ -1,0 +1,131 @@
+"""Every change to a post is written here, with the webhook event it causes
+(webhooks/events.py), its history entry (history.py) and, when an
+occurrence of a series finishes, the next occurrence (planning/recurrence.py),
+inside the caller's transaction. Nothing else writes a post, so no path can
+change one and forget its event or its history.
+"""
+
+import uuid
+
+from content_publishing import history
+from content_publishing.errors import conflict
+from content_publishing.idempotency import create_once
+from content_publishing.planning import queue, recurrence
+from content_publishing.posts.moves import check_delete, plan_publish, plan_update
+from content_publishing.store import posts as post_store
+from content_publishing.store.idempotency import post_keys
+from content_publishing.webhooks import events
+
+
+def create(user_id, fields, idempotency_key, now, actor=None):
+    """A new Draft, or the post an earlier request with the same
+    Idempotency-Key made (inside the caller's transaction). `actor`: the
+    id of the key that asks, for the history (None: the service itself)."""
+    return create_once(
+        post_keys,
+        user_id,
+        idempotency_key,
+        fields,
+        insert=lambda: insert(user_id, str(uuid.uuid4()), fields, now, actor),
+        get=post_store.get_post,
+        now=now,
+    )
+
+
+def insert(user_id, post_id, fields, now, actor=None, action="created", detail=None):
+    """Write a new post (a create, an import row, a series' next occurrence)
+    with its history entry; one with `repeat` starts a series unless it
+    continues one."""
+    if fields.get("repeat") and not fields.get("series_id"):
+        fields = {**fields, "series_id": str(uuid.uuid4()), "occurrence": 1}
+    post = post_store.insert_post(user_id, post_id, fields, now)
+    history.record(
+        [
+            history.entry(
+                user_id, post_id, action, None, post["status"], fields, actor, now, detail=detail
+            )
+        ]
+    )
+    return post
+
+
+def update(user_id, post, changes, scopes, lead_seconds, now, actor=None):
+    """A PATCH: `post` (read with lock_post and settled) after every rule,
+    written with its event; unchanged when nothing differs."""
+    columns = plan_update(user_id, post, changes, scopes, lead_seconds, now)
+    return write(user_id, post, columns, lead_seconds, now, actor)
+
+
+def publish(user_id, post, urn, live_url, lead_seconds, now, actor=None):
+    """The publish callback: the post Published with its URN and URL (the
+    post's LinkedIn address when none is given), and its post.published
+    event; unchanged for a retry that repeats what is stored."""
+    live_url = live_url or f"https://www.linkedin.com/feed/update/{urn}/"
+    columns = plan_publish(post, urn, live_url, now)
+    return write(user_id, post, columns, lead_seconds, now, actor, detail=urn)
+
+
+def add_to_queue(user_id, post, lead_seconds, now, actor=None):
+    """A Draft or Failed post Scheduled at the first free slot of its channel
+    (planning/queue.py); 409 no_free_slot when there is none."""
+    if post["status"] not in ("Draft", "Failed"):
+        raise conflict(
+            f"Only a Draft or Failed post can be queued; this one is {post['status']}.",
+            {"status": post["status"]},
+        )
+    slot = queue.first_free_slot(user_id, post, lead_seconds, now)
+    columns = {"status": "Scheduled", "scheduled_at": slot}
+    if post["status"] == "Failed":
+        columns["last_error"] = None
+    return write(user_id, post, columns, lead_seconds, now, actor, action="queued", detail=slot)
+
+
+def delete(user_id, post):
+    """Draft, Scheduled and Failed posts may be deleted (no event); the
+    history goes with the post."""
+    check_delete(post)
+    post_store.delete_post(user_id, post["id"])
+
+
+def write(
+    user_id, post, columns, lead_seconds, now, actor=None, updated_at=None, action=None, detail=None
+):
+    """Write `columns` with the event they cause, the history entry and, when
+    an occurrence of a series finishes, its next occurrence (or why the
+    series stops). `updated_at`: the time the change took effect, when not
+    now (a lease that ran out)."""
+    if not columns:
+        return post
+    columns, following = _finishing(user_id, post, columns, lead_seconds, now)
+    changed = post_store.update_post(user_id, post["id"], columns, updated_at or now)
+    events.post_changed(user_id, post, changed, now)
+    action = action or history.action_of(post["status"], changed["status"], columns, actor)
+    if action in ("scheduled", "queued", "given_back"):
+        detail = f"for {changed['scheduled_at']}"
+    history.change(user_id, post, changed, columns, actor, now, action, detail)
+    if following:
+        insert(
+            user_id,
+            str(uuid.uuid4()),
+            following,
+            now,
+            action="occurrence_created",
+            detail=f"occurrence {following['occurrence']} of the series, after post {post['id']}",
+        )
+    return changed
+
+
+def _finishing(user_id, post, columns, lead_seconds, now):
+    """(columns, the next occurrence or None): an occurrence that first
+    becomes Published or Failed continues its series, once."""
+    status = columns.get("status", post["status"])
+    finished = status in ("Published", "Failed") and status != post["status"]
+    if not (finished and post["repeat"] and not post["series_continued"]):
+        return columns, None
+    merged = {**post, **columns}
+    following, stopped = recurrence.continuation(user_id, merged, lead_seconds, now)
+    columns = {**columns, "series_continued": 1}
+    if stopped:
+        error = merged.get("last_error")
+        columns["last_error"] = f"{error}\n\n{stopped}" if error else stopped
+    return columns, following

@@ -1,0 +1,51 @@
+"""Post history: one row per change of a post, written in the change's
+transaction, deleted with the post. Never a key (only its id, for its
+prefix) and never the post's content."""
+
+import json
+
+from content_publishing.store.db import execute, execute_many, rows
+
+COLUMNS = "post_id, user_id, at, action, status_from, status_to, fields, key_id, handoff_id, detail"
+
+
+def add(entries):
+    """Write history rows: dicts with the keys of COLUMNS (fields a list)."""
+    if not entries:
+        return
+    execute_many(
+        f"INSERT INTO post_history ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                e["post_id"],
+                e["user_id"],
+                e["at"],
+                e["action"],
+                e["status_from"],
+                e["status_to"],
+                json.dumps(e["fields"]),
+                e["key_id"],
+                e["handoff_id"],
+                e["detail"],
+            )
+            for e in entries
+        ],
+    )
+
+
+def for_post(user_id, post_id):
+    """The post's history, oldest first, with the prefix of each key."""
+    return [
+        {**r, "fields": json.loads(r["fields"])}
+        for r in rows(
+            "SELECT h.at, h.action, h.status_from, h.status_to, h.fields, k.prefix AS key_prefix,"
+            " h.handoff_id, h.detail FROM post_history h LEFT JOIN api_keys k ON k.id = h.key_id"
+            " WHERE h.user_id = ? AND h.post_id = ? ORDER BY h.id",
+            (user_id, post_id),
+        )
+    ]
+
+
+def forget(post_id):
+    """A deleted post's history goes with it."""
+    execute("DELETE FROM post_history WHERE post_id = ?", (post_id,))

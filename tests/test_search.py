@@ -1,0 +1,88 @@
+"""Search: GET /api-v2-posts?q= finds posts whose content holds every word
+as a whole word, in any case, combined with the other filters, through an
+index on both backends; operators are plain text."""
+
+import pytest
+
+from tests.conftest import assert_error
+
+POSTS = "/functions/v1/api-v2-posts"
+
+
+@pytest.fixture
+def posts(api):
+    texts = [
+        "Our spring LAUNCH is live",
+        "Launching soon: the spring sale",
+        "Café opening — Über cool",
+        "Use OR and NOT -carefully, say \"quotes\"",
+        "snake_case and state-of-the-art",
+        "Spring cleaning 2026",
+    ]
+    return {t: api.post(POSTS, json={"type": "personal", "content": t}).get_json()["id"] for t in texts}
+
+
+def found(api, query, **extra):
+    r = api.get(POSTS, query_string={"q": query, **extra})
+    assert r.status_code == 200, r.get_json()
+    page = r.get_json()
+    assert page["total"] == len(page["data"])
+    return {p["content"] for p in page["data"]}
+
+
+def test_whole_words_in_any_case(api, posts):
+    assert found(api, "launch") == {"Our spring LAUNCH is live"}  # not "Launching"
+    assert found(api, "LAUNCHING") == {"Launching soon: the spring sale"}
+    assert found(api, "spring") == {"Our spring LAUNCH is live", "Launching soon: the spring sale", "Spring cleaning 2026"}
+    assert found(api, "spr") == set()
+
+
+def test_every_word_must_occur(api, posts):
+    assert found(api, "spring launch") == {"Our spring LAUNCH is live"}
+    assert found(api, "spring 2026") == {"Spring cleaning 2026"}
+    assert found(api, "spring nothing") == set()
+
+
+def test_operators_and_quotes_are_plain_text(api, posts):
+    assert found(api, "OR") == {'Use OR and NOT -carefully, say "quotes"'}
+    assert found(api, "NOT -carefully") == {'Use OR and NOT -carefully, say "quotes"'}
+    assert found(api, '"quotes" OR launch') == set()  # or, quotes and launch: no post has all
+    assert found(api, "spring OR sale") == set()
+
+
+def test_letters_beyond_ascii_and_word_parts(api, posts):
+    assert found(api, "über CAFÉ") == {"Café opening — Über cool"}
+    assert found(api, "cafe") == set()  # a whole word, as written
+    assert found(api, "snake") == {"snake_case and state-of-the-art"}
+    assert found(api, "state art") == {"snake_case and state-of-the-art"}
+
+
+def test_combined_with_the_other_filters(api, app, posts):
+    app.config["SCHEDULE_MIN_LEAD_SECONDS"] = 0
+    post_id = posts["Spring cleaning 2026"]
+    api.patch(f"{POSTS}-item/{post_id}", json={"scheduled_at": "2031-01-01T00:00:00Z", "status": "Scheduled"})
+    assert found(api, "spring", status="Scheduled") == {"Spring cleaning 2026"}
+    assert found(api, "spring", status="Draft") == {"Our spring LAUNCH is live", "Launching soon: the spring sale"}
+    assert found(api, "spring", type="brand") == set()
+    page = api.get(POSTS, query_string={"q": "spring", "limit": 2}).get_json()
+    assert page["total"] == 3 and len(page["data"]) == 2 and page["next"]
+
+
+def test_edits_and_deletes_are_searched_as_they_are(api, posts):
+    post_id = posts["Our spring LAUNCH is live"]
+    api.patch(f"{POSTS}-item/{post_id}", json={"content": "Our autumn release"})
+    assert found(api, "launch") == set() and found(api, "autumn") == {"Our autumn release"}
+    api.client.delete(f"{POSTS}-item/{post_id}", headers={"X-API-Key": api.key})
+    assert found(api, "autumn") == set()
+
+
+def test_other_users_posts_are_never_found(api, caller, posts):
+    bob = caller("bob")
+    bob.post(POSTS, json={"type": "personal", "content": "Bob's spring launch"})
+    assert found(api, "bob") == set()
+    assert found(bob, "spring") == {"Bob's spring launch"}
+
+
+@pytest.mark.parametrize("query", ["", "   ", "!!!", "-- ' \"", "x" * 201, " ".join(["w"] * 21)])
+def test_a_query_without_words_or_too_long_is_400(api, query):
+    assert "q" in assert_error(api.get(POSTS, query_string={"q": query}), 400, "validation_error")["details"]
