@@ -15,11 +15,13 @@ def posts(api):
         "Our spring LAUNCH is live",
         "Launching soon: the spring sale",
         "Café opening — Über cool",
-        "Use OR and NOT -carefully, say \"quotes\"",
+        'Use OR and NOT -carefully, say "quotes"',
         "snake_case and state-of-the-art",
         "Spring cleaning 2026",
     ]
-    return {t: api.post(POSTS, json={"type": "personal", "content": t}).get_json()["id"] for t in texts}
+    return {
+        t: api.post(POSTS, json={"type": "personal", "content": t}).get_json()["id"] for t in texts
+    }
 
 
 def found(api, query, **extra):
@@ -33,7 +35,11 @@ def found(api, query, **extra):
 def test_whole_words_in_any_case(api, posts):
     assert found(api, "launch") == {"Our spring LAUNCH is live"}  # not "Launching"
     assert found(api, "LAUNCHING") == {"Launching soon: the spring sale"}
-    assert found(api, "spring") == {"Our spring LAUNCH is live", "Launching soon: the spring sale", "Spring cleaning 2026"}
+    assert found(api, "spring") == {
+        "Our spring LAUNCH is live",
+        "Launching soon: the spring sale",
+        "Spring cleaning 2026",
+    }
     assert found(api, "spr") == set()
 
 
@@ -60,9 +66,15 @@ def test_letters_beyond_ascii_and_word_parts(api, posts):
 def test_combined_with_the_other_filters(api, app, posts):
     app.config["SCHEDULE_MIN_LEAD_SECONDS"] = 0
     post_id = posts["Spring cleaning 2026"]
-    api.patch(f"{POSTS}-item/{post_id}", json={"scheduled_at": "2031-01-01T00:00:00Z", "status": "Scheduled"})
+    api.patch(
+        f"{POSTS}-item/{post_id}",
+        json={"scheduled_at": "2031-01-01T00:00:00Z", "status": "Scheduled"},
+    )
     assert found(api, "spring", status="Scheduled") == {"Spring cleaning 2026"}
-    assert found(api, "spring", status="Draft") == {"Our spring LAUNCH is live", "Launching soon: the spring sale"}
+    assert found(api, "spring", status="Draft") == {
+        "Our spring LAUNCH is live",
+        "Launching soon: the spring sale",
+    }
     assert found(api, "spring", type="brand") == set()
     page = api.get(POSTS, query_string={"q": "spring", "limit": 2}).get_json()
     assert page["total"] == 3 and len(page["data"]) == 2 and page["next"]
@@ -85,4 +97,9 @@ def test_other_users_posts_are_never_found(api, caller, posts):
 
 @pytest.mark.parametrize("query", ["", "   ", "!!!", "-- ' \"", "x" * 201, " ".join(["w"] * 21)])
 def test_a_query_without_words_or_too_long_is_400(api, query):
-    assert "q" in assert_error(api.get(POSTS, query_string={"q": query}), 400, "validation_error")["details"]
+    assert (
+        "q"
+        in assert_error(api.get(POSTS, query_string={"q": query}), 400, "validation_error")[
+            "details"
+        ]
+    )
