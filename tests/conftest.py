@@ -5,17 +5,22 @@ The `app` fixture, and every test built on it (`client`, `api`, `caller`,
 database of its own (a new SQLite file; an emptied schema on the test
 server, TEST_DATABASE_URL). Without a reachable PostgreSQL server the second
 half skips with the reason, except under CI=true, where it fails. A test
-that is about SQLite itself carries `@pytest.mark.sqlite_only`.
+that is about SQLite itself carries `@pytest.mark.sqlite_only`; a test of
+input refused before the store is reached (a BAD_* table, a malformed
+header) carries `@pytest.mark.backend_independent` and runs on SQLite only
+too, because its PostgreSQL half would repeat the same code path.
 """
 
 import contextlib
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
 from flask.testing import FlaskClient
 
+from content_publishing import timestamps
 from content_publishing.app import create_app
 from content_publishing.auth import SCOPES
 from content_publishing.store.db import dispose_db, init_db
@@ -27,18 +32,24 @@ BACKENDS = ("sqlite", "postgresql")
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "sqlite_only: runs on the SQLite backend only")
+    config.addinivalue_line(
+        "markers",
+        "backend_independent: refused before the store; runs on SQLite only",
+    )
+
+
+def _one_backend(item):
+    return item.get_closest_marker("sqlite_only") or item.get_closest_marker("backend_independent")
 
 
 def pytest_collection_modifyitems(config, items):
-    """A sqlite_only test has no PostgreSQL half to run."""
+    """A sqlite_only or backend_independent test has no PostgreSQL half to run."""
     keep, drop = [], []
     for item in items:
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec else {}
         backend = params.get("backend") or params.get("live_backend")
-        (
-            drop if backend == "postgresql" and item.get_closest_marker("sqlite_only") else keep
-        ).append(item)
+        (drop if backend == "postgresql" and _one_backend(item) else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
@@ -150,6 +161,31 @@ def count_rows(backend, database):
             return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
 
     return count
+
+
+class Clock:
+    """The service's clock (`content_publishing.timestamps.now`), moved on by
+    a test instead of sleeping. It moves the in-process service only: a
+    gunicorn server started by a test keeps the wall clock."""
+
+    def __init__(self, monkeypatch):
+        self.offset = timedelta(0)
+        real = timestamps.now
+        monkeypatch.setattr(timestamps, "now", lambda: real() + self.offset)
+
+    def advance(self, seconds):
+        self.offset += timedelta(seconds=seconds)
+
+    def wait_past(self, moment):
+        """Move on until the RFC 3339 `moment` has just passed."""
+        remaining = (timestamps.parse(moment) - timestamps.now()).total_seconds()
+        if remaining >= 0:
+            self.advance(remaining + 0.001)
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    return Clock(monkeypatch)
 
 
 @pytest.fixture

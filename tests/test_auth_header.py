@@ -100,6 +100,7 @@ BAD_NAMES = [
 ]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("name", BAD_NAMES)
 def test_bad_header_names_are_400(api, name):
     body = {

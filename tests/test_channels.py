@@ -107,6 +107,7 @@ BAD_CREATE = [
 ]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("body, field", BAD_CREATE)
 def test_bad_channels_are_400_naming_the_field(api, body, field):
     error = assert_error(api.post(CHANNELS, json=body), 400, "validation_error")
@@ -157,6 +158,7 @@ BAD_PATCH = [
 ]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("body, field", BAD_PATCH)
 def test_bad_patches_change_nothing(api, body, field):
     before = create(api)

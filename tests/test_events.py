@@ -8,7 +8,6 @@ are read back from the delivery log, as a user would.
 """
 
 import re
-import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -50,8 +49,8 @@ class Story:
     """One change on a user with an endpoint for every event but post.due:
     `setup` steps come first, then `mark()`, then the change itself."""
 
-    def __init__(self, api, runner):
-        self.api, self.runner = api, runner
+    def __init__(self, api, runner, clock):
+        self.api, self.runner, self.clock = api, runner, clock
         r = api.post(
             HOOKS,
             json={"url": PUBLIC, "events": ["post.published", "post.failed", "article.published"]},
@@ -182,7 +181,7 @@ def give_a_publishing_post_back(s):
 def a_lease_runs_out(s):
     s.publishing(lease_seconds=1)
     s.mark()
-    time.sleep(1.1)
+    s.clock.advance(1.1)
     assert s.ok(s.api.get(f"{POSTS}?status=Failed"))["total"] == 1
 
 
@@ -277,10 +276,10 @@ def test_the_table_names_exactly_the_changes_tested_here():
 
 
 @pytest.fixture
-def story(app, api, runner):
+def story(app, api, runner, clock):
     app.config["SCHEDULE_MIN_LEAD_SECONDS"] = -86400  # due posts at once
     app.config["WEBHOOK_ALLOW_PRIVATE"] = True  # the post.due receiver on loopback
-    return Story(api, runner)
+    return Story(api, runner, clock)
 
 
 @pytest.mark.parametrize("change", sorted(CHANGES))

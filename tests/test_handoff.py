@@ -145,6 +145,7 @@ BAD_CLAIMS = [
 ]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("body, field", BAD_CLAIMS)
 def test_bad_claims_are_400_and_claim_nothing(api, due, body, field):
     post = due()
@@ -292,18 +293,13 @@ def test_status_filter_and_totals_know_publishing(api, due):
 # --- lease expiry ------------------------------------------------------------------------
 
 
-def wait_past(timestamp):
-    delay = datetime.fromisoformat(timestamp).timestamp() - time.time()
-    time.sleep(max(0.0, delay) + 0.05)
-
-
-def test_an_expired_lease_reads_as_failed_everywhere(api, due):
+def test_an_expired_lease_reads_as_failed_everywhere(api, due, clock):
     due()
     other = due()
     (post,) = claim(api, limit=1, lease_seconds=1)
     (kept,) = claim(api, limit=1, lease_seconds=3600)
     assert kept["id"] == other["id"]
-    wait_past(post["handoff_expires_at"])
+    clock.wait_past(post["handoff_expires_at"])
 
     item = api.get(ITEM + post["id"])
     read = item.get_json()
@@ -337,11 +333,11 @@ def test_an_expired_lease_reads_as_failed_everywhere(api, due):
     assert claim(api) == []  # never handed out again by itself
 
 
-def test_if_match_of_the_version_before_expiry_is_stale(api, due):
+def test_if_match_of_the_version_before_expiry_is_stale(api, due, clock):
     """An expired lease is a change: an If-Match of the Publishing version is 412."""
     due()
     (post,) = claim(api, lease_seconds=1)
-    wait_past(post["handoff_expires_at"])
+    clock.wait_past(post["handoff_expires_at"])
     stale = {"If-Match": f'"{post["version"]}"'}
     for body in ({"status": "Failed", "last_error": "x"}, {"status": "Scheduled"}):
         r = api.patch(ITEM + post["id"], json=body, headers=stale)
@@ -363,19 +359,19 @@ def test_a_failure_report_with_a_stale_if_match_changes_nothing(api, due):
     assert api.get(ITEM + post["id"]).get_json() == again
 
 
-def test_item_read_before_any_rewrite_matches_the_rewrite(api, due):
+def test_item_read_before_any_rewrite_matches_the_rewrite(api, due, clock):
     due()
     (post,) = claim(api, lease_seconds=1)
-    wait_past(post["handoff_expires_at"])
+    clock.wait_past(post["handoff_expires_at"])
     before = api.get(ITEM + post["id"]).get_json()  # the row still says Publishing
     api.get(POSTS)  # a list read rewrites it
     assert api.get(ITEM + post["id"]).get_json() == before
 
 
-def test_the_callback_still_accepts_an_expired_handoff(api, due):
+def test_the_callback_still_accepts_an_expired_handoff(api, due, clock):
     due()
     (post,) = claim(api, lease_seconds=1)
-    wait_past(post["handoff_expires_at"])
+    clock.wait_past(post["handoff_expires_at"])
     r = api.post(CALLBACK, json=callback(post["id"]))
     assert r.status_code == 200
     published = r.get_json()
@@ -383,10 +379,10 @@ def test_the_callback_still_accepts_an_expired_handoff(api, due):
     assert published["version"] == post["version"] + 2  # expired, then published
 
 
-def test_an_expired_post_can_be_retried_with_if_match_of_what_was_read(api, due):
+def test_an_expired_post_can_be_retried_with_if_match_of_what_was_read(api, due, clock):
     due()
     (post,) = claim(api, lease_seconds=1)
-    wait_past(post["handoff_expires_at"])
+    clock.wait_past(post["handoff_expires_at"])
     read = api.get(ITEM + post["id"])
     r = api.patch(
         ITEM + post["id"], json={"status": "Scheduled"}, headers={"If-Match": read.headers["ETag"]}
@@ -430,10 +426,10 @@ def test_publishing_and_published_posts_cannot_be_deleted(api, due, status):
     assert api.get(ITEM + post["id"]).get_json() == post
 
 
-def test_an_expired_handoff_can_be_deleted_as_failed(api, due):
+def test_an_expired_handoff_can_be_deleted_as_failed(api, due, clock):
     due()
     (post,) = claim(api, lease_seconds=1)
-    wait_past(post["handoff_expires_at"])
+    clock.wait_past(post["handoff_expires_at"])
     r = api.client.delete(
         ITEM + post["id"], headers={"X-API-Key": api.key, "If-Match": f'"{post["version"] + 1}"'}
     )

@@ -2,8 +2,6 @@
 that made it (null for the service), written with the change, never
 holding a key or content, kept as long as the post."""
 
-import time
-
 import pytest
 
 from harness import Receiver
@@ -34,7 +32,7 @@ def patch(api, post, body):
     return r.get_json()
 
 
-def test_every_action_by_a_key_in_order(api, caller, stored):
+def test_every_action_by_a_key_in_order(api, caller, stored, clock):
     other = caller("alice", scopes=["posts:read", "posts:write", "posts:publish"])  # a second key
     slots = [{"day": d, "time": "09:00"} for d in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")]
     api.post("/functions/v1/channels", json={"type": "personal", "name": "Me", "slots": slots})
@@ -55,7 +53,7 @@ def test_every_action_by_a_key_in_order(api, caller, stored):
     patch(api, post, {"status": "Failed", "last_error": "LinkedIn said no"})  # reported_failed
     patch(api, post, {"status": "Scheduled"})  # scheduled (a retry)
     api.post(CLAIM, json={"lease_seconds": 1})
-    time.sleep(1.1)
+    clock.advance(1.1)
     api.get(POSTS)  # the lease ran out: lease_expired, by the service
     body = {"post_id": post["id"], "linkedin_post_id": "urn:li:share:5"}
     assert other.post(CALLBACK, json=body).status_code == 200  # published, by the other key

@@ -148,6 +148,7 @@ BAD_DOCUMENTS = [
 ]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("data, field", BAD_DOCUMENTS)
 def test_bad_csv_documents(api, data, field):
     error = assert_error(api.post(IMPORT, data=data, headers=CSV), 400, "validation_error")
@@ -166,6 +167,7 @@ def test_a_row_with_too_many_cells_is_named(api):
     }
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "body, status, code",
     [

@@ -91,6 +91,7 @@ def test_real_urls_are_accepted_and_stored_as_sent(api, url):
     assert article["cover_image_url"] == url
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("url, reason", MUST_REFUSE_URLS)
 def test_bad_urls_are_refused_saying_why(api, url, reason):
     err = assert_error(
@@ -182,6 +183,7 @@ def test_rfc3339_timestamps_are_accepted(api, text, stored):
     assert create(api, scheduled_at=text)["scheduled_at"] == stored
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("text", BAD_TIMESTAMPS)
 def test_other_timestamp_forms_are_refused(app, api, text):
     app.config["MAX_CONTENT_LENGTH"] = 2 * 1024 * 1024
@@ -216,6 +218,7 @@ INVISIBLE = [
 ]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("char", CONTROL)
 @pytest.mark.parametrize("field", ["content", "brand_id"])
 def test_control_characters_are_refused(api, char, field):
@@ -275,6 +278,7 @@ def with_char(body, char):
     return json.loads(json.dumps(body).replace("{}", json.dumps(char)[1:-1]))
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("char", LINE_SEPARATORS)
 @pytest.mark.parametrize("path, body, field", BAD_SINGLE_LINE)
 def test_line_separators_are_refused_in_single_line_fields(api, path, body, field, char):
@@ -312,6 +316,7 @@ def test_line_separators_are_kept_in_last_error(api, char):
     assert r.get_json()["last_error"] == f"Step 1 failed{char}Step 2 skipped"
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("text", INVISIBLE)
 def test_invisible_only_content_is_blank(api, text):
     err = assert_error(
@@ -347,6 +352,7 @@ def test_numeric_and_repeated_query_parameters(api, query, param):
     assert list(err["details"]) == [param]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("method", ["get", "patch"])
 @pytest.mark.parametrize("resource", ["post", "article"])
 def test_unknown_query_parameter_on_item_routes_is_400(api, method, resource):
@@ -358,6 +364,7 @@ def test_unknown_query_parameter_on_item_routes_is_400(api, method, resource):
     assert assert_error(r, 400, "validation_error")["details"] == {"fields": ["Unknown field."]}
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("query", ["fields", "fields=", "&fields", "%66ields=1"])
 def test_unknown_query_parameter_in_any_spelling_is_400(api, query):
     path = ITEM + create(api)["id"]
@@ -449,6 +456,7 @@ def test_the_nesting_cases_cover_every_operation_with_a_body():
     } <= set(BODY_OPERATIONS)
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("depth", [33, 200, 1000, 5000, 50_000])
 @pytest.mark.parametrize("method, template", BODY_OPERATIONS)
 def test_deeply_nested_json_is_400(api, method, template, depth):

@@ -264,6 +264,7 @@ BAD_CALLBACKS = [
 ]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("over, field", BAD_CALLBACKS)
 def test_callback_rejects_bad_bodies(api, make_post, over, field):
     post = make_post("Scheduled")

@@ -224,6 +224,7 @@ BAD_PREVIEWS = [
 ]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("body, field", BAD_PREVIEWS)
 def test_bad_previews(api, body, field):
     assert field in assert_error(api.post(PREVIEW, json=body), 400, "validation_error")["details"]

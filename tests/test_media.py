@@ -98,6 +98,7 @@ BAD = [
 ]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("data, content_type, words", BAD)
 def test_what_is_not_an_image_of_its_type_is_400(api, data, content_type, words):
     error = assert_error(

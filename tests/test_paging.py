@@ -135,6 +135,7 @@ def test_a_full_last_page_says_so(api):
     assert len(page["data"]) == 4 and page["next"] is None
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "query, field",
     [

@@ -212,6 +212,7 @@ BAD_QUEUE = [
 ]
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize("body, field", BAD_QUEUE)
 def test_bad_queue_bodies(api, body, field):
     assert field in assert_error(api.post(QUEUE, json=body), 400, "validation_error")["details"]

@@ -56,6 +56,7 @@ def test_every_answer_gets_a_new_id_when_none_is_sent(client, key):
     assert len(seen) == 11  # one each
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "sent",
     [
@@ -73,6 +74,7 @@ def test_a_usable_client_id_comes_back_on_every_answer(client, key, sent):
         assert r.headers.get("X-Request-ID") == sent, (kind, r.status_code)
 
 
+@pytest.mark.backend_independent
 @pytest.mark.parametrize(
     "sent",
     [

@@ -93,6 +93,7 @@ def two_hosts(st, args, tmp, url, receiver):
         a, b = hosts
         with Client(a.url, keys["pusher"]) as client:
             hook = client.post(HOOKS, {"url": receiver.url, "events": ["post.due"]}).json
+        assert "secret" in hook, hook
         receiver.secrets.append(hook["secret"])
         due = set(schedule_posts(a.url, keys["claimer"], [past(i) for i in range(args.claims)]))
         start = datetime.now(UTC) + timedelta(seconds=3)
