@@ -521,6 +521,9 @@ def test_refused_keys_are_explained_and_forgotten(browser, server, user):
         assert "The API key is malformed." in alert.text_content()
 
         sign_in(page, server, key)
+        # Scopes come from GET /me: signing in sends no probing writes.
+        assert [r.method for r in page.api_requests if r.method != "GET"] == []
+        assert [r for r in page.api_requests if r.url == server.url + API + "/me"]
         # The docs page reads the same sessionStorage item.
         assert page.evaluate("() => sessionStorage.getItem('cps.apiKey')") == key
         flask_cli(server.database, "keys", "revoke", key)

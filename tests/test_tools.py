@@ -1,4 +1,6 @@
-"""Smoke runs of the two tools, so that a change that breaks either fails CI.
+"""Smoke runs of the two tools, so that a change that breaks either is caught
+(marked `slow`: they run under `make test-slow`, so that `make test` keeps
+within 4 minutes on 2 cores).
 
 `python -m bench --smoke` (here, on SQLite and PostgreSQL) and `python -m faults --smoke`
 (test_tools_faults.py, a module of its own so that the two run side by side
@@ -14,6 +16,8 @@ import re
 import shutil
 import subprocess
 import sys
+
+import pytest
 
 from bench.run import SCENARIOS, SMOKE_ON_POSTGRES
 from harness import ROOT
@@ -33,6 +37,7 @@ def run_tool(*args):
     return result.stdout
 
 
+@pytest.mark.slow
 def test_bench_smoke():
     if shutil.which("wrk") is None:
         unavailable(

@@ -2,10 +2,13 @@
 
 import re
 
+import pytest
+
 from faults.steps import STEPS
 from tests.test_tools import run_tool
 
 
+@pytest.mark.slow
 def test_faults_smoke():
     out = run_tool("faults", "--smoke")
     for number, module in STEPS.items():
