@@ -230,3 +230,88 @@ def test_save_draft_then_add_to_queue_and_refusals(browser, server, user):
         drafts = api.get(f"{POSTS}?status=Draft&type=brand").json
         assert [p["content"] for p in drafts["data"]] == ["Nowhere to go"]
         assert_clean(page, server)
+
+
+def test_month_calendar_compose_for_a_day_and_drag_to_reschedule(browser, server, user):
+    """The month shows recurring posts marked and their pictures; a drag to
+    another day is a PATCH with If-Match, read back through the API; a guard's
+    409 and a stale version's 412 are shown and the card goes back."""
+    _, key = user
+    api = Client(server.url, key)
+    brand_channel(api, "acme-corp", min_gap_minutes=120)
+    zone = ZoneInfo(ZONE)
+    now = datetime.now(zone)
+    first = (now.replace(day=1) + timedelta(days=40)).replace(day=1)  # the month after next
+    day = first.replace(day=10, hour=9, minute=0, second=0, microsecond=0)
+    r = api.request("POST", f"{API}/media", png("green"), headers={"Content-Type": "image/png"})
+    assert r.status == 201, r
+    image = r.json["url"]
+
+    def scheduled(content, at, **extra):
+        body = {"type": "brand", "brand_id": "acme-corp", "content": content, **extra}
+        made = api.post(POSTS, body).json
+        r = api.patch(ITEM + made["id"], {"status": "Scheduled", "scheduled_at": at.isoformat()})
+        assert r.status == 200, r
+        return r.json
+
+    weekly = scheduled("Weekly tips", day, repeat="FREQ=WEEKLY;COUNT=3", media_urls=[image])
+    other = scheduled("Launch recap", day.replace(day=11, hour=10))
+    date = lambda d: f"{first:%Y-%m}-{d:02d}"  # noqa: E731
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.get_by_role("link", name="Month").click()
+        page.goto(f"{server.url}{DASHBOARD}#/calendar/month/{date(10)}")
+        card = page.locator(f"section[data-date='{date(10)}'] [data-post-id='{weekly['id']}']")
+        card.wait_for()
+        assert card.locator(".repeat-badge").count() == 1
+        assert card.locator(".thumb img").evaluate("(img) => img.complete && img.src") == image
+        assert page.locator(".month-day").count() in (35, 42)
+        shoot(page, "planner-month")
+
+        # Dragged to the 12th: the same time of day, that day.
+        page.drag_and_drop(
+            f"[data-post-id='{weekly['id']}']", f"section[data-date='{date(12)}'] .day-head"
+        )
+        page.locator(f"section[data-date='{date(12)}'] [data-post-id='{weekly['id']}']").wait_for()
+        page.locator("#notice", has_text="Moved to").wait_for()
+        moved = api.get(ITEM + weekly["id"]).json
+        assert datetime.fromisoformat(moved["scheduled_at"]) == day.replace(day=12)
+        assert moved["version"] == weekly["version"] + 1
+        patches = [r for r in page.api_requests if r.method == "PATCH"]
+        assert patches and patches[-1].headers["if-match"] == f'"{weekly["version"]}"'
+
+        # To the 11th, an hour before "Launch recap": the 2-hour gap refuses it.
+        page.drag_and_drop(
+            f"[data-post-id='{weekly['id']}']", f"section[data-date='{date(11)}'] .day-head"
+        )
+        alert = page.locator(".messages [role=alert]")
+        alert.wait_for()
+        assert alert.get_attribute("data-status") == "409"
+        assert "min_gap_minutes" in alert.text_content() or "gap" in alert.text_content()
+        page.locator(f"section[data-date='{date(12)}'] [data-post-id='{weekly['id']}']").wait_for()
+        assert (
+            page.locator(f"section[data-date='{date(11)}'] [data-post-id='{weekly['id']}']").count()
+            == 0
+        )
+        assert api.get(ITEM + weekly["id"]).json["scheduled_at"] == moved["scheduled_at"]
+        shoot(page, "planner-month-refused")
+
+        # Changed elsewhere meanwhile: the page's version is stale, a 412.
+        assert api.patch(ITEM + weekly["id"], {"content": "Weekly tips, edited"}).status == 200
+        page.drag_and_drop(
+            f"[data-post-id='{weekly['id']}']", f"section[data-date='{date(13)}'] .day-head"
+        )
+        page.locator(".messages [role=alert][data-status='412']").wait_for()
+        page.locator(f"section[data-date='{date(12)}'] [data-post-id='{weekly['id']}']").wait_for()
+        stored = api.get(ITEM + weekly["id"]).json
+        assert stored["scheduled_at"] == moved["scheduled_at"]
+        assert api.get(ITEM + other["id"]).json["version"] == other["version"]
+
+        # A day's "+" opens the composer for that day, at 09:00.
+        page.get_by_role("link", name=re.compile(r"Compose for \w+ 14 ")).click()
+        page.wait_for_url(re.compile(rf"#/posts/new\?date={date(14)}$"))
+        assert page.input_value("#scheduled_at") == f"{date(14)}T09:00"
+
+        page.goto(f"{server.url}{DASHBOARD}#/calendar/month/{date(10)}")
+        shoot_at_phone_width(page, "planner-month-phone", f"[data-post-id='{weekly['id']}']")
+        assert_clean(page, server)
