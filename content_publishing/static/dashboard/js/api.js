@@ -33,11 +33,13 @@ export function onKeyRefused(callback) {
 /**
  * call("PATCH", "/api-v2-posts-item/ID", {body, version}) -> {data, etag}.
  * version: sent as If-Match; idempotencyKey: sent as Idempotency-Key;
+ * raw and type: a body sent as it is (a Blob or a string) with that Content-Type;
  * quiet: a 401 is only thrown (signing in handles it itself).
  */
-export async function call(method, path, { body, version, idempotencyKey, quiet = false, as = key } = {}) {
+export async function call(method, path, { body, raw, type, version, idempotencyKey, quiet = false, as = key } = {}) {
   const headers = { "X-API-Key": as };
   if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (raw !== undefined) headers["Content-Type"] = type; // an image or a CSV file, sent as it is
   if (version !== undefined) headers["If-Match"] = `"${version}"`;
   if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
   let response;
@@ -45,7 +47,7 @@ export async function call(method, path, { body, version, idempotencyKey, quiet 
     response = await fetch(BASE + path, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body),
       credentials: "omit", // answers carry Cache-Control: no-store, so nothing is kept
     });
   } catch {

@@ -7,7 +7,9 @@ import { explain } from "./explain.js";
 import { SCOPES, forgetKey, keepKey, scopesIn, storedKey, whoIs } from "./session.js";
 import { showArticleForm } from "./views/article-form.js";
 import { showArticle, showArticles } from "./views/articles.js";
-import { showCalendar } from "./views/calendar.js";
+import { showCalendar, showMonth } from "./views/calendar.js";
+import { showChannels } from "./views/channels.js";
+import { showImport } from "./views/import.js";
 import { showDeliveries } from "./views/deliveries.js";
 import { showPost } from "./views/post.js";
 import { showPostForm } from "./views/post-form.js";
@@ -20,6 +22,9 @@ const ID = "([0-9a-fA-F-]{36})";
 // [address pattern, view, the navigation section it belongs to]
 const ROUTES = [
   [/^\/calendar(?:\/(\d{4}-\d{2}-\d{2}))?$/, showCalendar, "calendar"],
+  [/^\/calendar\/month(?:\/(\d{4}-\d{2}-\d{2}))?$/, showMonth, "calendar"],
+  [/^\/channels$/, showChannels, "channels"],
+  [/^\/import$/, showImport, "queue"],
   [/^\/queue(?:\/(Draft|Scheduled|Publishing|Published|Failed))?$/, showQueue, "queue"],
   [/^\/posts\/new$/, showPostForm, "queue"],
   [new RegExp(`^/posts/${ID}$`), showPost, "queue"],

@@ -123,3 +123,61 @@ export function empty(text) {
 export function loading() {
   return h("p", { class: "loading", role: "status" }, "Loading…");
 }
+
+/** Is `url` one of this service's own media (/media/<id>.<ext>)? Only those
+ *  show as pictures: the page's policy loads images from this service alone. */
+export function ownMedia(url) {
+  try {
+    const parsed = new URL(url, location.href);
+    return parsed.origin === location.origin && /^\/media\/[0-9a-f]{32}\.(jpg|png|gif|webp)$/.test(parsed.pathname);
+  } catch {
+    return false;
+  }
+}
+
+/** Thumbnails of a post's media: pictures for the media library's images,
+ *  a link for any other URL. `remove(url)`, if given, adds a remove button. */
+export function mediaThumbs(urls, { remove, size = "small" } = {}) {
+  if (!urls.length) return null;
+  return h(
+    "ul",
+    { class: `thumbs thumbs-${size}` },
+    urls.map((url, n) =>
+      h(
+        "li",
+        { class: "thumb", dataset: { url } },
+        ownMedia(url)
+          ? h("img", { src: url, alt: `Image ${n + 1}`, loading: "lazy", width: 96, height: 96 })
+          : h("span", { class: "thumb-link mono", title: url }, url.replace(/^https?:\/\//, "").slice(0, 40)),
+        remove ? h("button", { type: "button", class: "thumb-remove", "aria-label": `Remove image ${n + 1}`, onclick: () => remove(url) }, "×") : null,
+      ),
+    ),
+  );
+}
+
+const DAY_NAMES = { MO: "Mon", TU: "Tue", WE: "Wed", TH: "Thu", FR: "Fri", SA: "Sat", SU: "Sun" };
+
+/** "Every week on Mon, Thu, 4 times" from an RRULE as the service stores it. */
+export function repeatLabel(rule) {
+  if (!rule) return null;
+  const parts = Object.fromEntries(rule.split(";").map((part) => part.split("=")));
+  const every = Number(parts.INTERVAL || 1);
+  const unit = { DAILY: "day", WEEKLY: "week", MONTHLY: "month" }[parts.FREQ] ?? parts.FREQ;
+  let text = every === 1 ? `Every ${unit}` : `Every ${every} ${unit}s`;
+  if (parts.BYDAY) text += ` on ${parts.BYDAY.split(",").map((d) => DAY_NAMES[d.slice(-2)] ? d.slice(0, -2) + DAY_NAMES[d.slice(-2)] : d).join(", ")}`;
+  if (parts.BYMONTHDAY) text += ` on day ${parts.BYMONTHDAY}`;
+  if (parts.COUNT) text += `, ${parts.COUNT} times`;
+  if (parts.UNTIL) text += `, until ${parts.UNTIL.slice(0, 4)}-${parts.UNTIL.slice(4, 6)}-${parts.UNTIL.slice(6, 8)}`;
+  return text;
+}
+
+/** The mark of a recurring post. */
+export function repeatBadge(post) {
+  if (!post.repeat && !post.series_id) return null;
+  const label = post.repeat ? repeatLabel(post.repeat) : "Part of a series that has ended";
+  const occurrence = post.occurrence ? ` (occurrence ${post.occurrence})` : "";
+  return h("span", { class: "badge repeat-badge", title: `${label}${occurrence}` }, "↻ ", h("span", { class: "visually-hidden" }, "Recurring: "), post.repeat ? "Repeats" : "Series");
+}
+
+/** The channel a post goes to: "personal", or its brand_id. */
+export const channelOf = (post) => (post.type === "brand" ? post.brand_id : "personal");

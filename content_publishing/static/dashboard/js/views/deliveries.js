@@ -1,13 +1,16 @@
-// The webhook delivery log, filtered as the API allows, with every attempt
-// and a redeliver button (a new delivery of the same event).
+// Webhook endpoints (add one, its signing secret shown once; send a test
+// ping; disable, enable, delete) and the delivery log, filtered as the API
+// allows, with every attempt and a redeliver button (a new delivery of the
+// same event).
 import { PAGE_SIZE, call, query } from "../api.js";
 import { h, show } from "../dom.js";
-import { explain } from "../explain.js";
+import { explain, fieldErrors } from "../explain.js";
 import * as time from "../time.js";
-import { empty, heading, loading, notify, pager } from "../widgets.js";
+import { confirmAction, empty, heading, loading, notify, pager } from "../widgets.js";
 
 const OUTCOMES = ["pending", "delivered", "failed", "cancelled"];
-const EVENTS = ["post.due", "post.published", "post.failed", "article.published"];
+const SUBSCRIBABLE = ["post.due", "post.published", "post.failed", "article.published"];
+const EVENTS = [...SUBSCRIBABLE, "ping"];
 const FILTERS = ["outcome", "event_type", "endpoint_id", "post_id"];
 
 export async function showDeliveries(view, route) {
@@ -16,17 +19,77 @@ export async function showDeliveries(view, route) {
   const filterSlot = h("div", {});
   const messages = h("div", { class: "messages", tabindex: "-1" });
   const body = h("div", {}, loading());
-  show(view, heading("Webhook deliveries"), filterSlot, messages, body);
+  const endpointSlot = h("div", { class: "endpoints" });
+  const endpointMessages = h("div", { class: "messages", tabindex: "-1" });
+  const addSlot = h("div", { class: "panel-slot" });
+  const addButton = h("button", { type: "button", class: "button button-primary", "aria-expanded": "false", onclick: () => toggleAdd() }, "Add endpoint");
+  show(
+    view,
+    heading("Webhook deliveries"),
+    h("section", { class: "endpoints-section", "aria-labelledby": "endpoints-title" }, h("div", { class: "view-head" }, h("h2", { id: "endpoints-title" }, "Endpoints"), addButton), addSlot, endpointMessages, endpointSlot),
+    h("h2", {}, "Delivery log"),
+    filterSlot,
+    messages,
+    body,
+  );
 
   let endpoints;
-  try {
+  const endpointUrl = {};
+  async function loadEndpoints() {
     endpoints = (await call("GET", "/webhooks?limit=100")).data.data;
+    for (const id of Object.keys(endpointUrl)) delete endpointUrl[id];
+    for (const endpoint of endpoints) endpointUrl[endpoint.id] = endpoint.url;
+    show(endpointSlot, endpoints.length ? h("ul", { class: "endpoint-list plain" }, endpoints.map((e) => endpointCard(e, endpointActions))) : empty("No endpoints yet: add one to have events pushed to your automation."));
+    show(filterSlot, filterForm(chosen, endpoints));
+  }
+
+  function toggleAdd(close = false) {
+    if (close || addButton.getAttribute("aria-expanded") === "true") {
+      addSlot.replaceChildren();
+      addButton.setAttribute("aria-expanded", "false");
+      return;
+    }
+    addButton.setAttribute("aria-expanded", "true");
+    show(addSlot, endpointForm(created, () => toggleAdd(true)));
+    addSlot.querySelector("input")?.focus();
+  }
+
+  async function created(endpoint) {
+    toggleAdd(true);
+    show(endpointMessages, secretOnce(endpoint, () => endpointMessages.replaceChildren()));
+    await loadEndpoints();
+    endpointMessages.focus();
+  }
+
+  async function endpointChange(endpoint, request, done) {
+    endpointMessages.replaceChildren();
+    try {
+      await request();
+      notify(done);
+      await loadEndpoints();
+      shown = null;
+      await refresh();
+    } catch (error) {
+      show(endpointMessages, explain(error));
+      endpointMessages.focus();
+    }
+  }
+
+  const endpointActions = {
+    ping: (endpoint) => endpointChange(endpoint, () => call("POST", "/webhooks-ping", { body: { webhook_id: endpoint.id } }), `Test ping queued for ${endpoint.url}: its delivery shows below.`),
+    toggle: (endpoint) =>
+      endpointChange(endpoint, () => call("PATCH", `/webhooks-item/${endpoint.id}`, { body: { enabled: !endpoint.enabled }, version: endpoint.version }), endpoint.enabled ? "Endpoint disabled." : "Endpoint enabled."),
+    remove: async (endpoint) => {
+      if (!(await confirmAction(`Delete the endpoint ${endpoint.url}? Its pending deliveries are cancelled; its log stays.`, "Delete endpoint"))) return;
+      await endpointChange(endpoint, () => call("DELETE", `/webhooks-item/${endpoint.id}`, { version: endpoint.version }), "Endpoint deleted.");
+    },
+  };
+  try {
+    await loadEndpoints();
   } catch (error) {
     show(body, explain(error));
     return undefined;
   }
-  show(filterSlot, filterForm(chosen, endpoints));
-  const endpointUrl = Object.fromEntries(endpoints.map((endpoint) => [endpoint.id, endpoint.url]));
 
   async function redeliver(delivery) {
     try {
@@ -63,6 +126,76 @@ export async function showDeliveries(view, route) {
   }
   await refresh();
   return { refresh };
+}
+
+function endpointCard(endpoint, act) {
+  return h(
+    "li",
+    { class: "panel endpoint-card", dataset: { endpointId: endpoint.id } },
+    h("p", { class: "endpoint-url" }, endpointCell(endpoint.url), " ", h("span", { class: `badge ${endpoint.enabled ? "outcome-delivered" : "outcome-cancelled"}` }, endpoint.enabled ? "enabled" : "disabled")),
+    endpoint.description ? h("p", {}, endpoint.description) : null,
+    h("p", { class: "hint" }, "Events: ", endpoint.events.map((e, n) => [n ? ", " : "", h("code", {}, e)]), endpoint.auth_header ? [" · token header ", h("code", {}, endpoint.auth_header.name)] : null),
+    endpoint.disabled_reason ? h("p", { class: "error-text" }, endpoint.disabled_reason) : null,
+    h(
+      "div",
+      { class: "actions", role: "group", "aria-label": `Endpoint ${endpoint.url}` },
+      h("button", { type: "button", class: "button", disabled: !endpoint.enabled, onclick: () => act.ping(endpoint) }, "Send test ping"),
+      h("button", { type: "button", class: "button", onclick: () => act.toggle(endpoint) }, endpoint.enabled ? "Disable" : "Enable"),
+      h("button", { type: "button", class: "button button-danger", onclick: () => act.remove(endpoint) }, "Delete"),
+    ),
+  );
+}
+
+/** The form that adds an endpoint. */
+function endpointForm(done, cancel) {
+  const problem = h("div", { class: "form-problem", tabindex: "-1" });
+  const url = h("input", { id: "endpoint-url", name: "url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "an http or https URL" });
+  const description = h("input", { id: "endpoint-description", name: "description", maxlength: 300, autocomplete: "off" });
+  const header = h("input", { id: "endpoint-header", name: "auth_header", maxlength: 64, autocomplete: "off", spellcheck: "false", placeholder: "X-N8N-Token" });
+  const events = h(
+    "fieldset",
+    { class: "form-field endpoint-events" },
+    h("legend", {}, "Events"),
+    h("div", { class: "choices" }, SUBSCRIBABLE.map((e) => h("label", { class: "choice" }, h("input", { type: "checkbox", name: "events", value: e, checked: e !== "post.due" }), h("code", {}, e)))),
+  );
+  async function onsubmit(event) {
+    event.preventDefault();
+    for (const el of event.target.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    problem.replaceChildren();
+    const body = { url: url.value.trim(), events: [...events.querySelectorAll("input:checked")].map((i) => i.value) };
+    if (description.value.trim()) body.description = description.value.trim();
+    if (header.value.trim()) body.auth_header = { name: header.value.trim() };
+    try {
+      const { data } = await call("POST", "/webhooks", { body });
+      await done(data);
+    } catch (error) {
+      for (const [field] of fieldErrors(error)) event.target.querySelector(`[name="${CSS.escape(field.split(".")[0])}"]`)?.setAttribute("aria-invalid", "true");
+      show(problem, explain(error));
+      problem.focus();
+    }
+  }
+  return h(
+    "form",
+    { class: "panel endpoint-form", novalidate: true, onsubmit, "aria-label": "Add an endpoint" },
+    h("div", { class: "form-field" }, h("label", { for: "endpoint-url" }, "URL"), url, h("p", { class: "hint" }, "Where the service sends events, signed with Standard Webhooks.")),
+    events,
+    h("div", { class: "form-field" }, h("label", { for: "endpoint-description" }, "Description (optional)"), description),
+    h("div", { class: "form-field" }, h("label", { for: "endpoint-header" }, "Token header (optional)"), header, h("p", { class: "hint" }, "For platforms that cannot check a signature (n8n's Header Auth): every delivery also carries this header with a token shown once.")),
+    problem,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "button button-primary" }, "Create endpoint"), h("button", { type: "button", class: "button", onclick: cancel }, "Cancel")),
+  );
+}
+
+/** The new endpoint's signing secret (and token), shown this once. */
+function secretOnce(endpoint, dismiss) {
+  return h(
+    "div",
+    { class: "alert alert-warning secret-box", role: "alert" },
+    h("p", { class: "alert-title" }, "Endpoint added. Copy its signing secret now: it is shown only this once."),
+    h("p", {}, "Signing secret: ", h("code", { class: "secret", dataset: { secret: "" } }, endpoint.secret)),
+    endpoint.auth_header?.token ? h("p", {}, `Header ${endpoint.auth_header.name}: `, h("code", { class: "secret" }, endpoint.auth_header.token)) : null,
+    h("p", { class: "alert-actions" }, h("button", { type: "button", class: "button", onclick: dismiss }, "I have copied it")),
+  );
 }
 
 function filterForm(chosen, endpoints) {

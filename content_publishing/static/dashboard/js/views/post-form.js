@@ -1,14 +1,30 @@
-// Creating a post (always a Draft) and editing one. A create carries an
-// Idempotency-Key made when the form opens, so a double submit or a retry
-// after a lost answer makes one post, not two. An edit sends only the fields
-// that changed, on the version the form was loaded from (If-Match).
+// The composer: write a post, pick its channel, add images, see it as
+// LinkedIn will show it, and save it as a draft, schedule it or add it to the
+// channel's queue, in one step. A create carries an Idempotency-Key made when
+// the form opens, so a double submit or a retry after a lost answer makes one
+// post, not two. An edit sends only the fields that changed, on the version
+// the form was loaded from (If-Match).
 import { call, newIdempotencyKey } from "../api.js";
 import { h, show } from "../dom.js";
 import { explain, fieldErrors } from "../explain.js";
-import { heading, loading, notify } from "../widgets.js";
+import * as time from "../time.js";
+import { channelOf, heading, loading, mediaThumbs, notify } from "../widgets.js";
 
 const MAX_CONTENT = 3000;
 const MAX_MEDIA = 9;
+const SEE_MORE_AT = 210; // LinkedIn folds a post after about this many characters
+const PREVIEW_DELAY_MS = 350;
+const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+const WEEKDAYS = [
+  ["MO", "Mon"],
+  ["TU", "Tue"],
+  ["WE", "Wed"],
+  ["TH", "Thu"],
+  ["FR", "Fri"],
+  ["SA", "Sat"],
+  ["SU", "Sun"],
+];
+const OTHER_BRAND = "__other";
 
 export async function showPostForm(view, route, session) {
   const id = route.params[0];
@@ -22,99 +38,434 @@ export async function showPostForm(view, route, session) {
       return;
     }
   }
-  show(view, postForm(post, session, () => showPostForm(view, route, session)));
+  let channels = [];
+  try {
+    channels = (await call("GET", "/channels?limit=100")).data.data;
+  } catch {
+    // No channels to pick from: the type and brand fields still work
+  }
+  const day = time.parseDayKey(route.query.get("date"));
+  show(view, postForm(post, channels, day, session, () => showPostForm(view, route, session)));
 }
 
-function postForm(post, session, reload) {
+function postForm(initial, channels, day, session, reload) {
+  let post = initial;
   const idempotencyKey = newIdempotencyKey();
   const problem = h("div", { class: "form-problem", tabindex: "-1" });
   const type = post?.type ?? "personal";
   const radio = (value, label) =>
     h("label", { class: "choice" }, h("input", { type: "radio", name: "type", value, checked: value === type }), label);
-  const brand = h("input", { id: "brand_id", name: "brand_id", maxlength: 100, value: post?.brand_id ?? "", autocomplete: "off" });
+  const brand = h("input", { id: "brand_id", name: "brand_id", maxlength: 100, value: post?.brand_id ?? "", autocomplete: "off", list: "brand-channels" });
   const brandField = h(
     "div",
     { class: "form-field", hidden: type !== "brand" },
     h("label", { for: "brand_id" }, "Brand (company page)"),
     brand,
+    h("datalist", { id: "brand-channels" }, channels.filter((c) => c.type === "brand").map((c) => h("option", { value: c.id }, c.name))),
     h("p", { class: "hint" }, "The company page the automation posts to, for example acme-corp."),
   );
-  const content = h("textarea", { id: "content", name: "content", rows: 8, maxlength: MAX_CONTENT, required: true, "aria-describedby": "content-count" });
+
+  // The channel picker fills in the type and the brand.
+  const channelSelect = h(
+    "select",
+    { id: "channel", name: "channel", onchange: () => pickChannel(channelSelect.value) },
+    h("option", { value: "personal" }, channels.find((c) => c.id === "personal")?.name ?? "Personal profile"),
+    channels.filter((c) => c.type === "brand").map((c) => h("option", { value: c.id }, `${c.name} (${c.id})`)),
+    h("option", { value: OTHER_BRAND }, "Another brand page…"),
+  );
+
+  const content = h("textarea", { id: "content", name: "content", rows: 9, maxlength: MAX_CONTENT, required: true, "aria-describedby": "content-count" });
   content.value = post?.content ?? "";
-  const count = h("p", { class: "hint", id: "content-count" });
-  const media = h("textarea", { id: "media_urls", name: "media_urls", rows: 3, "aria-describedby": "media-hint", spellcheck: "false" });
+  const count = h("p", { class: "hint counter", id: "content-count", "aria-live": "polite" });
+  let escapedLength = null; // from the preview: the length LinkedIn counts
+
+  const media = h("textarea", { id: "media_urls", name: "media_urls", rows: 2, "aria-describedby": "media-hint", spellcheck: "false" });
   media.value = (post?.media_urls ?? []).join("\n");
-  const save = h("button", { type: "submit", class: "button button-primary" }, post ? "Save changes" : "Create draft");
-  const countCharacters = () => {
-    count.textContent = `${content.value.length} of ${MAX_CONTENT} characters`;
-  };
-  countCharacters();
-  content.addEventListener("input", countCharacters);
+  const thumbs = h("div", { class: "composer-thumbs" });
+  const uploadStatus = h("p", { class: "hint upload-status", role: "status" });
+  const files = h("input", { type: "file", id: "media-files", accept: IMAGE_TYPES.join(","), multiple: true, class: "visually-hidden", onchange: () => upload([...files.files]) });
+  const dropzone = h(
+    "div",
+    { class: "dropzone", dataset: { dropzone: "" } },
+    h("p", {}, "Drop images here, or "),
+    h("label", { for: "media-files", class: "button" }, "Choose images…"),
+    files,
+  );
+  dropzone.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    dropzone.classList.add("dropzone-over");
+  });
+  dropzone.addEventListener("dragleave", () => dropzone.classList.remove("dropzone-over"));
+  dropzone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    dropzone.classList.remove("dropzone-over");
+    upload([...event.dataTransfer.files]);
+  });
+
+  const when = h("input", { id: "scheduled_at", name: "scheduled_at", type: "datetime-local", "aria-describedby": "when-hint" });
+  when.value = post?.scheduled_at ? time.toLocalInput(new Date(post.scheduled_at)) : day ? time.toLocalInput(dayAt(day)) : "";
+  const repeat = repeatPicker(post?.repeat);
+
+  const preview = h("aside", { class: "panel preview-panel", "aria-labelledby": "preview-title" }, h("h2", { id: "preview-title" }, "LinkedIn preview"), h("div", { class: "preview-body" }, h("p", { class: "muted" }, "Write something to see it as LinkedIn will show it.")));
+
+  const editable = !post || ["Draft", "Scheduled", "Failed"].includes(post.status);
+  const canPublish = session.can("posts:publish");
+  const schedulable = canPublish && (!post || ["Draft", "Failed"].includes(post.status));
+  const save = h("button", { type: "submit", class: "button", value: "save" }, post ? "Save changes" : "Save draft");
+  const schedule = schedulable ? h("button", { type: "submit", class: "button button-primary", value: "schedule" }, "Schedule") : null;
+  const queue = schedulable ? h("button", { type: "submit", class: "button", value: "queue" }, "Add to queue") : null;
+  const buttons = [save, schedule, queue].filter(Boolean);
 
   const form = h(
     "form",
     { class: "panel post-form", novalidate: true, onsubmit },
     lockedNote(post, session),
+    h("div", { class: "form-field" }, h("label", { for: "channel" }, "Channel"), channelSelect, h("p", { class: "hint" }, channels.length ? "Your channels; set them up under Channels." : "No channels set up yet: pick the type below, or set channels up under Channels.")),
     h(
       "fieldset",
       { class: "form-field" },
       h("legend", {}, "Post type"),
-      h("div", { class: "choices", onchange: () => (brandField.hidden = chosenType() !== "brand") }, radio("personal", "Personal"), radio("brand", "Brand")),
+      h("div", { class: "choices", onchange: typeChanged }, radio("personal", "Personal"), radio("brand", "Brand")),
     ),
     brandField,
     h("div", { class: "form-field" }, h("label", { for: "content" }, "Content"), content, count),
     h(
       "div",
       { class: "form-field" },
+      h("span", { class: "field-label" }, "Images"),
+      dropzone,
+      uploadStatus,
+      thumbs,
       h("label", { for: "media_urls" }, "Media URLs"),
       media,
-      h("p", { class: "hint", id: "media-hint" }, `Up to ${MAX_MEDIA} http or https links, one per line.`),
+      h("p", { class: "hint", id: "media-hint" }, `Up to ${MAX_MEDIA} http or https links, one per line; uploaded images are added here.`),
     ),
+    h(
+      "div",
+      { class: "form-field" },
+      h("label", { for: "scheduled_at" }, "Publish at"),
+      when,
+      h("p", { class: "hint", id: "when-hint" }, `Your time zone: ${time.ZONE}. Needed to schedule; Add to queue takes the channel's next free slot instead.`),
+    ),
+    repeat.element,
     problem,
-    h("div", { class: "actions" }, save, h("a", { class: "button", href: post ? `#/posts/${post.id}` : "#/queue/Draft" }, "Cancel")),
+    h("div", { class: "actions" }, buttons, h("a", { class: "button", href: post ? `#/posts/${post.id}` : "#/queue/Draft" }, "Cancel")),
   );
   const chosenType = () => form.querySelector("input[name=type]:checked").value;
 
+  function pickChannel(value) {
+    const personal = value === "personal";
+    form.querySelector(`input[name=type][value=${personal ? "personal" : "brand"}]`).checked = true;
+    if (!personal && value !== OTHER_BRAND) brand.value = value;
+    if (value === OTHER_BRAND) {
+      brand.value = "";
+      brand.focus();
+    }
+    brandField.hidden = personal;
+    schedulePreview();
+  }
+
+  function syncChannel() {
+    const current = chosenType() === "brand" ? brand.value.trim() : "personal";
+    const known = [...channelSelect.options].some((o) => o.value === current && current !== OTHER_BRAND);
+    channelSelect.value = known ? current : OTHER_BRAND;
+  }
+
+  function typeChanged() {
+    brandField.hidden = chosenType() !== "brand";
+    syncChannel();
+    schedulePreview();
+  }
+  brand.addEventListener("input", () => {
+    syncChannel();
+    schedulePreview();
+  });
+
+  function mediaList() {
+    return media.value
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(Boolean);
+  }
+
+  function showThumbs() {
+    const urls = mediaList();
+    show(
+      thumbs,
+      mediaThumbs(urls, {
+        size: "medium",
+        remove: (url) => {
+          media.value = mediaList().filter((u) => u !== url).join("\n");
+          showThumbs();
+          schedulePreview();
+        },
+      }),
+    );
+  }
+
+  async function upload(chosen) {
+    const images = chosen.filter((file) => IMAGE_TYPES.includes(file.type));
+    if (images.length < chosen.length) show(problem, h("p", { class: "alert alert-error", role: "alert" }, "Only JPEG, PNG, GIF and WebP images can be added."));
+    for (const [n, file] of images.entries()) {
+      uploadStatus.textContent = `Uploading ${file.name} (${n + 1} of ${images.length})…`;
+      try {
+        const { data } = await call("POST", "/media", { raw: file, type: file.type });
+        const urls = mediaList();
+        if (!urls.includes(data.url)) media.value = [...urls, data.url].join("\n");
+        showThumbs();
+      } catch (error) {
+        show(problem, explain(error));
+      }
+    }
+    uploadStatus.textContent = images.length ? `${images.length} image${images.length === 1 ? "" : "s"} added.` : "";
+    files.value = "";
+    schedulePreview();
+  }
+
+  function countCharacters() {
+    const escaped = escapedLength === null ? "" : ` · ${escapedLength} once escaped for LinkedIn`;
+    count.textContent = `${content.value.length} of ${MAX_CONTENT} characters${escaped}`;
+    count.classList.toggle("counter-over", (escapedLength ?? 0) > MAX_CONTENT);
+  }
+
+  // The preview: asked of the service a moment after the last keystroke;
+  // only the newest answer is shown.
+  let previewTimer = null;
+  let previewAsked = 0;
+  function schedulePreview() {
+    clearTimeout(previewTimer);
+    previewTimer = setTimeout(refreshPreview, PREVIEW_DELAY_MS);
+  }
+  async function refreshPreview() {
+    const body = preview.querySelector(".preview-body");
+    const values = fields();
+    if (!values.content.trim()) {
+      escapedLength = null;
+      countCharacters();
+      show(body, h("p", { class: "muted" }, "Write something to see it as LinkedIn will show it."));
+      return;
+    }
+    if (values.type === "brand" && !values.brand_id) {
+      show(body, h("p", { class: "muted" }, "Name the brand page to see the preview."));
+      return;
+    }
+    const asked = ++previewAsked;
+    const request = { type: values.type, content: values.content, media_urls: values.media_urls };
+    if (values.type === "brand") request.brand_id = values.brand_id;
+    try {
+      const { data } = await call("POST", "/api-v2-posts-preview", { body: request });
+      if (asked !== previewAsked) return;
+      escapedLength = data.linkedin_request.body.commentary.length;
+      countCharacters();
+      const channel = channels.find((c) => c.id === channelOf(values));
+      show(body, renderPreview(data, channel ?? { name: values.type === "brand" ? values.brand_id : "Your profile" }, values.media_urls));
+    } catch (error) {
+      if (asked !== previewAsked) return;
+      show(body, h("p", { class: "muted preview-problem" }, `No preview: ${error.message}`));
+    }
+  }
+  content.addEventListener("input", () => {
+    countCharacters();
+    schedulePreview();
+  });
+  media.addEventListener("input", () => {
+    showThumbs();
+    schedulePreview();
+  });
+
   function fields() {
-    const values = {
-      type: chosenType(),
-      content: content.value,
-      media_urls: media.value.split("\n").map((line) => line.trim()).filter(Boolean),
-    };
+    const values = { type: chosenType(), content: content.value, media_urls: mediaList() };
     values.brand_id = values.type === "brand" ? brand.value.trim() : null;
     return values;
   }
 
+  function whenValue() {
+    if (!when.value) return null;
+    const at = time.fromLocalInput(when.value);
+    return at ? at.toISOString() : undefined;
+  }
+
   async function onsubmit(event) {
     event.preventDefault();
+    const action = event.submitter?.value ?? "save";
     for (const field of form.querySelectorAll("[aria-invalid]")) field.removeAttribute("aria-invalid");
     problem.replaceChildren();
     const values = fields();
-    save.disabled = true;
+    const at = whenValue();
+    const rule = repeat.value();
+    if (at === undefined || (action === "schedule" && !at)) {
+      when.setAttribute("aria-invalid", "true");
+      show(problem, h("p", { class: "alert alert-error", role: "alert" }, "Pick the date and time to publish at."));
+      when.focus();
+      return;
+    }
+    if (rule === undefined) {
+      show(problem, h("p", { class: "alert alert-error", role: "alert" }, "Pick at least one day of the week for a weekly repeat, and an end that is a number or a date."));
+      return;
+    }
+    values.scheduled_at = at;
+    values.repeat = rule;
+    for (const button of buttons) button.disabled = true;
+    let stage = "save";
     try {
       if (post) {
-        const changed = Object.fromEntries(Object.entries(values).filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(post[name])));
+        const changed = Object.fromEntries(
+          Object.entries(values).filter(([name, value]) => JSON.stringify(value ?? null) !== JSON.stringify(post[name] ?? null) && !(name === "scheduled_at" && sameMinute(value, post.scheduled_at))),
+        );
+        if (action === "schedule") {
+          changed.status = "Scheduled";
+          changed.scheduled_at = at;
+        }
         if (Object.keys(changed).length) {
-          const saved = (await call("PATCH", `/api-v2-posts-item/${post.id}`, { body: changed, version: post.version })).data;
-          notify(`Saved (version ${saved.version}).`);
-        } else notify("Nothing changed.");
-        location.hash = `#/posts/${post.id}`;
+          post = (await call("PATCH", `/api-v2-posts-item/${post.id}`, { body: changed, version: post.version })).data;
+        }
       } else {
         if (values.type === "personal") delete values.brand_id;
-        const created = (await call("POST", "/api-v2-posts", { body: values, idempotencyKey })).data;
-        notify("Draft created. Schedule it when it is ready.");
-        location.hash = `#/posts/${created.id}`;
+        if (!values.repeat) delete values.repeat;
+        post = (await call("POST", "/api-v2-posts", { body: values, idempotencyKey })).data;
+        if (action === "schedule") {
+          stage = "schedule";
+          post = (await call("PATCH", `/api-v2-posts-item/${post.id}`, { body: { status: "Scheduled", scheduled_at: at }, version: post.version })).data;
+        }
       }
+      if (action === "queue") {
+        stage = "queue";
+        post = (await call("POST", "/api-v2-posts-queue", { body: { post_id: post.id }, version: post.version })).data;
+      }
+      const done = {
+        save: initial ? `Saved (version ${post.version}).` : "Draft saved. Schedule it when it is ready.",
+        schedule: `Scheduled for ${time.local(post.scheduled_at)}.`,
+        queue: `Added to the queue: ${time.local(post.scheduled_at)}.`,
+      };
+      notify(done[action]);
+      location.hash = `#/posts/${post.id}`;
     } catch (error) {
-      save.disabled = false;
+      for (const button of buttons) button.disabled = false;
       for (const [name] of fieldErrors(error)) form.querySelector(`[name="${CSS.escape(name.split(".")[0])}"]`)?.setAttribute("aria-invalid", "true");
+      if (error.details?.scheduled_at || error.code === "schedule_conflict") when.setAttribute("aria-invalid", "true");
       const again = error.status === 412 ? [h("button", { type: "button", class: "button", onclick: reload }, "Reload")] : [];
-      show(problem, explain(error, ...again));
+      const saved = stage !== "save" && !initial ? h("p", { class: "alert alert-warning" }, "The post was saved as a draft; this step was refused. ", h("a", { href: `#/posts/${post.id}` }, "Open the draft")) : null;
+      if (saved) {
+        // From now on this form edits the saved draft rather than making another.
+        initial = post;
+        save.textContent = "Save changes";
+      }
+      show(problem, saved, explain(error, ...again));
       problem.focus();
     }
   }
 
-  return [heading(post ? "Edit post" : "New post"), form];
+  countCharacters();
+  showThumbs();
+  if (content.value) schedulePreview();
+  if (!editable) for (const button of buttons) button.disabled = true;
+  if (post) syncChannel();
+  else channelSelect.value = "personal";
+
+  return [heading(post ? "Edit post" : "New post"), h("div", { class: "composer" }, form, preview)];
+}
+
+/** The preview's body: the author, the text folded as LinkedIn folds it, the
+ *  pictures, and the service's warnings. */
+function renderPreview(data, channel, mediaUrls) {
+  const shown = unescape(data.linkedin_request.body.commentary);
+  const text = h("p", { class: "preview-text" });
+  if (shown.length > SEE_MORE_AT) {
+    const more = h("button", { type: "button", class: "see-more" }, "…see more");
+    more.addEventListener("click", () => text.replaceChildren(shown));
+    text.append(shown.slice(0, SEE_MORE_AT), more);
+  } else text.append(shown);
+  const warnings = data.warnings.length
+    ? h("ul", { class: "preview-warnings" }, data.warnings.map((w) => h("li", { class: "alert alert-warning", dataset: { code: w.code } }, h("code", {}, w.code), ": ", w.message)))
+    : h("p", { class: "hint preview-ok" }, "No warnings.");
+  return [
+    h("p", { class: "preview-author" }, h("strong", {}, channel.name), data.linkedin_request.body.author ? h("span", { class: "mono muted" }, ` ${data.linkedin_request.body.author}`) : null),
+    text,
+    mediaThumbs(mediaUrls),
+    warnings,
+    h("p", { class: "hint" }, `${data.characters} characters; ${data.linkedin_request.body.commentary.length} in the request, with LinkedIn's reserved characters escaped.`),
+  ];
+}
+
+/** The text LinkedIn shows for an escaped commentary. */
+const unescape = (commentary) => commentary.replace(/\\(.)/gs, "$1");
+
+const sameMinute = (a, b) => (a && b ? Math.floor(Date.parse(a) / 60000) === Math.floor(Date.parse(b) / 60000) : a === b);
+
+/** 09:00 on `day`, or a round time soon if that has passed. */
+function dayAt(day) {
+  const at = new Date(day.getFullYear(), day.getMonth(), day.getDate(), 9, 0);
+  if (at > new Date(Date.now() + 5 * 60_000)) return at;
+  const soon = new Date(Date.now() + 30 * 60_000);
+  soon.setMinutes(Math.ceil(soon.getMinutes() / 15) * 15, 0, 0);
+  return soon;
+}
+
+/** The repeat picker: how often, on which days, and when it ends. `value()` is
+ *  the RRULE, null for none, undefined while incomplete. */
+function repeatPicker(rule) {
+  const parts = rule ? Object.fromEntries(rule.split(";").map((part) => part.split("="))) : {};
+  const freq = h(
+    "select",
+    { id: "repeat-freq", name: "repeat" },
+    [
+      ["", "Does not repeat"],
+      ["DAILY", "Every day"],
+      ["WEEKLY", "Every week on…"],
+      ["MONTHLY", "Every month"],
+    ].map(([value, text]) => h("option", { value, selected: (parts.FREQ ?? "") === value }, text)),
+  );
+  const chosenDays = new Set((parts.BYDAY ?? "").split(",").filter(Boolean));
+  const days = h(
+    "fieldset",
+    { class: "repeat-days" },
+    h("legend", {}, "On"),
+    h("div", { class: "choices" }, WEEKDAYS.map(([code, name]) => h("label", { class: "choice" }, h("input", { type: "checkbox", name: "repeat-day", value: code, checked: chosenDays.has(code) }), name))),
+  );
+  const end = h(
+    "select",
+    { id: "repeat-end" },
+    h("option", { value: "" }, "Never"),
+    h("option", { value: "count", selected: Boolean(parts.COUNT) }, "After a number of times"),
+    h("option", { value: "until", selected: Boolean(parts.UNTIL) }, "On a date"),
+  );
+  const count = h("input", { id: "repeat-count", type: "number", min: 1, max: 10000, value: parts.COUNT ?? "5", inputmode: "numeric" });
+  const until = h("input", { id: "repeat-until", type: "date", value: parts.UNTIL ? `${parts.UNTIL.slice(0, 4)}-${parts.UNTIL.slice(4, 6)}-${parts.UNTIL.slice(6, 8)}` : "" });
+  const countField = h("div", { class: "form-field inline-field" }, h("label", { for: "repeat-count" }, "Times, the first included"), count);
+  const untilField = h("div", { class: "form-field inline-field" }, h("label", { for: "repeat-until" }, "Last day"), until);
+  const endField = h("div", { class: "form-field inline-field" }, h("label", { for: "repeat-end" }, "Ends"), end);
+  const details = h("div", { class: "repeat-details" }, days, endField, countField, untilField);
+  const sync = () => {
+    details.hidden = !freq.value;
+    days.hidden = freq.value !== "WEEKLY";
+    countField.hidden = end.value !== "count";
+    untilField.hidden = end.value !== "until";
+  };
+  freq.addEventListener("change", sync);
+  end.addEventListener("change", sync);
+  sync();
+  const element = h("fieldset", { class: "form-field repeat-picker" }, h("legend", {}, "Repeat"), h("label", { for: "repeat-freq", class: "visually-hidden" }, "How often"), freq, details);
+  // A rule's other parts (INTERVAL, BYMONTHDAY) are kept as they were.
+  const kept = Object.entries(parts).filter(([name]) => ["INTERVAL", "BYMONTHDAY"].includes(name));
+  function value() {
+    if (!freq.value) return null;
+    const rulePart = [`FREQ=${freq.value}`, ...kept.map(([n, v]) => `${n}=${v}`)];
+    if (freq.value === "WEEKLY") {
+      const picked = [...days.querySelectorAll("input:checked")].map((input) => input.value);
+      if (!picked.length) return undefined;
+      rulePart.push(`BYDAY=${picked.join(",")}`);
+    }
+    if (end.value === "count") {
+      if (!/^\d+$/.test(count.value) || Number(count.value) < 1) return undefined;
+      rulePart.push(`COUNT=${Number(count.value)}`);
+    }
+    if (end.value === "until") {
+      if (!until.value) return undefined;
+      rulePart.push(`UNTIL=${until.value.replaceAll("-", "")}`);
+    }
+    return rulePart.join(";");
+  }
+  return { element, value };
 }
 
 /** A warning when the service will refuse to save this form. */

@@ -1,11 +1,11 @@
 // One post: every field, its version, and the changes the key allows.
 // Every change sends the version it was made on (If-Match), so a change
 // made elsewhere in the meantime is a 412, explained, never overwritten.
-import { call } from "../api.js";
+import { call, newIdempotencyKey } from "../api.js";
 import { h, outsideLink, show } from "../dom.js";
 import { explain } from "../explain.js";
 import * as time from "../time.js";
-import { confirmAction, countdown, heading, loading, notify, statusBadge, typeBadge } from "../widgets.js";
+import { confirmAction, countdown, heading, loading, mediaThumbs, notify, repeatBadge, repeatLabel, statusBadge, typeBadge } from "../widgets.js";
 import { schedulePanel } from "./schedule.js";
 
 export async function showPost(view, route, session) {
@@ -104,20 +104,53 @@ export async function showPost(view, route, session) {
     };
     show(
       page,
-      heading("Post", h("div", { class: "badges" }, statusBadge(post.status), typeBadge(post))),
+      heading("Post", h("div", { class: "badges" }, statusBadge(post.status), typeBadge(post), repeatBadge(post))),
       actionBar(post, session, {
         openSchedule,
         change: (body, done) => change(body, done).catch(failedIn(messages)),
         remove: () => remove(messages),
+        duplicate: () => duplicate(messages),
       }),
       messages,
       h(
         "div",
         { class: "record-layout" },
-        h("div", { class: "record-main" }, panel, stateNote(post), h("div", { class: "content-block" }, h("h2", { class: "visually-hidden" }, "Content"), post.content)),
+        h(
+          "div",
+          { class: "record-main" },
+          panel,
+          stateNote(post),
+          h("div", { class: "content-block" }, h("h2", { class: "visually-hidden" }, "Content"), post.content),
+          mediaThumbs(post.media_urls, { size: "large" }),
+          historySlot,
+        ),
         fieldList(post),
       ),
     );
+    showHistory();
+  }
+
+  // The post's history, read again whenever the post is shown.
+  const historySlot = h("section", { class: "history", "aria-labelledby": "history-title" });
+  async function showHistory() {
+    try {
+      const { data } = await call("GET", `/api-v2-posts-history/${id}`);
+      show(historySlot, h("h2", { id: "history-title" }, "History"), timeline(data.data));
+    } catch (error) {
+      show(historySlot, h("h2", { id: "history-title" }, "History"), explain(error));
+    }
+  }
+
+  async function duplicate(where) {
+    const body = { type: post.type, content: post.content, media_urls: post.media_urls };
+    if (post.type === "brand") body.brand_id = post.brand_id;
+    try {
+      const { data } = await call("POST", "/api-v2-posts", { body, idempotencyKey: newIdempotencyKey() });
+      notify("Duplicated: a new draft with the same content.");
+      location.hash = `#/posts/${data.id}/edit`;
+    } catch (error) {
+      failedIn(where)(error);
+    }
   }
 
   await reload();
@@ -133,22 +166,25 @@ function actionBar(post, session, act) {
     h("button", { type: "button", class: `button ${extra}`, "aria-expanded": "false", "aria-controls": "schedule-panel", onclick: (event) => act.openSchedule(mode, event.currentTarget) }, text);
   const edit = h("a", { class: "button", href: `#/posts/${post.id}/edit` }, "Edit");
   const del = button("Delete", act.remove, "button-danger");
+  const dup = write && button("Duplicate", act.duplicate);
   const byStatus = {
-    Draft: [publish && opener("Schedule…", "schedule", "button-primary"), write && edit, write && del],
+    Draft: [publish && opener("Schedule…", "schedule", "button-primary"), write && edit, dup, write && del],
     Scheduled: [
       publish && opener("Reschedule…", "reschedule"),
       publish && button("Unschedule", () => act.change({ status: "Draft" }, "Unscheduled: back to Draft")),
       write && edit,
+      dup,
       write && del,
     ],
     Failed: [
       publish && opener("Retry…", "retry", "button-primary"),
       publish && button("Back to draft", () => act.change({ status: "Draft" }, "Back to Draft")),
       write && edit,
+      dup,
       write && del,
     ],
     Publishing: [],
-    Published: [],
+    Published: [dup],
   };
   const actions = byStatus[post.status].filter(Boolean);
   const lacking = ["posts:write", "posts:publish"].filter((scope) => !session.can(scope));
@@ -200,6 +236,8 @@ function fieldList(post) {
     ["Live URL", post.live_url ? outsideLink(post.live_url) : none()],
     ["Last error", post.last_error ? h("span", { class: "error-text" }, post.last_error) : none()],
     ["Media", post.media_urls.length ? h("ul", { class: "plain" }, post.media_urls.map((url) => h("li", {}, outsideLink(url)))) : none()],
+    ["Repeat", post.repeat ? [repeatLabel(post.repeat), h("br"), h("code", { class: "mono" }, post.repeat)] : none()],
+    ["Series", post.series_id ? [`occurrence ${post.occurrence} · `, h("a", { href: `#/queue/Scheduled?series_id=${post.series_id}` }, "the series")] : none()],
     ["Handoff", post.handoff_id ? h("code", {}, post.handoff_id) : none()],
     ["Lease ends", when(post.handoff_expires_at)],
     ["Handed off", `${post.handoff_count} time${post.handoff_count === 1 ? "" : "s"}`],
@@ -217,3 +255,39 @@ function fieldList(post) {
 }
 
 const none = () => h("span", { class: "muted" }, "—");
+
+const ACTIONS = {
+  created: "Created",
+  updated: "Edited",
+  scheduled: "Scheduled",
+  unscheduled: "Unscheduled",
+  queued: "Added to the queue",
+  claimed: "Claimed by the automation",
+  pushed: "Pushed to the automation (post.due acknowledged)",
+  given_back: "Given back untried",
+  reported_failed: "Reported failed",
+  lease_expired: "Lease ran out",
+  published: "Published",
+  occurrence_created: "Next occurrence created",
+};
+
+/** The history as an ordered list, oldest first. */
+function timeline(entries) {
+  if (!entries.length) return h("p", { class: "muted" }, "Nothing recorded yet.");
+  return h(
+    "ol",
+    { class: "timeline" },
+    entries.map((entry) =>
+      h(
+        "li",
+        { class: `timeline-entry action-${entry.action}`, dataset: { action: entry.action } },
+        h("span", { class: "timeline-when" }, time.timeElement(entry.at)),
+        h("strong", { class: "timeline-action" }, ACTIONS[entry.action] ?? entry.action),
+        entry.status_from !== entry.status_to && entry.status_to ? h("span", { class: "timeline-status" }, entry.status_from ? `${entry.status_from} → ${entry.status_to}` : entry.status_to) : null,
+        entry.fields?.length ? h("span", { class: "timeline-fields" }, "fields: ", entry.fields.map((f, n) => [n ? ", " : "", h("code", {}, f)])) : null,
+        h("span", { class: "timeline-who muted" }, entry.key_prefix ? ["by key ", h("code", {}, `${entry.key_prefix}…`)] : "by the service"),
+        entry.detail ? h("span", { class: "timeline-detail" }, entry.detail) : null,
+      ),
+    ),
+  );
+}

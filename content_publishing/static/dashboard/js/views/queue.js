@@ -1,10 +1,25 @@
 // The queue: posts by status, a page at a time (the API's limit/offset),
-// with every status's count from the API's `total`.
-import { PAGE_SIZE, call, query } from "../api.js";
+// with every status's count from the API's `total`; searched by words (`q`)
+// and filtered by channel; rows selected in bulk to unschedule, delete, retry
+// or duplicate, one request per post on the version shown (If-Match).
+import { PAGE_SIZE, call, newIdempotencyKey, query } from "../api.js";
 import { excerpt, h, outsideLink, show } from "../dom.js";
 import { explain } from "../explain.js";
 import * as time from "../time.js";
-import { POST_STATUSES, countdown, empty, fitTabs, heading, loading, pager, typeBadge } from "../widgets.js";
+import { POST_STATUSES, confirmAction, countdown, empty, fitTabs, heading, loading, notify, pager, repeatBadge, typeBadge } from "../widgets.js";
+
+const SCAN = 1000; // brand posts read to filter one brand's (the API filters by type only)
+const RETRY_AFTER_MS = 5 * 60_000; // a retried post goes out this long from now
+
+// Bulk actions by status: [label, what it does, needs posts:publish].
+const BULK = {
+  Draft: ["duplicate", "delete"],
+  Scheduled: ["unschedule", "duplicate", "delete"],
+  Publishing: [],
+  Published: ["duplicate"],
+  Failed: ["retry", "duplicate", "delete"],
+};
+const BULK_LABEL = { unschedule: "Unschedule", retry: "Retry in 5 min", duplicate: "Duplicate", delete: "Delete" };
 
 // Posts waiting for a time come soonest first; the others newest first.
 const ORDER = { Scheduled: "scheduled_at", Publishing: "scheduled_at" };
@@ -27,55 +42,198 @@ const COLUMNS = {
 export async function showQueue(view, route, session) {
   const status = route.params[0] || "Scheduled";
   const offset = Math.max(0, Number.parseInt(route.query.get("offset"), 10) || 0);
+  const filters = { q: route.query.get("q") || undefined, channel: route.query.get("channel") || undefined, series_id: route.query.get("series_id") || undefined };
   const tabs = h("nav", { class: "tabs", "aria-label": "Statuses" });
+  const filterSlot = h("div", {});
+  const messages = h("div", { class: "messages", tabindex: "-1" });
   const body = h("div", { class: "queue-body" }, loading());
+  const write = session.can("posts:write");
   show(
     view,
-    heading("Queue", session.can("posts:write") ? h("div", { class: "toolbar" }, h("a", { class: "button button-primary", href: "#/posts/new" }, "New post")) : null),
+    heading(
+      "Queue",
+      write ? h("div", { class: "toolbar" }, h("a", { class: "button", href: "#/import" }, "Import CSV"), h("a", { class: "button button-primary", href: "#/posts/new" }, "New post")) : null,
+    ),
     tabs,
+    filterSlot,
+    messages,
     body,
   );
+  let channels = [];
+  try {
+    channels = (await call("GET", "/channels?limit=100")).data.data;
+  } catch {
+    // no channel names to offer; the filter still takes personal
+  }
+  show(filterSlot, filterForm(status, filters, channels));
+  const selected = new Set();
+  let posts = [];
 
   let shown = null;
   async function refresh() {
     let page, counts;
     try {
-      [page, counts] = await Promise.all([
-        call("GET", `/api-v2-posts${query({ status, order: ORDER[status], limit: PAGE_SIZE, offset })}`),
-        countByStatus(status),
-      ]);
+      [page, counts] = await Promise.all([readPage(status, filters, offset), countByStatus(status, filters)]);
     } catch (error) {
       shown = null;
       show(body, explain(error));
       return;
     }
-    counts[status] = page.data.total;
-    const signature = JSON.stringify([counts, page.data.data.map((post) => [post.id, post.version])]);
+    counts[status] = page.total;
+    const signature = JSON.stringify([counts, page.data.map((post) => [post.id, post.version])]);
     if (signature === shown) return;
     shown = signature;
-    show(tabs, statusTabs(status, counts));
+    posts = page.data;
+    for (const id of [...selected]) if (!posts.some((post) => post.id === id)) selected.delete(id);
+    show(tabs, statusTabs(status, counts, filters));
     fitTabs(tabs);
+    const filtered = Boolean(filters.q || filters.channel || filters.series_id);
+    const actions = BULK[status].filter((action) => write && (!["unschedule", "retry"].includes(action) || session.can("posts:publish")));
     show(
       body,
       h("h2", { class: "visually-hidden" }, `${status} posts`),
-      page.data.data.length
-        ? table(status, page.data.data)
-        : empty(offset ? "No posts on this page." : `No ${status.toLowerCase()} posts.`),
-      pager(page.data.total, offset, (o) => `#/queue/${status}?offset=${o}`, `${status} posts`),
+      posts.length && actions.length ? bulkBar(actions) : null,
+      posts.length ? table(status, posts, actions.length ? selected : null, updateBar) : empty(offset ? "No posts on this page." : filtered ? `No ${status.toLowerCase()} posts match.` : `No ${status.toLowerCase()} posts.`),
+      pager(page.total, offset, (o) => `#/queue/${status}${query({ ...filters, offset: o || undefined })}`, `${status} posts`),
+    );
+    updateBar();
+  }
+
+  function bulkBar(actions) {
+    return h(
+      "div",
+      { class: "bulk-bar", role: "group", "aria-label": "With the selected posts" },
+      h("span", { class: "bulk-count", "aria-live": "polite" }),
+      actions.map((action) => h("button", { type: "button", class: `button${action === "delete" ? " button-danger" : ""}`, dataset: { bulk: action }, onclick: () => runBulk(action) }, BULK_LABEL[action])),
     );
   }
+
+  function updateBar() {
+    const bar = body.querySelector(".bulk-bar");
+    if (!bar) return;
+    bar.querySelector(".bulk-count").textContent = `${selected.size} selected`;
+    for (const button of bar.querySelectorAll("button")) button.disabled = !selected.size;
+    const all = body.querySelector("#select-all");
+    if (all) {
+      all.checked = selected.size > 0 && selected.size === posts.length;
+      all.indeterminate = selected.size > 0 && selected.size < posts.length;
+    }
+  }
+
+  async function runBulk(action) {
+    const chosen = posts.filter((post) => selected.has(post.id));
+    if (!chosen.length) return;
+    if (action === "delete" && !(await confirmAction(`Delete ${chosen.length} post${chosen.length === 1 ? "" : "s"}? It cannot be undone.`, "Delete"))) return;
+    messages.replaceChildren();
+    const refused = [];
+    for (const post of chosen) {
+      try {
+        await bulkOne(action, post);
+      } catch (error) {
+        refused.push([post, error]);
+      }
+    }
+    const done = chosen.length - refused.length;
+    const verb = { unschedule: "unscheduled", retry: "scheduled again", duplicate: "duplicated as drafts", delete: "deleted" }[action];
+    notify(`${done} of ${chosen.length} ${verb}.`);
+    selected.clear();
+    if (refused.length) {
+      show(
+        messages,
+        h("p", { class: "alert-title" }, `${refused.length} refused:`),
+        refused.map(([post, error]) => h("div", { class: "bulk-refusal", dataset: { postId: post.id } }, h("p", {}, h("strong", {}, excerpt(post.content, 60))), explain(error))),
+      );
+      messages.focus();
+    }
+    shown = null;
+    await refresh();
+  }
+
   await refresh();
   return { refresh };
 }
 
+async function bulkOne(action, post) {
+  const path = `/api-v2-posts-item/${post.id}`;
+  if (action === "unschedule") return call("PATCH", path, { body: { status: "Draft" }, version: post.version });
+  if (action === "delete") return call("DELETE", path, { version: post.version });
+  if (action === "retry") {
+    const soon = new Date(Date.now() + RETRY_AFTER_MS);
+    const at = post.scheduled_at && new Date(post.scheduled_at) > soon ? post.scheduled_at : soon.toISOString();
+    return call("PATCH", path, { body: { status: "Scheduled", scheduled_at: at }, version: post.version });
+  }
+  const body = { type: post.type, content: post.content, media_urls: post.media_urls };
+  if (post.type === "brand") body.brand_id = post.brand_id;
+  return call("POST", "/api-v2-posts", { body, idempotencyKey: newIdempotencyKey() });
+}
+
+/** The API's filters for a channel: personal is type=personal; a brand is
+ *  type=brand, its brand_id matched here. */
+function apiFilters(filters) {
+  const params = { q: filters.q, series_id: filters.series_id };
+  if (filters.channel === "personal") params.type = "personal";
+  else if (filters.channel) params.type = "brand";
+  return params;
+}
+
+/** One page: {data, total}. A brand's posts are picked out of the brand posts
+ *  (up to SCAN of them), since the API filters by type only. */
+async function readPage(status, filters, offset) {
+  const params = { ...apiFilters(filters), status, order: ORDER[status] };
+  if (!filters.channel || filters.channel === "personal") {
+    const { data } = await call("GET", `/api-v2-posts${query({ ...params, limit: PAGE_SIZE, offset })}`);
+    return data;
+  }
+  const matching = await brandPosts(params, filters.channel);
+  return { data: matching.slice(offset, offset + PAGE_SIZE), total: matching.length };
+}
+
+async function brandPosts(params, brand) {
+  const found = [];
+  for (let from = 0; from < SCAN; from += 100) {
+    const { data } = await call("GET", `/api-v2-posts${query({ ...params, limit: 100, offset: from })}`);
+    found.push(...data.data.filter((post) => post.brand_id === brand));
+    if (from + 100 >= data.total) break;
+  }
+  return found;
+}
+
 /** {status: total} for every status but `current`, one limit=1 read each. */
-async function countByStatus(current) {
+async function countByStatus(current, filters) {
   const others = POST_STATUSES.filter((s) => s !== current);
-  const answers = await Promise.all(others.map((s) => call("GET", `/api-v2-posts${query({ status: s, limit: 1 })}`)));
+  if (filters.channel && filters.channel !== "personal") {
+    const counts = await Promise.all(others.map((s) => brandPosts({ ...apiFilters(filters), status: s }, filters.channel)));
+    return Object.fromEntries(others.map((s, i) => [s, counts[i].length]));
+  }
+  const answers = await Promise.all(others.map((s) => call("GET", `/api-v2-posts${query({ ...apiFilters(filters), status: s, limit: 1 })}`)));
   return Object.fromEntries(others.map((s, i) => [s, answers[i].data.total]));
 }
 
-function statusTabs(current, counts) {
+function filterForm(status, filters, channels) {
+  const channel = h(
+    "select",
+    { id: "queue-channel", name: "channel" },
+    h("option", { value: "" }, "Every channel"),
+    h("option", { value: "personal", selected: filters.channel === "personal" }, channels.find((c) => c.id === "personal")?.name ?? "Personal profile"),
+    channels.filter((c) => c.type === "brand").map((c) => h("option", { value: c.id, selected: filters.channel === c.id }, `${c.name} (${c.id})`)),
+  );
+  if (filters.channel && ![...channel.options].some((o) => o.value === filters.channel)) channel.append(h("option", { value: filters.channel, selected: true }, filters.channel));
+  function onsubmit(event) {
+    event.preventDefault();
+    const values = { q: event.target.elements.q.value.trim() || undefined, channel: channel.value || undefined, series_id: filters.series_id };
+    location.hash = `#/queue/${status}${query(values)}`;
+  }
+  return h(
+    "form",
+    { class: "filters queue-filters", role: "search", "aria-label": "Search posts", onsubmit },
+    h("div", { class: "form-field" }, h("label", { for: "queue-q" }, "Search"), h("input", { id: "queue-q", name: "q", type: "search", value: filters.q ?? "", placeholder: "words in the post", autocomplete: "off" })),
+    h("div", { class: "form-field" }, h("label", { for: "queue-channel" }, "Channel"), channel),
+    h("div", { class: "filter-actions" }, h("button", { type: "submit", class: "button button-primary" }, "Search"), h("a", { class: "button", href: `#/queue/${status}` }, "Clear")),
+    filters.series_id ? h("p", { class: "hint" }, "Showing one recurring series. ", h("a", { href: `#/queue/${status}` }, "Show all")) : null,
+  );
+}
+
+function statusTabs(current, counts, filters) {
   return h(
     "ul",
     {},
@@ -85,7 +243,7 @@ function statusTabs(current, counts) {
         {},
         h(
           "a",
-          { href: `#/queue/${s}`, class: `tab status-${s.toLowerCase()}`, "aria-current": s === current ? "page" : null, dataset: { focusKey: `tab-${s}` } },
+          { href: `#/queue/${s}${query(filters)}`, class: `tab status-${s.toLowerCase()}`, "aria-current": s === current ? "page" : null, dataset: { focusKey: `tab-${s}` } },
           s,
           h("span", { class: "tab-count" }, String(counts[s] ?? 0)),
         ),
@@ -94,9 +252,27 @@ function statusTabs(current, counts) {
   );
 }
 
-function table(status, posts) {
+function table(status, posts, selected, changed) {
+  const select = selected
+    ? [
+        [
+          h("label", { class: "select-cell" }, h("input", { type: "checkbox", id: "select-all", "aria-label": "Select every post on this page", onchange: (event) => {
+            for (const post of posts) (event.target.checked ? selected.add(post.id) : selected.delete(post.id));
+            for (const box of event.target.closest("table").querySelectorAll("tbody input[type=checkbox]")) box.checked = event.target.checked;
+            changed();
+          } })),
+          (post) =>
+            h("input", { type: "checkbox", class: "select-post", "aria-label": `Select: ${excerpt(post.content, 60)}`, checked: selected.has(post.id), dataset: { focusKey: `select-${post.id}` }, onchange: (event) => {
+              if (event.target.checked) selected.add(post.id);
+              else selected.delete(post.id);
+              changed();
+            } }),
+        ],
+      ]
+    : [];
   const columns = [
-    ["Post", (post) => h("a", { href: `#/posts/${post.id}`, dataset: { focusKey: post.id } }, excerpt(post.content, 90))],
+    ...select,
+    ["Post", (post) => [h("a", { href: `#/posts/${post.id}`, dataset: { focusKey: post.id } }, excerpt(post.content, 90)), " ", repeatBadge(post)]],
     ["Type", typeBadge],
     ["Scheduled for", (post) => (post.scheduled_at ? time.timeElement(post.scheduled_at) : h("span", { class: "muted" }, "not set"))],
     ...COLUMNS[status],
@@ -104,7 +280,7 @@ function table(status, posts) {
   return h(
     "table",
     { class: "list-table", dataset: { status } },
-    h("thead", {}, h("tr", {}, columns.map(([title]) => h("th", { scope: "col" }, title)))),
+    h("thead", {}, h("tr", {}, columns.map(([title]) => h("th", { scope: "col", class: typeof title === "string" ? null : "select-cell" }, title)))),
     h(
       "tbody",
       {},
@@ -112,7 +288,7 @@ function table(status, posts) {
         h(
           "tr",
           { dataset: { postId: post.id } },
-          columns.map(([title, cell]) => h("td", { dataset: { label: title } }, h("div", { class: "cell" }, cell(post)))),
+          columns.map(([title, cell]) => h("td", { dataset: { label: typeof title === "string" ? title : "Select" }, class: typeof title === "string" ? null : "select-cell" }, h("div", { class: "cell" }, cell(post)))),
         ),
       ),
     ),

@@ -1,0 +1,249 @@
+// Channels: where posts go (the personal profile, or a brand page), each with
+// its name, LinkedIn author, time zone, weekly posting slots (wall times in
+// that zone, which "Add to queue" fills) and guards (min_gap_minutes,
+// daily_cap). Changes send the version shown (If-Match).
+import { call } from "../api.js";
+import { h, show } from "../dom.js";
+import { explain, fieldErrors } from "../explain.js";
+import * as time from "../time.js";
+import { confirmAction, empty, heading, loading, notify } from "../widgets.js";
+
+const DAYS = [
+  ["mon", "Mon"],
+  ["tue", "Tue"],
+  ["wed", "Wed"],
+  ["thu", "Thu"],
+  ["fri", "Fri"],
+  ["sat", "Sat"],
+  ["sun", "Sun"],
+];
+const ZONES = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+
+export async function showChannels(view, route, session) {
+  const write = session.can("posts:write");
+  const editor = h("div", { class: "panel-slot" });
+  const messages = h("div", { class: "messages", tabindex: "-1" });
+  const body = h("div", {}, loading());
+  const add = write ? h("button", { type: "button", class: "button button-primary", onclick: () => openEditor(null) }, "New channel") : null;
+  show(
+    view,
+    heading("Channels", add ? h("div", { class: "toolbar" }, add) : null),
+    h("p", { class: "hint" }, "A channel is where posts go: your personal profile, or a brand page named by the brand_id its posts carry. Its posting slots are wall times in its own time zone; Add to queue takes the next free one. Posts with no channel set up have no slots and no guards."),
+    editor,
+    messages,
+    body,
+  );
+  let channels = [];
+  let held = false; // while the editor is open the list does not change under it
+
+  function openEditor(channel) {
+    held = true;
+    show(editor, channelForm(channel, channels, { saved, cancel: closeEditor }));
+    editor.querySelector("input, select")?.focus();
+  }
+
+  function closeEditor() {
+    held = false;
+    editor.replaceChildren();
+  }
+
+  async function saved(channel, created) {
+    closeEditor();
+    notify(created ? `Channel ${channel.name} created.` : `Channel ${channel.name} saved (version ${channel.version}).`);
+    shown = null;
+    await refresh();
+  }
+
+  async function remove(channel) {
+    if (!(await confirmAction(`Delete the channel ${channel.name}? Its posts stay, without slots or guards.`, "Delete channel"))) return;
+    try {
+      await call("DELETE", `/channels-item/${encodeURIComponent(channel.id)}`, { version: channel.version });
+      notify(`Channel ${channel.name} deleted.`);
+      messages.replaceChildren();
+      shown = null;
+      await refresh();
+    } catch (error) {
+      show(messages, explain(error));
+      messages.focus();
+    }
+  }
+
+  let shown = null;
+  async function refresh() {
+    if (held) return;
+    try {
+      channels = (await call("GET", "/channels?limit=100")).data.data;
+    } catch (error) {
+      shown = null;
+      show(body, explain(error));
+      return;
+    }
+    const signature = JSON.stringify(channels.map((c) => [c.id, c.version]));
+    if (signature === shown) return;
+    shown = signature;
+    show(
+      body,
+      channels.length
+        ? h("ul", { class: "channel-list plain" }, channels.map((channel) => channelCard(channel, write, { edit: () => openEditor(channel), remove: () => remove(channel) })))
+        : empty("No channels yet. Set up your personal profile or a brand page to give it posting times."),
+    );
+  }
+  await refresh();
+  return { refresh };
+}
+
+function channelCard(channel, write, act) {
+  const slots = DAYS.map(([day, name]) => [name, channel.slots.filter((s) => s.day === day).map((s) => s.time).sort()]).filter(([, times]) => times.length);
+  const upcoming = h("div", { class: "upcoming" });
+  const details = h("details", { class: "upcoming-slots" }, h("summary", {}, "Next 7 days of slots"), upcoming);
+  details.addEventListener("toggle", async () => {
+    if (!details.open) return;
+    show(upcoming, loading());
+    try {
+      const { data } = await call("GET", `/channels-slots/${encodeURIComponent(channel.id)}?days=7`);
+      show(
+        upcoming,
+        data.data.length
+          ? h("ol", { class: "plain" }, data.data.map((slot) => h("li", {}, time.timeElement(slot.at), ` (${slot.local.slice(11, 16)} ${channel.timezone}) `, slot.post_id ? h("a", { href: `#/posts/${slot.post_id}` }, "taken") : h("span", { class: "muted" }, "free"))))
+          : empty("No slots in the next 7 days."),
+      );
+    } catch (error) {
+      show(upcoming, explain(error));
+    }
+  });
+  return h(
+    "li",
+    { class: "panel channel-card", dataset: { channelId: channel.id } },
+    h("h2", {}, channel.name, " ", h("span", { class: `badge type type-${channel.type}` }, channel.type === "brand" ? `Brand · ${channel.id}` : "Personal")),
+    h(
+      "dl",
+      { class: "channel-fields" },
+      h("div", { class: "field" }, h("dt", {}, "Author"), h("dd", {}, channel.author_urn ? h("code", {}, channel.author_urn) : h("span", { class: "muted" }, "not set: LinkedIn requests carry no author"))),
+      h("div", { class: "field" }, h("dt", {}, "Time zone"), h("dd", {}, channel.timezone)),
+      h("div", { class: "field" }, h("dt", {}, "Slots"), h("dd", {}, slots.length ? h("ul", { class: "plain" }, slots.map(([name, times]) => h("li", {}, h("strong", {}, name), " ", times.join(", ")))) : h("span", { class: "muted" }, "none"))),
+      h("div", { class: "field" }, h("dt", {}, "Guards"), h("dd", {}, `at least ${channel.min_gap_minutes} min apart; ${channel.daily_cap ? `at most ${channel.daily_cap} a day` : "no daily cap"}`)),
+    ),
+    details,
+    write ? h("div", { class: "actions" }, h("button", { type: "button", class: "button", onclick: act.edit }, "Edit"), h("button", { type: "button", class: "button button-danger", onclick: act.remove }, "Delete")) : null,
+  );
+}
+
+/** The create or edit form, with the weekly slot editor. */
+function channelForm(channel, channels, { saved, cancel }) {
+  const problem = h("div", { class: "form-problem", tabindex: "-1" });
+  let slots = (channel?.slots ?? []).map((s) => ({ ...s }));
+  const field = (name, label, input, hint) => h("div", { class: "form-field" }, h("label", { for: `ch-${name}` }, label), input, hint ? h("p", { class: "hint" }, hint) : null);
+  const hasPersonal = channels.some((c) => c.id === "personal");
+  const type = h(
+    "select",
+    { id: "ch-type", name: "type", disabled: Boolean(channel) },
+    h("option", { value: "brand", selected: channel?.type === "brand" || (!channel && hasPersonal) }, "Brand page"),
+    h("option", { value: "personal", selected: channel?.type === "personal" || (!channel && !hasPersonal) }, "Personal profile"),
+  );
+  const brand = h("input", { id: "ch-brand_id", name: "brand_id", maxlength: 100, autocomplete: "off", value: channel?.type === "brand" ? channel.id : "", disabled: Boolean(channel) });
+  const brandField = field("brand_id", "Brand id (the brand_id of its posts)", brand);
+  const name = h("input", { id: "ch-name", name: "name", maxlength: 100, value: channel?.name ?? "", autocomplete: "off" });
+  const author = h("input", { id: "ch-author_urn", name: "author_urn", maxlength: 140, value: channel?.author_urn ?? "", autocomplete: "off", spellcheck: "false", placeholder: "urn:li:organization:123" });
+  const zone = h("input", { id: "ch-timezone", name: "timezone", value: channel?.timezone ?? time.ZONE, list: "ch-zones", autocomplete: "off", spellcheck: "false" });
+  const gap = h("input", { id: "ch-min_gap_minutes", name: "min_gap_minutes", type: "number", min: 0, max: 1440, value: String(channel?.min_gap_minutes ?? 0), inputmode: "numeric" });
+  const cap = h("input", { id: "ch-daily_cap", name: "daily_cap", type: "number", min: 1, max: 100, value: channel?.daily_cap ?? "", inputmode: "numeric", placeholder: "no cap" });
+  const slotEditor = h("div", { class: "slot-editor" });
+  const syncType = () => {
+    brandField.hidden = type.value !== "brand";
+    author.placeholder = type.value === "brand" ? "urn:li:organization:123" : "urn:li:person:abc123";
+  };
+  type.addEventListener("change", syncType);
+  syncType();
+
+  function renderSlots() {
+    show(
+      slotEditor,
+      DAYS.map(([day, dayName]) => {
+        const input = h("input", { type: "time", id: `slot-${day}`, "aria-label": `New posting time on ${dayName}` });
+        const addSlot = () => {
+          if (!input.value) return;
+          if (!slots.some((s) => s.day === day && s.time === input.value)) slots.push({ day, time: input.value });
+          renderSlots();
+          slotEditor.querySelector(`#slot-${day}`)?.focus();
+        };
+        input.addEventListener("keydown", (event) => {
+          if (event.key === "Enter") {
+            event.preventDefault();
+            addSlot();
+          }
+        });
+        const times = slots.filter((s) => s.day === day).sort((a, b) => a.time.localeCompare(b.time));
+        return h(
+          "div",
+          { class: "slot-day", dataset: { day } },
+          h("strong", {}, dayName),
+          times.map((slot) =>
+            h(
+              "span",
+              { class: "slot-time", dataset: { time: slot.time } },
+              slot.time,
+              h("button", { type: "button", "aria-label": `Remove ${dayName} ${slot.time}`, onclick: () => {
+                slots = slots.filter((s) => s !== slot);
+                renderSlots();
+              } }, "×"),
+            ),
+          ),
+          input,
+          h("button", { type: "button", class: "button", onclick: addSlot, "aria-label": `Add the time to ${dayName}` }, "Add"),
+        );
+      }),
+    );
+  }
+  renderSlots();
+
+  async function onsubmit(event) {
+    event.preventDefault();
+    for (const el of event.target.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    problem.replaceChildren();
+    const values = {
+      name: name.value.trim(),
+      author_urn: author.value.trim() || null,
+      timezone: zone.value.trim(),
+      slots,
+      min_gap_minutes: Number(gap.value || 0),
+      daily_cap: cap.value === "" ? null : Number(cap.value),
+    };
+    try {
+      let result;
+      if (channel) {
+        const changed = Object.fromEntries(Object.entries(values).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(channel[key])));
+        result = Object.keys(changed).length ? (await call("PATCH", `/channels-item/${encodeURIComponent(channel.id)}`, { body: changed, version: channel.version })).data : channel;
+      } else {
+        const body = { type: type.value, ...values };
+        if (type.value === "brand") body.brand_id = brand.value.trim();
+        result = (await call("POST", "/channels", { body })).data;
+      }
+      await saved(result, !channel);
+    } catch (error) {
+      for (const [field] of fieldErrors(error)) event.target.querySelector(`[name="${CSS.escape(field.split(".")[0])}"]`)?.setAttribute("aria-invalid", "true");
+      show(problem, explain(error));
+      problem.focus();
+    }
+  }
+
+  return h(
+    "form",
+    { class: "panel channel-form", novalidate: true, onsubmit, "aria-labelledby": "channel-form-title" },
+    h("h2", { id: "channel-form-title" }, channel ? `Edit ${channel.name}` : "New channel"),
+    h(
+      "div",
+      { class: "form-grid" },
+      field("type", "Channel", type),
+      brandField,
+      field("name", "Name", name),
+      field("author_urn", "LinkedIn author", author, "urn:li:person:<id> for your profile, urn:li:organization:<id> for a page; empty if not known yet."),
+      field("timezone", "Time zone", zone, "An IANA name such as Europe/Berlin; slots are wall times there."),
+      h("datalist", { id: "ch-zones" }, ZONES.map((z) => h("option", { value: z }))),
+      field("min_gap_minutes", "Minimum gap (minutes)", gap, "No two planned posts of the channel closer than this; 0: no gap."),
+      field("daily_cap", "Daily cap", cap, "At most this many planned posts in one local day; empty: no cap."),
+    ),
+    h("fieldset", { class: "form-field" }, h("legend", {}, "Weekly posting slots"), slotEditor),
+    problem,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "button button-primary" }, channel ? "Save channel" : "Create channel"), h("button", { type: "button", class: "button", onclick: cancel }, "Cancel")),
+  );
+}

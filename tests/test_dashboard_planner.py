@@ -1,0 +1,317 @@
+"""The dashboard as a content planner (issues 26-28): the composer (channel
+picker, images uploaded to the media library, the LinkedIn preview, the
+repeat picker, Save draft / Schedule / Add to queue in one step), the post's
+history, and the month calendar with drag-to-reschedule.
+
+Headless Chromium against real gunicorn, one server for the module, in
+Pacific/Auckland time as tests/test_dashboard.py; screenshots at 1280 px and
+at phone width land in test-artifacts/dashboard-planner-*.png.
+"""
+
+import io
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from PIL import Image
+
+from harness import Client, create_key, free_port, serve
+from tests.test_dashboard import (
+    API,
+    DASHBOARD,
+    ITEM,
+    POSTS,
+    ZONE,
+    assert_clean,
+    shoot,
+    shoot_at_phone_width,
+    sign_in,
+    tab,
+)
+
+CHANNELS = f"{API}/channels"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("planner")
+    port = free_port()
+    env = {
+        "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "1",
+        # Media URLs on this server's own origin: the page's policy shows those.
+        "FLASK_PUBLIC_URL": f"http://127.0.0.1:{port}",
+    }
+    with serve(tmp, workers=2, env=env, port=port, log=tmp / "gunicorn.log") as server:
+        yield server
+
+
+@pytest.fixture
+def user(server):
+    name = f"u-{uuid.uuid4().hex[:8]}"
+    return name, create_key(server.database, user=name)
+
+
+def png(color, size=(64, 48)):
+    out = io.BytesIO()
+    Image.new("RGB", size, color).save(out, "PNG")
+    return out.getvalue()
+
+
+def brand_channel(api, brand, **extra):
+    body = {"type": "brand", "brand_id": brand, "name": f"{brand.title()} page", **extra}
+    r = api.post(CHANNELS, body)
+    assert r.status == 201, r
+    return r.json
+
+
+def next_local(weekday, hour):
+    """The next `weekday` (0 = Monday) at `hour`:00 in the browser's zone, at least a day ahead."""
+    now = datetime.now(ZoneInfo(ZONE))
+    day = now + timedelta(days=1 + (weekday - now.weekday() - 1) % 7)
+    return day.replace(hour=hour, minute=0, second=0, microsecond=0)
+
+
+LONG = (
+    "Spring launch (finally): our planner ships today with recurring posts, a queue, "
+    "and a preview_of every post as LinkedIn shows it. Thank you to everyone who tried "
+    "the beta and wrote to us #launch. Read the notes at https://example.com/notes_(v2) "
+    "and tell us what to build next!"
+)
+
+
+def test_compose_with_images_preview_repeat_and_schedule(browser, server, user):
+    _, key = user
+    api = Client(server.url, key)
+    brand_channel(api, "acme-corp", author_urn="urn:li:organization:42")
+    when = next_local(0, 9)  # a Monday, 09:00 Auckland
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/posts/new")
+        page.locator("#channel").wait_for()
+        # The picker names the channels; choosing one fills in the type and brand.
+        assert "Acme-Corp page (acme-corp)" in page.locator("#channel").text_content()
+        page.select_option("#channel", "acme-corp")
+        assert page.is_checked("input[name=type][value=brand]")
+        assert page.input_value("#brand_id") == "acme-corp"
+        page.fill("#content", LONG)
+        # The preview: the author, the first 210 characters and "…see more".
+        preview = page.locator(".preview-panel")
+        preview.locator(".see-more").wait_for()
+        text = preview.locator(".preview-text").text_content()
+        assert text == LONG[:210] + "…see more"
+        assert "urn:li:organization:42" in preview.text_content()
+        assert preview.locator("[data-code]").count() == 0
+        # The counter: characters, and the escaped length LinkedIn counts.
+        counter = page.locator("#content-count")
+        counter.locator("text=/once escaped/").wait_for()
+        escaped = int(re.search(r"(\d+) once escaped", counter.text_content())[1])
+        assert counter.text_content().startswith(f"{len(LONG)} of 3000 characters")
+        assert escaped > len(LONG)  # ( ) _ and ! … are escaped; the URL and #launch are not
+        preview.locator(".see-more").click()
+        assert preview.locator(".preview-text").text_content() == LONG
+
+        # Two images picked: uploaded to the media library, shown as thumbnails.
+        page.set_input_files(
+            "#media-files",
+            [
+                {"name": "red.png", "mimeType": "image/png", "buffer": png("red")},
+                {"name": "blue.png", "mimeType": "image/png", "buffer": png("blue")},
+            ],
+        )
+        page.locator(".composer-thumbs .thumb img").nth(1).wait_for()
+        urls = page.input_value("#media_urls").split("\n")
+        assert len(urls) == 2 and all(u.startswith(f"{server.url}/media/") for u in urls)
+        loaded = page.locator(".composer-thumbs img").evaluate_all(
+            "(imgs) => imgs.map((img) => img.complete && img.naturalWidth)"
+        )
+        assert loaded == [64, 64]
+        # Media and a URL: LinkedIn will show no link card, and the preview says so.
+        preview.locator("[data-code=link_preview_hidden]").wait_for()
+        # One removed again.
+        page.locator(".composer-thumbs .thumb-remove").nth(1).click()
+        assert page.input_value("#media_urls") == urls[0]
+
+        # Every week on Monday and Thursday, four times.
+        page.select_option("#repeat-freq", "WEEKLY")
+        page.check("input[name=repeat-day][value=MO]")
+        page.check("input[name=repeat-day][value=TH]")
+        page.select_option("#repeat-end", "count")
+        page.fill("#repeat-count", "4")
+        page.fill("#scheduled_at", when.strftime("%Y-%m-%dT%H:%M"))
+        shoot(page, "planner-composer")
+        page.get_by_role("button", name="Schedule", exact=True).click()
+        page.wait_for_url(re.compile(r"#/posts/[0-9a-f-]{36}$"))
+        post_id = page.url.rsplit("/", 1)[1]
+        page.locator(".view .badge.status", has_text="Scheduled").wait_for()
+
+        stored = api.get(ITEM + post_id).json
+        assert stored["status"] == "Scheduled" and stored["brand_id"] == "acme-corp"
+        assert stored["content"] == LONG and stored["media_urls"] == [urls[0]]
+        assert stored["repeat"] == "FREQ=WEEKLY;BYDAY=MO,TH;COUNT=4"
+        assert datetime.fromisoformat(stored["scheduled_at"]) == when
+        assert stored["series_id"] and stored["occurrence"] == 1
+
+        # The post view: the picture, the repeat, and the history as a timeline.
+        page.locator(".view .repeat-badge").wait_for()
+        assert page.locator(".thumbs-large img").evaluate("(img) => img.naturalWidth") == 64
+        history = page.locator(".timeline-entry")
+        history.nth(1).wait_for()
+        assert [e.get_attribute("data-action") for e in history.all()] == [
+            "created",
+            "scheduled",
+        ]
+        assert "by key svc_live_" in history.nth(0).text_content()
+        assert "Draft → Scheduled" in history.nth(1).text_content()
+        shoot(page, "planner-post-history")
+        shoot_at_phone_width(page, "planner-post-history-phone", ".timeline-entry")
+
+        # At phone width the composer is one column, the preview below the form.
+        page.goto(f"{server.url}{DASHBOARD}#/posts/{post_id}/edit")
+        page.locator(".preview-text").wait_for()
+
+        def stacked(page):
+            form = page.locator(".post-form").bounding_box()
+            aside = page.locator(".preview-panel").bounding_box()
+            assert aside["y"] >= form["y"] + form["height"]
+
+        shoot_at_phone_width(page, "planner-composer-phone", ".preview-text", stacked)
+        assert_clean(page, server)
+
+
+def test_save_draft_then_add_to_queue_and_refusals(browser, server, user):
+    """Save draft makes a Draft; Add to queue takes the channel's next free slot;
+    a channel without slots is refused with the service's reason, and the
+    draft it saved is kept (no second post on the next try)."""
+    _, key = user
+    api = Client(server.url, key)
+    slot = next_local(2, 10)  # a Wednesday, 10:00 Auckland
+    r = api.post(
+        CHANNELS,
+        {
+            "type": "personal",
+            "name": "Me",
+            "timezone": ZONE,
+            "slots": [{"day": "wed", "time": "10:00"}],
+        },
+    )
+    assert r.status == 201, r
+    brand_channel(api, "no-slots")
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/posts/new")
+        page.fill("#content", "A plain draft")
+        page.get_by_role("button", name="Save draft").click()
+        page.wait_for_url(re.compile(r"#/posts/[0-9a-f-]{36}$"))
+        draft = api.get(ITEM + page.url.rsplit("/", 1)[1]).json
+        assert draft["status"] == "Draft" and draft["type"] == "personal"
+
+        page.goto(f"{server.url}{DASHBOARD}#/posts/new")
+        page.fill("#content", "Queued for the next slot")
+        page.get_by_role("button", name="Add to queue").click()
+        page.wait_for_url(re.compile(r"#/posts/[0-9a-f-]{36}$"))
+        page.locator(".view .badge.status", has_text="Scheduled").wait_for()
+        queued = api.get(ITEM + page.url.rsplit("/", 1)[1]).json
+        assert datetime.fromisoformat(queued["scheduled_at"]) == slot.astimezone(UTC)
+        page.locator(".timeline-entry[data-action=queued]").wait_for()
+
+        # A brand channel with no slots: the queue is refused, the draft kept.
+        page.goto(f"{server.url}{DASHBOARD}#/posts/new")
+        page.select_option("#channel", "no-slots")
+        page.fill("#content", "Nowhere to go")
+        page.get_by_role("button", name="Add to queue").click()
+        alert = page.locator(".form-problem [role=alert]")
+        alert.wait_for()
+        assert "saved as a draft" in page.text_content(".form-problem")
+        shoot(page, "planner-queue-refused")
+        page.get_by_role("button", name="Add to queue").click()  # again: same post
+        page.locator(".form-problem [role=alert]").wait_for()
+        drafts = api.get(f"{POSTS}?status=Draft&type=brand").json
+        assert [p["content"] for p in drafts["data"]] == ["Nowhere to go"]
+        assert_clean(page, server)
+
+
+def test_month_calendar_compose_for_a_day_and_drag_to_reschedule(browser, server, user):
+    """The month shows recurring posts marked and their pictures; a drag to
+    another day is a PATCH with If-Match, read back through the API; a guard's
+    409 and a stale version's 412 are shown and the card goes back."""
+    _, key = user
+    api = Client(server.url, key)
+    brand_channel(api, "acme-corp", min_gap_minutes=120)
+    zone = ZoneInfo(ZONE)
+    now = datetime.now(zone)
+    first = (now.replace(day=1) + timedelta(days=40)).replace(day=1)  # the month after next
+    day = first.replace(day=10, hour=9, minute=0, second=0, microsecond=0)
+    r = api.request("POST", f"{API}/media", png("green"), headers={"Content-Type": "image/png"})
+    assert r.status == 201, r
+    image = r.json["url"]
+
+    def scheduled(content, at, **extra):
+        body = {"type": "brand", "brand_id": "acme-corp", "content": content, **extra}
+        made = api.post(POSTS, body).json
+        r = api.patch(ITEM + made["id"], {"status": "Scheduled", "scheduled_at": at.isoformat()})
+        assert r.status == 200, r
+        return r.json
+
+    weekly = scheduled("Weekly tips", day, repeat="FREQ=WEEKLY;COUNT=3", media_urls=[image])
+    other = scheduled("Launch recap", day.replace(day=11, hour=10))
+    date = lambda d: f"{first:%Y-%m}-{d:02d}"  # noqa: E731
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.get_by_role("link", name="Month").click()
+        page.goto(f"{server.url}{DASHBOARD}#/calendar/month/{date(10)}")
+        card = page.locator(f"section[data-date='{date(10)}'] [data-post-id='{weekly['id']}']")
+        card.wait_for()
+        assert card.locator(".repeat-badge").count() == 1
+        assert card.locator(".thumb img").evaluate("(img) => img.complete && img.src") == image
+        assert page.locator(".month-day").count() in (35, 42)
+        shoot(page, "planner-month")
+
+        # Dragged to the 12th: the same time of day, that day.
+        page.drag_and_drop(
+            f"[data-post-id='{weekly['id']}']", f"section[data-date='{date(12)}'] .day-head"
+        )
+        page.locator(f"section[data-date='{date(12)}'] [data-post-id='{weekly['id']}']").wait_for()
+        page.locator("#notice", has_text="Moved to").wait_for()
+        moved = api.get(ITEM + weekly["id"]).json
+        assert datetime.fromisoformat(moved["scheduled_at"]) == day.replace(day=12)
+        assert moved["version"] == weekly["version"] + 1
+        patches = [r for r in page.api_requests if r.method == "PATCH"]
+        assert patches and patches[-1].headers["if-match"] == f'"{weekly["version"]}"'
+
+        # To the 11th, an hour before "Launch recap": the 2-hour gap refuses it.
+        page.drag_and_drop(
+            f"[data-post-id='{weekly['id']}']", f"section[data-date='{date(11)}'] .day-head"
+        )
+        alert = page.locator(".messages [role=alert]")
+        alert.wait_for()
+        assert alert.get_attribute("data-status") == "409"
+        assert "min_gap_minutes" in alert.text_content() or "gap" in alert.text_content()
+        page.locator(f"section[data-date='{date(12)}'] [data-post-id='{weekly['id']}']").wait_for()
+        assert (
+            page.locator(f"section[data-date='{date(11)}'] [data-post-id='{weekly['id']}']").count()
+            == 0
+        )
+        assert api.get(ITEM + weekly["id"]).json["scheduled_at"] == moved["scheduled_at"]
+        shoot(page, "planner-month-refused")
+
+        # Changed elsewhere meanwhile: the page's version is stale, a 412.
+        assert api.patch(ITEM + weekly["id"], {"content": "Weekly tips, edited"}).status == 200
+        page.drag_and_drop(
+            f"[data-post-id='{weekly['id']}']", f"section[data-date='{date(13)}'] .day-head"
+        )
+        page.locator(".messages [role=alert][data-status='412']").wait_for()
+        page.locator(f"section[data-date='{date(12)}'] [data-post-id='{weekly['id']}']").wait_for()
+        stored = api.get(ITEM + weekly["id"]).json
+        assert stored["scheduled_at"] == moved["scheduled_at"]
+        assert api.get(ITEM + other["id"]).json["version"] == other["version"]
+
+        # A day's "+" opens the composer for that day, at 09:00.
+        page.get_by_role("link", name=re.compile(r"Compose for \w+ 14 ")).click()
+        page.wait_for_url(re.compile(rf"#/posts/new\?date={date(14)}$"))
+        assert page.input_value("#scheduled_at") == f"{date(14)}T09:00"
+
+        page.goto(f"{server.url}{DASHBOARD}#/calendar/month/{date(10)}")
+        shoot_at_phone_width(page, "planner-month-phone", f"[data-post-id='{weekly['id']}']")
+        assert_clean(page, server)

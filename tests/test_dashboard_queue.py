@@ -1,0 +1,295 @@
+"""The dashboard's planning views (issues 26 and 28): queue search, channel
+filter and bulk actions; the Channels view with its weekly slot editor and
+guards; webhook endpoints managed in the Deliveries view; CSV import with
+per-row errors.
+
+Headless Chromium against real gunicorn, one server for the module; every
+change is read back through the API. Screenshots at 1280 px and at phone
+width land in test-artifacts/dashboard-*.png.
+"""
+
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from harness import Client, create_key, serve
+from tests.test_dashboard import (
+    API,
+    DASHBOARD,
+    ITEM,
+    POSTS,
+    assert_clean,
+    shoot,
+    shoot_at_phone_width,
+    sign_in,
+    tab,
+)
+
+CHANNELS = f"{API}/channels"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("planner-queue")
+    env = {
+        "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "1",
+        "FLASK_WEBHOOK_ALLOW_PRIVATE": "1",  # an endpoint on 127.0.0.1
+    }
+    with serve(tmp, workers=2, env=env, log=tmp / "gunicorn.log") as server:
+        yield server
+
+
+@pytest.fixture
+def user(server):
+    name = f"u-{uuid.uuid4().hex[:8]}"
+    return name, create_key(server.database, user=name)
+
+
+def later(hours):
+    return (datetime.now(UTC) + timedelta(hours=hours)).isoformat()
+
+
+def rows(page):
+    return page.locator("tbody tr")
+
+
+def test_queue_search_channel_filter_and_bulk_actions(browser, server, user):
+    _, key = user
+    api = Client(server.url, key)
+    assert api.post(CHANNELS, {"type": "brand", "brand_id": "acme", "name": "Acme"}).ok
+
+    def make(content, brand=None, status=None, hours=3):
+        body = {"type": "brand", "brand_id": brand} if brand else {"type": "personal"}
+        post = api.post(POSTS, {**body, "content": content}).json
+        if status:
+            r = api.patch(ITEM + post["id"], {"status": "Scheduled", "scheduled_at": later(hours)})
+            assert r.status == 200, r
+            post = r.json
+        if status == "Failed":
+            post = api.patch(ITEM + post["id"], {"status": "Failed", "last_error": "429"}).json
+        return post
+
+    make("Spring sale starts Monday")
+    make("Autumn notes from the team")
+    spring_brand = make("Spring news from Acme", brand="acme")
+    make("Other brand spring", brand="globex")
+    due = [make(f"Scheduled spring {n}", status="Scheduled", hours=3 + n) for n in range(2)]
+    failed = make("Failed spring post", status="Failed")
+
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/queue/Draft")
+        rows(page).nth(3).wait_for()
+        # Search: every word must occur in the post, in any case.
+        page.fill("#queue-q", "SPRING")
+        page.get_by_role("button", name="Search", exact=True).click()
+        page.wait_for_url(re.compile(r"q=SPRING"))
+        page.wait_for_function("() => document.querySelectorAll('tbody tr').length === 3")
+        assert page.text_content(".tab[aria-current=page] .tab-count") == "3"
+        assert page.text_content("a.tab[href^='#/queue/Scheduled'] .tab-count") == "2"
+        # One brand's channel: only its posts, counts included.
+        page.select_option("#queue-channel", "acme")
+        page.get_by_role("button", name="Search", exact=True).click()
+        page.wait_for_url(re.compile(r"channel=acme"))
+        page.wait_for_function("() => document.querySelectorAll('tbody tr').length === 1")
+        assert rows(page).first.get_attribute("data-post-id") == spring_brand["id"]
+        page.select_option("#queue-channel", "personal")
+        page.get_by_role("button", name="Search", exact=True).click()
+        page.wait_for_url(re.compile(r"channel=personal"))
+        page.wait_for_function("() => document.querySelectorAll('tbody tr').length === 1")
+        assert "Spring sale" in rows(page).first.text_content()
+        shoot(page, "queue-search")
+        page.get_by_role("link", name="Clear").click()
+
+        # Scheduled: select all, unschedule; both are Drafts again.
+        page.click("a.tab[href='#/queue/Scheduled']")
+        rows(page).nth(1).wait_for()
+        bar = page.locator(".bulk-bar")
+        assert bar.locator("button").first.is_disabled()
+        page.check("#select-all")
+        assert bar.locator(".bulk-count").text_content() == "2 selected"
+        shoot(page, "queue-bulk")
+        bar.locator("[data-bulk=unschedule]").click()
+        page.locator(".empty", has_text="No scheduled posts.").wait_for()
+        assert {api.get(ITEM + p["id"]).json["status"] for p in due} == {"Draft"}
+        patches = [r for r in page.api_requests if r.method == "PATCH"]
+        assert len(patches) == 2 and all(r.headers.get("if-match") for r in patches)
+
+        # Failed: retry, a few minutes from now.
+        page.click("a.tab[href='#/queue/Failed']")
+        page.locator(f"tr[data-post-id='{failed['id']}'] input[type=checkbox]").check()
+        page.locator("[data-bulk=retry]").click()
+        page.locator(".empty", has_text="No failed posts.").wait_for()
+        retried = api.get(ITEM + failed["id"]).json
+        assert retried["status"] == "Scheduled" and retried["last_error"] is None
+
+        # Drafts: duplicate two, then delete one of them.
+        page.click("a.tab[href='#/queue/Draft']")
+        page.fill("#queue-q", "autumn")
+        page.get_by_role("button", name="Search", exact=True).click()
+        page.wait_for_function("() => document.querySelectorAll('tbody tr').length === 1")
+        page.check("#select-all")
+        page.locator("[data-bulk=duplicate]").click()
+        page.wait_for_function("() => document.querySelectorAll('tbody tr').length === 2")
+        autumn = api.get(f"{POSTS}?q=autumn").json["data"]
+        assert [p["content"] for p in autumn] == ["Autumn notes from the team"] * 2
+        page.locator(f"tr[data-post-id='{autumn[0]['id']}'] input[type=checkbox]").check()
+        page.locator("[data-bulk=delete]").click()
+        page.click("#confirm-yes")
+        page.wait_for_function("() => document.querySelectorAll('tbody tr').length === 1")
+        assert api.get(ITEM + autumn[0]["id"]).status == 404
+        shoot_at_phone_width(page, "queue-bulk-phone", "tbody tr")
+        assert_clean(page, server)
+
+
+def test_channels_view_slots_and_guards(browser, server, user):
+    _, key = user
+    api = Client(server.url, key)
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.get_by_role("link", name="Channels", exact=True).click()
+        page.locator(".empty", has_text="No channels yet").wait_for()
+        page.get_by_role("button", name="New channel").click()
+        page.select_option("#ch-type", "brand")
+        page.fill("#ch-brand_id", "acme-corp")
+        page.fill("#ch-name", "Acme Corp")
+        page.fill("#ch-author_urn", "urn:li:person:abc")  # wrong form for a brand
+        page.fill("#ch-timezone", "Europe/Berlin")
+        for day, at in (("mon", "09:00"), ("mon", "13:30"), ("wed", "14:30")):
+            page.fill(f"#slot-{day}", at)
+            page.locator(f".slot-day[data-day={day}] button", has_text="Add").click()
+        page.locator(".slot-day[data-day=mon] .slot-time[data-time='13:30']").wait_for()
+        page.fill("#ch-min_gap_minutes", "90")
+        page.fill("#ch-daily_cap", "3")
+        page.get_by_role("button", name="Create channel").click()
+        alert = page.locator(".channel-form [role=alert]")
+        alert.wait_for()
+        assert "author_urn" in alert.text_content()
+        assert page.get_attribute("#ch-author_urn", "aria-invalid") == "true"
+        page.fill("#ch-author_urn", "urn:li:organization:42")
+        shoot(page, "channels-form")
+        page.get_by_role("button", name="Create channel").click()
+        card = page.locator(".channel-card[data-channel-id='acme-corp']")
+        card.wait_for()
+        stored = api.get(f"{API}/channels-item/acme-corp").json
+        assert stored["name"] == "Acme Corp" and stored["timezone"] == "Europe/Berlin"
+        assert stored["author_urn"] == "urn:li:organization:42"
+        assert sorted((s["day"], s["time"]) for s in stored["slots"]) == [
+            ("mon", "09:00"),
+            ("mon", "13:30"),
+            ("wed", "14:30"),
+        ]
+        assert (stored["min_gap_minutes"], stored["daily_cap"]) == (90, 3)
+
+        # The next week's slots, in the channel's zone.
+        card.locator("summary").click()
+        card.locator(".upcoming li").first.wait_for()
+        assert card.locator(".upcoming li").count() == 3
+        assert "Europe/Berlin" in card.locator(".upcoming").text_content()
+
+        # Edit: one slot fewer, no daily cap.
+        card.get_by_role("button", name="Edit").click()
+        page.get_by_role("button", name="Remove Mon 13:30").click()
+        page.fill("#ch-daily_cap", "")
+        page.get_by_role("button", name="Save channel").click()
+        page.locator("#notice", has_text="saved (version 2)").wait_for()
+        stored = api.get(f"{API}/channels-item/acme-corp").json
+        assert len(stored["slots"]) == 2 and stored["daily_cap"] is None
+        shoot(page, "channels")
+        shoot_at_phone_width(page, "channels-phone", ".channel-card")
+
+        card.get_by_role("button", name="Delete").click()
+        page.click("#confirm-yes")
+        page.locator(".empty", has_text="No channels yet").wait_for()
+        assert api.get(f"{API}/channels-item/acme-corp").status == 404
+        assert_clean(page, server)
+
+
+def test_deliveries_add_ping_disable_and_delete_an_endpoint(browser, server, user):
+    _, key = user
+    api = Client(server.url, key)
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.get_by_role("link", name="Deliveries", exact=True).click()
+        page.get_by_role("button", name="Add endpoint").click()
+        page.fill("#endpoint-url", "ftp://nowhere")
+        page.get_by_role("button", name="Create endpoint").click()
+        page.locator(".endpoint-form [role=alert]").wait_for()
+        assert page.get_attribute("#endpoint-url", "aria-invalid") == "true"
+        page.fill("#endpoint-url", "http://127.0.0.1:9/hook")
+        page.fill("#endpoint-description", "n8n on this host")
+        page.get_by_role("button", name="Create endpoint").click()
+        secret = page.locator(".secret-box [data-secret]")
+        secret.wait_for()
+        assert secret.text_content().startswith("whsec_")
+        endpoint = api.get(f"{API}/webhooks").json["data"][0]
+        assert endpoint["url"] == "http://127.0.0.1:9/hook" and "secret" not in endpoint
+        assert "post.due" not in endpoint["events"] and "post.published" in endpoint["events"]
+        shoot(page, "deliveries-secret")
+        page.get_by_role("button", name="I have copied it").click()
+        assert page.locator(".secret-box").count() == 0  # shown once: gone for good
+
+        card = page.locator(f".endpoint-card[data-endpoint-id='{endpoint['id']}']")
+        card.get_by_role("button", name="Send test ping").click()
+        page.locator("#notice", has_text="Test ping queued").wait_for()
+        page.locator("tbody tr", has_text="ping").wait_for()
+        log = api.get(f"{API}/webhook-deliveries?event_type=ping").json["data"]
+        assert len(log) == 1 and log[0]["endpoint_id"] == endpoint["id"]
+        shoot(page, "deliveries-endpoints")
+
+        card.get_by_role("button", name="Disable").click()
+        card.get_by_role("button", name="Enable").wait_for()
+        assert card.get_by_role("button", name="Send test ping").is_disabled()
+        assert api.get(f"{API}/webhooks-item/{endpoint['id']}").json["enabled"] is False
+        shoot_at_phone_width(page, "deliveries-endpoints-phone", ".endpoint-card")
+        card.get_by_role("button", name="Delete").click()
+        page.click("#confirm-yes")
+        page.locator(".endpoints .empty").wait_for()
+        assert api.get(f"{API}/webhooks-item/{endpoint['id']}").status == 404
+        assert_clean(page, server)
+
+
+def test_csv_import_shows_every_bad_row_then_imports(browser, server, user):
+    _, key = user
+    api = Client(server.url, key)
+    when = (datetime.now(UTC) + timedelta(days=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    bad = (
+        "\ufefftype,brand_id,content,scheduled_at\n"
+        'personal,,"Hello, world",\n'
+        "company,,Wrong type,\n"
+        f"brand,,No brand,{when}\n"
+        "personal,,Too soon,2001-01-01T00:00:00Z\n"
+    )
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/queue/Draft")
+        page.get_by_role("link", name="Import CSV").click()
+        page.set_input_files(
+            "#import-file", {"name": "posts.csv", "mimeType": "text/csv", "buffer": bad.encode()}
+        )
+        page.wait_for_function("() => document.getElementById('import-csv').value.length > 0")
+        page.get_by_role("button", name="Import", exact=True).click()
+        errors = page.locator(".import-errors tbody tr")
+        errors.first.wait_for()
+        named = {row.get_attribute("data-row") for row in errors.all()}
+        assert named == {"2", "3", "4"}, page.text_content(".import-errors")
+        assert "type" in errors.first.text_content()
+        assert api.get(POSTS).json["total"] == 0  # all or nothing
+        shoot(page, "import-errors")
+        shoot_at_phone_width(page, "import-errors-phone", ".import-errors")
+
+        good = f'type,content,scheduled_at\npersonal,"Hello, world",\npersonal,Later,{when}\n'
+        page.fill("#import-csv", good)
+        page.get_by_role("button", name="Import", exact=True).click()
+        page.locator(".import-posts li").nth(1).wait_for()
+        stored = api.get(f"{POSTS}?order=scheduled_at").json["data"]
+        assert sorted((p["content"], p["status"]) for p in stored) == [
+            ("Hello, world", "Draft"),
+            ("Later", "Scheduled"),
+        ]
+        imports = [r for r in page.api_requests if r.url.endswith("/api-v2-posts-import")]
+        assert all(r.headers["content-type"] == "text/csv" for r in imports)
+        assert all(r.headers.get("idempotency-key") for r in imports)
+        assert_clean(page, server)
