@@ -50,6 +50,8 @@ LONGEST_FIRST = (
     "test_dispatch.py",
     "test_claim_concurrency.py",
     "test_dashboard.py",
+    "test_dashboard_queue.py",
+    "test_dashboard_planner.py",
     "test_browser.py",
     "test_backup.py",
     "test_concurrency.py",
