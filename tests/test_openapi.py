@@ -106,6 +106,7 @@ def test_query_parameters_and_bodies_come_from_the_schemas(spec):
         "offset",
         "status",
         "type",
+        "brand_id",
         "scheduled_before",
         "scheduled_after",
         "due",

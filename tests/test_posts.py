@@ -220,6 +220,10 @@ def test_list_filters(api):
     assert ids("status=Scheduled") == {c["id"], d["id"]}
     assert ids("type=brand") == {b["id"]}
     assert ids("type=personal&status=Draft") == {a["id"]}
+    create(api, type="brand", brand_id="acme-2")
+    assert ids("brand_id=acme") == {b["id"]}  # whole, never a prefix
+    assert ids("brand_id=acme&status=Scheduled") == set()
+    assert ids("brand_id=nobody") == set()
     cut = future(5400).replace("+00:00", "Z")
     assert ids(f"scheduled_before={cut}") == {c["id"]}
     assert ids(f"scheduled_after={cut}") == {d["id"]}
@@ -262,6 +266,8 @@ def test_totals_follow_status_moves(api):
         ("status=draft", "status"),
         ("status=Deleted", "status"),
         ("type=company", "type"),
+        ("brand_id=", "brand_id"),
+        ("brand_id=" + "b" * 101, "brand_id"),
         ("scheduled_before=yesterday", "scheduled_before"),
         ("scheduled_after=2030-01-01T00:00:00", "scheduled_after"),
         ("due=maybe", "due"),

@@ -170,6 +170,7 @@ class SearchWords(fields.String):
 class PostListQuerySchema(PageQuerySchema):
     status = fields.String(validate=validate.OneOf(POST_STATUSES))
     type = fields.String(validate=validate.OneOf(POST_TYPES))
+    brand_id = Text(100, metadata={"description": "One brand's posts (a brand channel's id)."})
     scheduled_before = Timestamp(metadata={"description": "scheduled_at < this"})
     scheduled_after = Timestamp(metadata={"description": "scheduled_at >= this"})
     due = fields.Boolean(

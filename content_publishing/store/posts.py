@@ -85,6 +85,9 @@ def list_posts(user_id, query, now):
             where.append(f"{column} = ?")
             params.append(query[column])
             counted[column] = query[column]
+    if query.get("brand_id"):
+        where.append("brand_id = ?")
+        params.append(query["brand_id"])
     if query.get("scheduled_before"):
         where.append("scheduled_at < ?")
         params.append(query["scheduled_before"])

@@ -8,7 +8,6 @@ import { explain } from "../explain.js";
 import * as time from "../time.js";
 import { POST_STATUSES, confirmAction, countdown, empty, fitTabs, heading, loading, notify, pager, repeatBadge, typeBadge } from "../widgets.js";
 
-const SCAN = 1000; // brand posts read to filter one brand's (the API filters by type only)
 const RETRY_AFTER_MS = 5 * 60_000; // a retried post goes out this long from now
 
 // Bulk actions by status: [label, what it does, needs posts:publish].
@@ -168,43 +167,24 @@ async function bulkOne(action, post) {
 }
 
 /** The API's filters for a channel: personal is type=personal; a brand is
- *  type=brand, its brand_id matched here. */
+ *  type=brand with its brand_id. */
 function apiFilters(filters) {
   const params = { q: filters.q, series_id: filters.series_id };
   if (filters.channel === "personal") params.type = "personal";
-  else if (filters.channel) params.type = "brand";
+  else if (filters.channel) Object.assign(params, { type: "brand", brand_id: filters.channel });
   return params;
 }
 
-/** One page: {data, total}. A brand's posts are picked out of the brand posts
- *  (up to SCAN of them), since the API filters by type only. */
+/** One page: {data, total}. */
 async function readPage(status, filters, offset) {
   const params = { ...apiFilters(filters), status, order: ORDER[status] };
-  if (!filters.channel || filters.channel === "personal") {
-    const { data } = await call("GET", `/api-v2-posts${query({ ...params, limit: PAGE_SIZE, offset })}`);
-    return data;
-  }
-  const matching = await brandPosts(params, filters.channel);
-  return { data: matching.slice(offset, offset + PAGE_SIZE), total: matching.length };
-}
-
-async function brandPosts(params, brand) {
-  const found = [];
-  for (let from = 0; from < SCAN; from += 100) {
-    const { data } = await call("GET", `/api-v2-posts${query({ ...params, limit: 100, offset: from })}`);
-    found.push(...data.data.filter((post) => post.brand_id === brand));
-    if (from + 100 >= data.total) break;
-  }
-  return found;
+  const { data } = await call("GET", `/api-v2-posts${query({ ...params, limit: PAGE_SIZE, offset })}`);
+  return data;
 }
 
 /** {status: total} for every status but `current`, one limit=1 read each. */
 async function countByStatus(current, filters) {
   const others = POST_STATUSES.filter((s) => s !== current);
-  if (filters.channel && filters.channel !== "personal") {
-    const counts = await Promise.all(others.map((s) => brandPosts({ ...apiFilters(filters), status: s }, filters.channel)));
-    return Object.fromEntries(others.map((s, i) => [s, counts[i].length]));
-  }
   const answers = await Promise.all(others.map((s) => call("GET", `/api-v2-posts${query({ ...apiFilters(filters), status: s, limit: 1 })}`)));
   return Object.fromEntries(others.map((s, i) => [s, answers[i].data.total]));
 }
