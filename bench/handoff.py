@@ -19,6 +19,10 @@ import statistics
 from datetime import UTC, datetime, timedelta
 
 from bench import seed
+from bench.config import log
+from bench.measure import write_ids
+from bench.scenarios import launch_server, start_server
+from bench.wrk import cpu_seconds, wrk
 from harness import Client, Dispatcher, Receiver, create_key, rfc3339
 from harness.claims import drain
 
@@ -29,28 +33,28 @@ TARGET_DELIVERIES_PER_S = 300
 TARGET_IDLE_DROP = 0.05
 
 
-def claim(args, tmp, totals, results, servers, run):
-    """run: bench/run.py's helpers (wrk, launch_server, log). The claimers are
+def claim(args, tmp, totals, results, servers):
+    """The claimers are
     Python threads, not wrk: wrk runs for a fixed time, and a drain ends when
     the queue is empty."""
     n = args.claim_posts
     db = tmp / "claim.sqlite"
-    run.log(f"claim: seeding {n:,} due posts")
+    log(f"claim: seeding {n:,} due posts")
     seed.seed_main(db, 0, n, status="Due", progress=lambda m: None)
     key = create_key(db, seed.CALLER)
-    service = run.launch_server(tmp, "claim-service", db, servers, workers=args.workers)
-    ceiling = run.launch_server(
+    service = launch_server(tmp, "claim-service", db, servers, workers=args.workers)
+    ceiling = launch_server(
         tmp, "claim-ceiling", db, servers, app="bench.ceiling_app:app", workers=args.workers
     )
     service.wait_ready(), ceiling.wait_ready()
     narrow = _with(args, connections=CLAIMERS)
-    before = run.wrk(narrow, ceiling, "ceiling.lua", args.duration, {}, totals, "claim ceiling")
+    before = wrk(narrow, ceiling, "ceiling.lua", args.duration, {}, totals, "claim ceiling")
     claims = drain([service.url], key, threads=CLAIMERS, limit=10)
     got, requests, seconds = [i for i, _, _ in claims.claimed], claims.requests, claims.seconds
     errors = len(claims.errors) + claims.unanswered
     after = before
     if not args.smoke:
-        after = run.wrk(narrow, ceiling, "ceiling.lua", args.duration, {}, totals, "claim ceiling")
+        after = wrk(narrow, ceiling, "ceiling.lua", args.duration, {}, totals, "claim ceiling")
     with Client(service.url, key, timeout=30) as client:
         scheduled = client.get(f"{POSTS}?status=Scheduled&limit=1").json["total"]
         publishing = client.get(f"{POSTS}?status=Publishing&limit=1").json["total"]
@@ -71,12 +75,12 @@ def claim(args, tmp, totals, results, servers, run):
         "missed": n - len(counts),
     }
     results["handoff"]["claim"] = figures
-    run.log(
+    log(
         f"  {n:,} due posts drained by {CLAIMERS} claimers (limit=10) in {seconds:.1f} s: "
         f"{claims_per_s:,.0f} claims/s, {figures['posts_per_s']:,.0f} posts/s, "
         f"ratio to the ceiling at {CLAIMERS} connections {ratio:.2f}"
     )
-    run.log(
+    log(
         f"  Publishing {publishing:,}, left Scheduled {scheduled}, failed claims {errors}: "
         f"duplicates {figures['duplicates']}, missed {figures['missed']}"
     )
@@ -92,15 +96,15 @@ def _claimed_more_than_once(client, total):
     return twice
 
 
-def webhooks(args, tmp, totals, results, servers, run):
+def webhooks(args, tmp, totals, results, servers):
     n = args.webhook_posts
     db = tmp / "webhooks.sqlite"
     due_at = datetime.now(UTC) + timedelta(seconds=20 if not args.smoke else 2)
-    run.log(f"webhooks: {n:,} posts due at one moment, one dispatcher, a receiver answering 200")
+    log(f"webhooks: {n:,} posts due at one moment, one dispatcher, a receiver answering 200")
     seed.seed_main(db, 0, n, status="Due", scheduled_at=rfc3339(due_at), progress=lambda m: None)
     key = create_key(db, seed.CALLER)
     env = {"FLASK_WEBHOOK_ALLOW_PRIVATE": "1", "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "-1000000000"}
-    service = run.start_server(tmp, "webhook-service", db, servers, env=env, workers=2)
+    service = start_server(tmp, "webhook-service", db, servers, env=env, workers=2)
     with Receiver() as receiver:
         with Client(service.url, key, timeout=30) as client:
             hook = client.post(
@@ -132,7 +136,7 @@ def webhooks(args, tmp, totals, results, servers, run):
         "duplicates": len(arrivals) - len({a.webhook_id for a in arrivals}),
     }
     results["handoff"]["webhooks"] = figures
-    run.log(
+    log(
         f"  scheduled_at -> receipt: first {figures['first_s']:.2f} s, p50 {figures['p50_s']:.2f} s, "
         f"p99 {figures['p99_s']:.2f} s, max {figures['max_s']:.2f} s; one dispatcher: {figures['deliveries_per_s']:,.0f} "
         f"deliveries/s; unverified {figures['unverified']}, duplicates {figures['duplicates']}"
@@ -140,7 +144,7 @@ def webhooks(args, tmp, totals, results, servers, run):
     return figures["unverified"] == 0 and figures["duplicates"] == 0
 
 
-def idle(args, tmp, totals, results, servers, run):
+def idle(args, tmp, totals, results, servers):
     """GET one post with an idle dispatcher beside gunicorn, paused (SIGSTOP)
     and running in turn: off, on, off, ..., off, each run with the dispatcher
     compared with the mean of the runs on either side of it, as the scenarios
@@ -150,23 +154,23 @@ def idle(args, tmp, totals, results, servers, run):
     db = tmp / "idle.sqlite"
     seeded = seed.seed_main(db, 1000, 0, progress=lambda m: None)
     key = create_key(db, seed.CALLER)
-    ids = run.write_ids(tmp / "idle-ids.txt", seeded["drafts"])
-    service = run.start_server(tmp, "idle-service", db, servers, workers=args.workers)
+    ids = write_ids(tmp / "idle-ids.txt", seeded["drafts"])
+    service = start_server(tmp, "idle-service", db, servers, workers=args.workers)
     dispatcher = Dispatcher(db, name="idle", log=tmp / "idle-dispatcher.log")
     servers.append(dispatcher)
     dispatcher.start()
     script = {"key": key, "ids": ids}
 
     def get(label):
-        return run.wrk(args, service, "get.lua", args.duration, script, totals, label)["rps"]
+        return wrk(args, service, "get.lua", args.duration, script, totals, label)["rps"]
 
     os.kill(dispatcher.pid, signal.SIGSTOP)
     without, with_, drops, busy = [get("idle off")], [], [], 0.0
     for _ in range(args.repeats):
         os.kill(dispatcher.pid, signal.SIGCONT)
-        used = run.cpu_seconds([dispatcher.pid])
+        used = cpu_seconds([dispatcher.pid])
         with_.append(get("idle on"))
-        busy += run.cpu_seconds([dispatcher.pid]) - used
+        busy += cpu_seconds([dispatcher.pid]) - used
         os.kill(dispatcher.pid, signal.SIGSTOP)
         without.append(get("idle off"))
         drops.append(1 - with_[-1] / ((without[-2] + without[-1]) / 2))
@@ -180,7 +184,7 @@ def idle(args, tmp, totals, results, servers, run):
         "drop": drop,
         "dispatcher_cores": cores,
     }
-    run.log(
+    log(
         f"idle dispatcher: GET one {statistics.median(without):,.0f} req/s paused, "
         f"{statistics.median(with_):,.0f} running: {100 * drop:+.1f}% change (median of "
         f"{args.repeats} paired runs); the dispatcher used {cores:.3f} cores meanwhile"

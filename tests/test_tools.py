@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from bench.run import SCENARIOS, SMOKE_ON_POSTGRES
+from bench.config import SCENARIOS, SMOKE_ON_POSTGRES
 from harness import ROOT
 from tests.system import unavailable
 
