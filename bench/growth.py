@@ -1,5 +1,9 @@
-"""Growth: GET one post and the first list page against 1,000 posts and
-against 1,000,000, interleaved."""
+"""Growth: GET one post, the first list page and a search against 1,000
+posts and against 1,000,000, interleaved.
+
+The search asks for a word that the first 200 posts hold (seed.seed_growth),
+so that it finds the same 20 of the caller's, a full page, in either
+database: the same answer, looked up among a thousand times more posts."""
 
 import time
 
@@ -11,11 +15,20 @@ from bench.scenarios import launch_server
 from bench.wrk import wrk
 from harness import create_key
 
+# kind -> (wrk script, its extra arguments)
+SEARCH_PATH = "/functions/v1/api-v2-posts?limit=20&q=evergreen"
+SCRIPTS = {
+    "get": ("get.lua", {}),
+    "list": ("list.lua", {}),
+    "search": ("list.lua", {"path": SEARCH_PATH}),
+}
+LABELS = {"get": "GET one post", "list": "GET list page (20)", "search": "search (q=, 20)"}
+
 
 def run_growth(args, tmp, totals, results, servers, fresh_pg=None):
     log()
     log(
-        f"Growth check: GET one post and the first list page, {args.growth_small:,} vs "
+        f"Growth check: GET one post, the first list page and a search, {args.growth_small:,} vs "
         f"{args.growth_posts:,} posts in the database (10 users; the caller owns a tenth)"
     )
     t0 = time.monotonic()
@@ -47,15 +60,22 @@ def run_growth(args, tmp, totals, results, servers, fresh_pg=None):
     # is compared with the mean of the small-database runs on either side of it.
     # A smoke run asks only whether the growth runs still work: GET one is
     # enough, the list page goes through the same code.
-    kinds = ("get",) if args.smoke else ("get", "list")
+    kinds = ("get",) if args.smoke else ("get", "list", "search")
     runs = {(k, n): [] for k in kinds for n in dbs}
     slowdowns = {kind: [] for kind in kinds}
     for kind in kinds:
 
         def one(name, kind=kind):
             server, sargs, _ = cfg[name]
+            script, extra = SCRIPTS[kind]
             r = wrk(
-                args, server, f"{kind}.lua", args.duration, sargs, totals, f"growth {kind} {name}"
+                args,
+                server,
+                script,
+                args.duration,
+                {**sargs, **extra},
+                totals,
+                f"growth {kind} {name}",
             )
             runs[(kind, name)].append(r)
             return r
@@ -80,7 +100,8 @@ def run_growth(args, tmp, totals, results, servers, fresh_pg=None):
     )
     log(head)
     log("-" * len(head))
-    for kind, label in (("get", "GET one post"), ("list", "GET list page (20)"))[: len(kinds)]:
+    for kind in kinds:
+        label = LABELS[kind]
         for name, total in (("small", args.growth_small), ("big", args.growth_posts)):
             s = summarize(runs[(kind, name)])
             s["slowdown"] = median(slowdowns[kind]) if name == "big" else 1.0

@@ -89,7 +89,7 @@ def report_targets(args, results, totals):
                 f"{name} (synchronous=FULL) >= {TARGET_RATIO[name]} of ceiling: {sc[name]['ratio']:.2f}",
             )
     g = {} if args.smoke else results["growth"]
-    for kind, label in (("get", "GET one post"), ("list", "list page")):
+    for kind, label in (("get", "GET one post"), ("list", "list page"), ("search", "search")):
         if f"{kind}_big" in g:
             slow = g[f"{kind}_big"]["slowdown"]
             check(
@@ -102,7 +102,7 @@ def report_targets(args, results, totals):
         if name in pg.get("scenarios", {}):
             ratio = pg["scenarios"][name]["ratio"]
             check(ratio >= target, f"PostgreSQL {name} >= {target} of ceiling: {ratio:.2f}")
-    for kind, label in (("get", "GET one post"), ("list", "list page")):
+    for kind, label in (("get", "GET one post"), ("list", "list page"), ("search", "search")):
         if f"{kind}_big" in pg.get("growth", {}):
             slow = pg["growth"][f"{kind}_big"]["slowdown"]
             check(

@@ -43,8 +43,15 @@ BATCH = 1_000
 CALLER = "bench"
 
 
+# Bumped when what seed_growth writes changes, so that a cached database is
+# made again (3: the word "evergreen" in the first 200 posts, for the search run).
+SEED_VERSION = "3"
+
+
 def schema_hash():
-    return hashlib.sha256((ROOT / "schema.sql").read_bytes()).hexdigest()[:16]
+    """Of schema.sql and SEED_VERSION: the key of the cached growth databases."""
+    digest = hashlib.sha256((ROOT / "schema.sql").read_bytes() + SEED_VERSION.encode())
+    return digest.hexdigest()[:16]
 
 
 # ---------------------------------------------------------------- store calls
@@ -172,7 +179,10 @@ def seed_growth(path, total, users=10, sample=2000, progress=print):
         step = max(1, int(365 * 86400 * 1e6 // total))
         ids = _insert_many(
             owners,
-            lambda i: f"Growth post {i}: a paragraph about the week's launch and what we learned.",
+            lambda i: (
+                f"Growth post {i}: a paragraph about the week's launch and what we "
+                f"learned{' (evergreen)' if i < 200 else ''}."
+            ),
             start,
             step,
             progress=progress,

@@ -260,7 +260,10 @@ def under_load(tmp_path, live_backend, live_database, threads, posts, seconds):
         )
         load.start()
         try:
-            deadline = time.monotonic() + seconds / 2
+            # Up to three quarters of the load's time to reach `posts` (a
+            # busy machine writes slower), leaving the rest to write through
+            # the backup.
+            deadline = time.monotonic() + seconds * 0.75
             while len(ledger.posts) < posts and time.monotonic() < deadline:
                 time.sleep(0.05)
             # The command runs in this process, so that the copy starts right
