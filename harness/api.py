@@ -7,10 +7,28 @@ opening its database file: the checks then hold for any storage backend
 
 from datetime import UTC
 
+# The service's paths: the one place the tests, the bench and the faults take them from.
 API = "/functions/v1"
 POSTS = f"{API}/api-v2-posts"
 ITEM = f"{API}/api-v2-posts-item/"
 CALLBACK = f"{API}/make-post-callback"
+CLAIM = f"{API}/api-v2-posts-claim"
+IMPORT = f"{API}/api-v2-posts-import"
+QUEUE = f"{API}/api-v2-posts-queue"
+HISTORY = f"{API}/api-v2-posts-history/"
+CHANNELS = f"{API}/channels"
+CHANNEL = f"{API}/channels-item/"
+SLOTS = f"{API}/channels-slots/"
+HOOKS = f"{API}/webhooks"
+HOOK = f"{API}/webhooks-item/"
+DELIVERIES = f"{API}/webhook-deliveries"
+REDELIVER = f"{API}/webhook-deliveries-redeliver"
+ARTICLES = f"{API}/articles-api"
+ARTICLE = f"{API}/articles-api-item/"
+MEDIA = f"{API}/media"
+ME = f"{API}/me"
+SPEC = f"{API}/openapi.json"
+DASHBOARD = f"{API}/dashboard"
 PAGE = 100  # the list endpoint's largest page
 
 

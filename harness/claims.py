@@ -16,10 +16,9 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from harness.api import CLAIM, IMPORT
 from harness.http_client import Client
 
-CLAIM = "/functions/v1/api-v2-posts-claim"
-IMPORT = "/functions/v1/api-v2-posts-import"
 IMPORT_ROWS = 500  # of the 1,000 an import takes: a few batches side by side
 
 

@@ -48,8 +48,10 @@ def _one_backend(item):
 LONGEST_FIRST = (
     "test_openapi.py",
     "test_dispatch.py",
+    "test_dispatch_log.py",
     "test_claim_concurrency.py",
     "test_dashboard.py",
+    "test_dashboard_access.py",
     "test_dashboard_queue.py",
     "test_dashboard_planner.py",
     "test_browser.py",

@@ -4,11 +4,10 @@ import json
 
 import pytest
 
+from harness.api import ARTICLES, POSTS
 from tests.conftest import assert_error
 
-ARTICLES = "/functions/v1/articles-api"
 ITEM = "/functions/v1/articles-api-item/"
-POSTS = "/functions/v1/api-v2-posts"
 
 
 def create(api, **fields):

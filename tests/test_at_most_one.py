@@ -16,10 +16,9 @@ import threading
 import pytest
 
 from harness import Client, create_key, flask_cli, init_database, serve
+from harness.api import HOOK, HOOKS
 from tests.conftest import live_database_for
 
-HOOKS = "/functions/v1/webhooks"
-HOOK = "/functions/v1/webhooks-item/"
 RACERS = 12
 
 

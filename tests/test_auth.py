@@ -4,10 +4,9 @@ import pytest
 
 from content_publishing.auth import generate_key, hash_key
 from content_publishing.store.db import trace
+from harness.api import POSTS
 from harness.clock import ahead
 from tests.conftest import assert_error
-
-POSTS = "/functions/v1/api-v2-posts"
 
 
 def test_missing_key_is_401_with_challenge(client):

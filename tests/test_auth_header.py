@@ -7,10 +7,9 @@ import re
 import pytest
 
 from harness import Receiver
+from harness.api import HOOK, HOOKS
 from tests.conftest import assert_error
 
-HOOKS = "/functions/v1/webhooks"
-HOOK = "/functions/v1/webhooks-item/"
 TOKEN = re.compile(r"whtok_[A-Za-z0-9_-]{43}")
 
 

@@ -31,10 +31,9 @@ from harness import (
     run_load,
     serve,
 )
+from harness.api import ITEM, POSTS
 from harness.sqlite_direct import set_schema_version
 
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
 COUNTS = "{} users, {} keys, {} posts, 0 articles, 0 webhook endpoints"
 
 

@@ -4,12 +4,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from harness.api import CHANNELS, POSTS, SLOTS
 from tests.conftest import assert_error
 
-CHANNELS = "/functions/v1/channels"
 ITEM = "/functions/v1/channels-item/"
-SLOTS = "/functions/v1/channels-slots/"
-POSTS = "/functions/v1/api-v2-posts"
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri")
 
 

@@ -1,9 +1,9 @@
 """Exactly once: many claimers against real gunicorn never share a post."""
 
 from harness import Client, create_key, serve
+from harness.api import POSTS
 from harness.claims import drain, past, schedule_posts
 
-POSTS = "/functions/v1/api-v2-posts"
 DUE = 2000  # as the claim issue asks: 16 claimers of 10 contend over some 12 rounds each
 
 

@@ -16,15 +16,14 @@ from content_publishing.app import create_app
 from content_publishing.auth import SCOPES
 from content_publishing.store.db import dispose_db, init_db
 from harness import Answer, Dispatcher, Receiver, postgres
+from harness.api import API, DELIVERIES
 from tests.conftest import assert_error
 from tests.system import unavailable
 
-API = "/functions/v1"
 POSTS, ITEM = f"{API}/api-v2-posts", f"{API}/api-v2-posts-item/"
 CLAIM, CALLBACK = f"{API}/api-v2-posts-claim", f"{API}/make-post-callback"
 ARTICLES, ARTICLE = f"{API}/articles-api", f"{API}/articles-api-item/"
 HOOKS, HOOK = f"{API}/webhooks", f"{API}/webhooks-item/"
-DELIVERIES = f"{API}/webhook-deliveries"
 
 SECRETS_KEY = Fernet.generate_key().decode()
 CONFIG = {

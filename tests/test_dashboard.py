@@ -8,200 +8,43 @@ Screenshots of every view, at 1280 px and at phone width, land in
 test-artifacts/dashboard-*.png.
 """
 
-import contextlib
 import re
-import uuid
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from blueprints.dashboard import FILES
-from content_publishing.app import CORS_ALLOW_HEADERS
-from harness import Answer, Client, Dispatcher, Receiver, create_key, flask_cli, rfc3339, serve
-from tests.browser_support import ARTIFACTS, VIEWPORT, new_page
-
-ZONE = "Pacific/Auckland"
-PHONE = {"width": 390, "height": 844}
-API = "/functions/v1"
-POSTS = f"{API}/api-v2-posts"
-ITEM = f"{API}/api-v2-posts-item/"
-DASHBOARD = f"{API}/dashboard"
-READ_ONLY = ["posts:read", "articles:read"]
-LONG_BRAND = "northwind-traders-international-holdings"
-LONG_TEXT = (
-    "Five things we learned shipping the spring release: plan the week on Monday, "
-    "keep drafts short, schedule for mornings, and read every reply."
+from harness import Client, rfc3339
+from harness.api import API, DASHBOARD, ITEM, POSTS
+from tests.dashboard_support import (
+    LONG_BRAND,
+    LONG_TEXT,
+    ZONE,
+    assert_clean,
+    at,
+    check_days_stacked,
+    check_tab_strip,
+    dashboard_server,
+    local_input,
+    new_user,
+    shoot,
+    shoot_at_phone_width,
+    sign_in,
+    tab,
 )
-SERVER_ENV = {
-    "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "1",  # a post can be due two seconds after scheduling
-    "FLASK_WEBHOOK_ALLOW_PRIVATE": "1",  # the receiver listens on 127.0.0.1
-}
-# Headers the browser itself adds to a fetch() (and sec-*; Chromium adds
-# Cache-Control: max-age=0 to some), which never ask for a preflight.
-# Everything else the page sends must be a header the service's CORS settings allow.
-BROWSER_HEADERS = {
-    "accept",
-    "accept-encoding",
-    "accept-language",
-    "cache-control",
-    "connection",
-    "content-length",
-    "host",
-    "origin",
-    "pragma",
-    "user-agent",
-}
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("dashboard")
-    with serve(tmp, workers=2, env=SERVER_ENV, log=tmp / "gunicorn.log") as server:
-        server.tmp = tmp
+    with dashboard_server(tmp_path_factory) as server:
         yield server
 
 
 @pytest.fixture
 def user(server):
     """A new user per test, with a key that has every scope: (name, key)."""
-    name = f"u-{uuid.uuid4().hex[:8]}"
-    return name, create_key(server.database, user=name)
-
-
-@contextlib.contextmanager
-def tab(browser, server, viewport=None):
-    """A browser tab in Auckland time, English dates, its API requests recorded."""
-    options = {"timezone_id": ZONE, "locale": "en-GB"}
-    if viewport:
-        options["viewport"] = viewport
-    page = new_page(browser, **options)
-    page.api_requests = []
-
-    def record(request):
-        if request.url.startswith(server.url + API + "/") and "/dashboard" not in request.url:
-            page.api_requests.append(request)
-
-    page.on("request", record)
-    try:
-        yield page
-    finally:
-        page.context.close()
-
-
-def sign_in(page, server, key):
-    page.goto(server.url + DASHBOARD)
-    page.fill("#key-input", key)
-    page.click("#sign-in-button")
-    page.locator("#keybar").wait_for()
-    page.locator(".view h1").wait_for()
-
-
-def shoot(page, name):
-    """A full-page picture in test-artifacts/. The passing notice is emptied
-    first: fixed to the window, it would float over the middle of the page."""
-    page.evaluate("() => { document.getElementById('notice').textContent = ''; }")
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}.png"), full_page=True)
-
-
-PHONE_HEADER_MAX = 130  # px of the 844: the name and buttons, the views, the key
-
-
-def shoot_at_phone_width(page, name, ready, before=None):
-    """At 390 px, once `ready` shows: nothing is wider than the screen, the
-    header is short, its scopes folded; `before(page)`, then a picture."""
-    page.set_viewport_size(PHONE)
-    page.locator(ready).first.wait_for()
-    width = page.evaluate("() => document.documentElement.scrollWidth")
-    assert width <= PHONE["width"], f"{name}: the page is {width} px wide"
-    header = page.locator("header.topbar").bounding_box()
-    assert header["height"] <= PHONE_HEADER_MAX, f"{name}: the header is {header['height']} px tall"
-    assert page.locator("#scope-list").is_hidden() and page.locator("#scopes-toggle").is_visible()
-    session_buttons = [page.locator(f"#{id}").bounding_box() for id in ("refresh", "sign-out")]
-    tops = {round(box["y"]) for box in session_buttons if box}
-    assert len(tops) <= 1, f"{name}: Refresh and Sign out are on different rows"
-    if before:
-        before(page)
-    shoot(page, name)
-    page.set_viewport_size(VIEWPORT)
-
-
-def check_days_stacked(page):
-    """At phone width the week is one column of days, each below the last."""
-    boxes = [day.bounding_box() for day in page.locator("section.day").all()]
-    assert len(boxes) == 7
-    for above, below in zip(boxes, boxes[1:], strict=False):
-        assert above["y"] + above["height"] <= below["y"], (above, below)
-
-
-def check_tab_strip(page):
-    """At phone width the status tabs are one row that scrolls sideways within
-    the screen: the current tab in view, and every tab reached with Tab
-    scrolled into view with its focus ring."""
-    strip = page.locator(".view nav.tabs ul")
-    box = strip.bounding_box()
-    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
-    tabs = strip.locator("a.tab")
-    assert len({round(b["y"]) for b in (t.bounding_box() for t in tabs.all())}) == 1
-
-    def outside(tab):
-        """What of `tab` the strip hides ("" when it shows it whole)."""
-        return tab.evaluate(
-            """(tab) => {
-                const a = tab.getBoundingClientRect(), b = tab.closest("ul").getBoundingClientRect();
-                return a.left >= b.left - 1 && a.right <= b.right + 1 ? ""
-                    : `${tab.textContent} at ${a.left}-${a.right} in ${b.left}-${b.right}`;
-            }"""
-        )
-
-    assert not outside(strip.locator("a.tab[aria-current=page]"))
-    page.locator(".view h1").focus()  # then Tab, as a person would, to the first tab
-    for _ in range(5):
-        page.keyboard.press("Tab")
-        if page.evaluate("() => document.activeElement.classList.contains('tab')"):
-            break
-    for i in range(tabs.count()):
-        focused = strip.locator("a.tab:focus")
-        hidden = outside(focused)
-        assert not hidden, f"focused out of view: {hidden}"
-        outline = page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle")
-        assert outline == "solid", f"tab {i} has no visible focus"
-        if i < tabs.count() - 1:
-            page.keyboard.press("Tab")
-    page.keyboard.press("Shift+Tab")  # and back: no trap either way
-    assert page.evaluate("() => document.activeElement.classList.contains('tab')")
-    strip.locator("a.tab[aria-current=page]").focus()  # back in view for the picture
-    page.evaluate("() => document.activeElement.blur()")
-
-
-def at(seconds):
-    return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat()
-
-
-def local_input(moment):
-    """What a datetime-local input holds for `moment` in the browser's zone."""
-    return moment.astimezone(ZoneInfo(ZONE)).strftime("%Y-%m-%dT%H:%M")
-
-
-def assert_clean(page, server):
-    """Nothing was blocked by the page's CSP, nothing came from another host,
-    no script error, and every API request carried only allowed headers."""
-    problems = [
-        line
-        for line in page.console_lines
-        if "Content Security Policy" in line or line.startswith("pageerror")
-    ]
-    assert not problems, problems
-    outside = [u for u in page.seen_urls if not u.startswith(server.url + "/")]
-    assert not outside, outside
-    assert page.api_requests
-    for request in page.api_requests:
-        sent = {name for name in request.all_headers() if not name.startswith("sec-")}
-        assert "x-api-key" in sent, request.url
-        assert sent - BROWSER_HEADERS <= set(CORS_ALLOW_HEADERS), (request.url, sent)
-    stored = page.evaluate("() => JSON.stringify(localStorage)")
-    assert "svc_live_" not in stored  # the key lives in sessionStorage only
+    return new_user(server)
 
 
 @pytest.mark.parametrize("lead", [60, 900, 0])
@@ -507,235 +350,3 @@ def test_keyboard_reaches_everything_with_visible_focus(browser, server, user):
                 .map(el => el.id || el.name)"""
         )
         assert not unlabelled, unlabelled
-
-
-def test_refused_keys_are_explained_and_forgotten(browser, server, user):
-    """A malformed key is refused at sign-in; a key revoked while the page is
-    open sends the person back to sign in, with the service's reason."""
-    _, key = user
-    with tab(browser, server) as page:
-        page.goto(server.url + DASHBOARD)
-        page.locator("#key-input:focus").wait_for()
-        shoot(page, "sign-in")
-        page.fill("#key-input", "svc_live_short")
-        page.get_by_role("button", name="Sign in").click()
-        alert = page.locator("#sign-in-problem [role=alert]")
-        alert.wait_for()
-        assert "The service does not accept this key." in alert.text_content()
-        assert "The API key is malformed." in alert.text_content()
-
-        sign_in(page, server, key)
-        # Scopes come from GET /me: signing in sends no probing writes.
-        assert [r.method for r in page.api_requests if r.method != "GET"] == []
-        assert [r for r in page.api_requests if r.url == server.url + API + "/me"]
-        # The docs page reads the same sessionStorage item.
-        assert page.evaluate("() => sessionStorage.getItem('cps.apiKey')") == key
-        flask_cli(server.database, "keys", "revoke", key)
-        page.get_by_role("button", name="Refresh").click()
-        alert.wait_for()
-        assert "The API key has been revoked." in alert.text_content()
-        assert page.locator("#keybar").is_hidden() and page.locator(".view").count() == 0
-        assert page.evaluate("() => sessionStorage.getItem('cps.apiKey')") is None
-        shoot(page, "key-revoked")
-
-
-def test_read_only_key_sees_no_edit_actions_and_a_forced_edit_is_explained(browser, server, user):
-    name, key = user
-    post = Client(server.url, key).post(POSTS, {"type": "personal", "content": "Look only"}).json
-    read_only = create_key(server.database, user=name, scopes=READ_ONLY)
-    with tab(browser, server) as page:
-        sign_in(page, server, read_only)
-        granted = page.locator("#scope-list .scope-granted").all_text_contents()
-        assert [t.split(" (")[0] for t in granted] == READ_ONLY
-        visible = page.locator("#views-nav li:not([hidden]) a").all_text_contents()
-        assert visible == ["Calendar", "Queue", "Channels", "Articles"]
-        assert page.locator("text=New post").count() == 0
-
-        page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
-        page.locator("[data-field=version]").wait_for()
-        assert page.locator(".view .actions").count() == 0
-        for action in ("Edit", "Schedule…", "Delete"):
-            assert page.locator(f".view >> text={action}").count() == 0, action
-        assert "lacks posts:write and posts:publish" in page.text_content(".action-bar")
-        shoot(page, "read-only-post")
-        page.get_by_role("link", name="Articles", exact=True).click()
-        page.locator(".view h1", has_text="Articles").wait_for()
-        assert page.get_by_role("link", name="New article").count() == 0
-
-        # Forced: the edit address itself. The service refuses; the page says why.
-        page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}/edit")
-        page.locator(".alert-warning", has_text="lacks posts:write").wait_for()
-        page.fill("#content", "Changed without the scope")
-        page.get_by_role("button", name="Save changes").click()
-        alert = page.locator(".form-problem [role=alert]")
-        alert.wait_for()
-        text = alert.text_content()
-        assert "This key is not allowed to do that." in text
-        assert "This API key lacks the scope posts:write." in text  # the envelope's message
-        assert "It needs the posts:write scope" in text
-        shoot(page, "read-only-forced-edit")
-
-        # At phone width: the scopes fold behind a button that the keyboard opens.
-        page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
-
-        def open_scopes(page):
-            toggle = page.locator("#scopes-toggle")
-            assert toggle.text_content() == "2 of 6 scopes"
-            toggle.focus()
-            page.keyboard.press("Enter")
-            assert toggle.get_attribute("aria-expanded") == "true"
-            assert page.locator("#scope-list").is_visible()
-            page.keyboard.press("Space")
-            assert toggle.get_attribute("aria-expanded") == "false"
-            assert page.locator("#scope-list").is_hidden()
-            page.keyboard.press("Enter")
-            missing = page.locator("#scope-list .scope-missing")
-            assert missing.count() == 4 and missing.first.is_visible()
-            page.evaluate("() => document.activeElement.blur()")
-
-        shoot_at_phone_width(page, "read-only-phone", ".action-bar .hint", open_scopes)
-        assert page.locator("#scope-list").is_visible()  # wide again: the chips show
-    stored = Client(server.url, key).get(ITEM + post["id"]).json
-    assert stored["content"] == "Look only" and stored["version"] == 1
-
-
-def test_second_tab_saving_a_stale_edit_gets_the_412_message(browser, server, user):
-    _, key = user
-    post = Client(server.url, key).post(POSTS, {"type": "personal", "content": "First words"}).json
-    edit = f"{server.url}{DASHBOARD}#/posts/{post['id']}/edit"
-    with tab(browser, server) as first:
-        second = first.context.new_page()
-        for page in (first, second):
-            sign_in(page, server, key)  # sessionStorage is per tab
-            page.goto(edit)
-            page.locator("#content").wait_for()
-
-        first.bring_to_front()  # the person switches tabs
-        first.fill("#content", "Words from the first tab")
-        first.get_by_role("button", name="Save changes").click()
-        first.locator("[data-field=version]", has_text="2").wait_for()
-
-        second.bring_to_front()
-        second.fill("#content", "Words from the second tab")
-        second.get_by_role("button", name="Save changes").click()
-        alert = second.locator(".form-problem [role=alert]")
-        alert.wait_for()
-        assert "Changed elsewhere; reload." in alert.text_content()
-        assert "The record has changed: its current version is 2." in alert.text_content()
-        shoot(second, "edit-412")
-        alert.locator("button", has_text="Reload").click()
-        second.locator("#content").wait_for()
-        assert second.input_value("#content") == "Words from the first tab"
-    assert (
-        Client(server.url, key).get(ITEM + post["id"]).json["content"] == "Words from the first tab"
-    )
-
-
-def test_articles_create_edit_publish(browser, server, user):
-    _, key = user
-    with tab(browser, server) as page:
-        sign_in(page, server, key)
-        page.get_by_role("link", name="Articles", exact=True).click()
-        page.get_by_role("link", name="New article").click()
-        page.fill("#title", "Why we schedule")
-        page.fill("#body", "# Notes\n\nMarkdown is fine.")
-        page.fill("#tags", "howto, scheduling")
-        shoot(page, "article-form")
-        page.get_by_role("button", name="Create draft").click()
-        page.locator(".view h1", has_text="Why we schedule").wait_for()
-        page.get_by_role("link", name="Edit", exact=True).click()
-        page.fill("#title", "Why we schedule posts")
-        page.get_by_role("button", name="Save changes").click()
-        page.locator(".view h1", has_text="Why we schedule posts").wait_for()
-        page.get_by_role("button", name="Publish", exact=True).click()
-        page.locator(".view .badge.status", has_text="Published").wait_for()
-        # The body as written, in a source block; times with their UTC line.
-        assert page.text_content(".view pre.source-text") == "# Notes\n\nMarkdown is fine."
-        published = page.locator(".view .field", has=page.locator("dt", has_text="Published at"))
-        assert "UTC" in published.locator(".utc").text_content()
-        shoot(page, "article")
-        page.get_by_role("link", name="Articles", exact=True).click()
-        row = page.locator("tbody tr", has_text="Why we schedule posts")
-        row.wait_for()
-        assert "Published" in row.text_content() and "scheduling" in row.text_content()
-        assert page.text_content(".tab[aria-current=page] .tab-count") == "1"
-        shoot(page, "articles")
-        shoot_at_phone_width(page, "articles-phone", "tbody tr")
-        assert_clean(page, server)
-
-
-def test_deliveries_filter_and_redeliver(browser, server, user):
-    """A delivery that failed (the receiver answered 500) is found with the
-    outcome filter and sent again; the second time the receiver accepts it."""
-    _, key = user
-    api = Client(server.url, key)
-    answers = iter([Answer(500, body=b"upstream down"), Answer(500, body=b"upstream down")])
-    dispatch_env = {
-        **SERVER_ENV,
-        "FLASK_WEBHOOK_RETRY_SCHEDULE": "0,0.2",
-        "FLASK_PUBLIC_URL": server.url,
-    }
-    with (
-        Receiver(script=lambda arrival: next(answers, Answer(200))) as receiver,
-        Dispatcher(server.database, env=dispatch_env, log=server.tmp / "dispatcher.log"),
-    ):
-        r = api.post(f"{API}/webhooks", {"url": receiver.url, "events": ["post.published"]})
-        assert r.status == 201, r
-        post = api.post(POSTS, {"type": "personal", "content": "Delivered twice"}).json
-        assert api.patch(ITEM + post["id"], {"status": "Scheduled", "scheduled_at": at(60)}).ok
-        r = api.post(
-            f"{API}/make-post-callback",
-            {
-                "post_id": post["id"],
-                "linkedin_post_id": "urn:li:share:1",
-                "live_url": "https://www.linkedin.com/feed/update/urn:li:share:1",
-            },
-        )
-        assert r.status == 200, r
-        receiver.wait_for(lambda arrivals: len(arrivals) >= 2, what="two failed attempts")
-
-        with tab(browser, server) as page:
-            sign_in(page, server, key)
-            page.get_by_role("link", name="Deliveries", exact=True).click()
-            page.select_option("#filter-outcome", "failed")
-            page.get_by_role("button", name="Apply").click()
-            page.wait_for_url(re.compile(r"outcome=failed"))
-            row = page.locator("tbody tr", has_text="post.published")
-            row.wait_for()
-            page.wait_for_function("() => document.querySelectorAll('tbody tr').length === 1")
-            row.locator("summary").click()
-            assert "upstream down" in row.text_content()
-            shoot(page, "deliveries-failed")
-
-            row.locator("button", has_text="Redeliver").click()
-            page.locator("#notice", has_text="Queued again").wait_for()
-            receiver.wait_for(lambda arrivals: len(arrivals) >= 3, what="the redelivery")
-            page.get_by_role("link", name="Clear").click()
-            wait_until_delivered(page)
-            # The redelivery says which delivery it sends again; nothing empty is blank.
-            again = page.locator("tbody tr:has(.outcome-delivered)")
-            first = page.locator("tbody tr:has(.outcome-failed)")
-            note = again.locator(".redelivery")
-            assert "Re-sends the failed delivery of" in note.text_content()
-            original = first.get_attribute("data-delivery-id")
-            assert note.get_attribute("data-redelivery-of") == original
-            assert first.locator(".redelivery").count() == 0
-            assert again.locator("td[data-label='Next / last error']").text_content() == "—"
-            created = again.locator("td[data-label=Created] time").bounding_box()
-            assert created["height"] < 30  # the date on one line at 1280 px
-            table, filters = (page.locator(s).bounding_box() for s in ("table", "form.filters"))
-            assert table["x"] + table["width"] <= filters["x"] + filters["width"] + 0.5
-            shoot(page, "deliveries")
-            shoot_at_phone_width(page, "deliveries-phone", "tbody tr")
-            assert_clean(page, server)
-
-
-def wait_until_delivered(page):
-    """Refresh until the redelivery reads delivered (the dispatcher records
-    the outcome just after the receiver has answered)."""
-    for _ in range(40):
-        page.click("#refresh")
-        page.wait_for_timeout(250)
-        if page.locator("tbody tr .outcome-delivered").count():
-            return
-    raise AssertionError("the redelivery never read delivered")

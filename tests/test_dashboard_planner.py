@@ -18,11 +18,8 @@ import pytest
 from PIL import Image
 
 from harness import Client, create_key, free_port, serve
-from tests.test_dashboard import (
-    API,
-    DASHBOARD,
-    ITEM,
-    POSTS,
+from harness.api import API, CHANNELS, DASHBOARD, ITEM, POSTS
+from tests.dashboard_support import (
     ZONE,
     assert_clean,
     shoot,
@@ -30,8 +27,6 @@ from tests.test_dashboard import (
     sign_in,
     tab,
 )
-
-CHANNELS = f"{API}/channels"
 
 
 @pytest.fixture(scope="module")

@@ -15,19 +15,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from harness import Client, create_key, serve
-from tests.test_dashboard import (
-    API,
-    DASHBOARD,
-    ITEM,
-    POSTS,
+from harness.api import API, CHANNELS, DASHBOARD, ITEM, POSTS
+from tests.dashboard_support import (
     assert_clean,
     shoot,
     shoot_at_phone_width,
     sign_in,
     tab,
 )
-
-CHANNELS = f"{API}/channels"
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,7 @@ from types import SimpleNamespace
 import pytest
 
 from harness import Client, Nginx, Response, create_key, nginx_binary, serve
+from harness.api import API, ITEM, POSTS
 from harness.nginx import SITE, limits
 from tests import test_browser  # its CORS scenario, run through nginx (fixtures: browser_support)
 
@@ -32,9 +33,6 @@ pytestmark = [
     pytest.mark.skipif(nginx_binary() is None, reason="nginx is not installed (make nginx)"),
 ]
 
-API = "/functions/v1"
-POSTS = f"{API}/api-v2-posts"
-ITEM = f"{API}/api-v2-posts-item/"
 MIB = 1024 * 1024
 PER_KEY_RATE, PER_KEY_BURST = limits()["cps_per_key"]  # whatever deploy/nginx.conf says
 PER_ADDRESS_RATE, PER_ADDRESS_BURST = limits()["cps_per_address"]

@@ -13,15 +13,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from harness import ROOT
+from harness.api import ARTICLE, ARTICLES, CALLBACK, CLAIM, DELIVERIES, HOOKS, ITEM, POSTS
 
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
-CLAIM = "/functions/v1/api-v2-posts-claim"
-CALLBACK = "/functions/v1/make-post-callback"
-ARTICLES = "/functions/v1/articles-api"
-ARTICLE = "/functions/v1/articles-api-item/"
-HOOKS = "/functions/v1/webhooks"
-DELIVERIES = "/functions/v1/webhook-deliveries"
 PUBLIC = "https://93.184.215.14/hooks/cps"  # never reached: no dispatcher runs
 
 

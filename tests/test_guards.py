@@ -4,13 +4,8 @@ and a series' next occurrence."""
 
 import pytest
 
+from harness.api import CALLBACK, CHANNELS, IMPORT, ITEM, POSTS
 from tests.conftest import assert_error
-
-CHANNELS = "/functions/v1/channels"
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
-IMPORT = "/functions/v1/api-v2-posts-import"
-CALLBACK = "/functions/v1/make-post-callback"
 
 
 @pytest.fixture(autouse=True)

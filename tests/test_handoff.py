@@ -6,14 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from harness.api import ARTICLE, ARTICLES, CALLBACK, CLAIM, ITEM, POSTS
 from tests.conftest import assert_error
 
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
-CLAIM = "/functions/v1/api-v2-posts-claim"
-CALLBACK = "/functions/v1/make-post-callback"
-ARTICLES = "/functions/v1/articles-api"
-ARTICLE = "/functions/v1/articles-api-item/"
 WRITER = ["posts:read", "posts:write"]  # no posts:publish
 
 

@@ -5,14 +5,9 @@ holding a key or content, kept as long as the post."""
 import pytest
 
 from harness import Receiver
+from harness.api import CALLBACK, CLAIM, HISTORY, ITEM, POSTS
 from harness.clock import ahead
 from tests.conftest import assert_error
-
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
-HISTORY = "/functions/v1/api-v2-posts-history/"
-CLAIM = "/functions/v1/api-v2-posts-claim"
-CALLBACK = "/functions/v1/make-post-callback"
 
 
 @pytest.fixture(autouse=True)

@@ -6,11 +6,9 @@ import io
 
 import pytest
 
+from harness.api import CHANNELS, IMPORT, POSTS
 from tests.conftest import assert_error
 
-CHANNELS = "/functions/v1/channels"
-POSTS = "/functions/v1/api-v2-posts"
-IMPORT = "/functions/v1/api-v2-posts-import"
 CSV = {"Content-Type": "text/csv"}
 BOM = "\ufeff"
 

@@ -9,13 +9,9 @@ import re
 
 import pytest
 
+from harness.api import ARTICLE, ARTICLES, CALLBACK, ITEM, POSTS
 from tests.conftest import assert_error
 
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
-ARTICLES = "/functions/v1/articles-api"
-ARTICLE = "/functions/v1/articles-api-item/"
-CALLBACK = "/functions/v1/make-post-callback"
 WEBHOOKS = "/functions/v1/webhooks"
 WEBHOOK_ITEM = "/functions/v1/webhooks-item/"
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from harness.api import POSTS
 from tests.conftest import assert_error
 
 pytestmark = pytest.mark.sqlite_only  # refused before the store is reached
 
-POSTS = "/functions/v1/api-v2-posts"
 JSON = {"Content-Type": "application/json"}
 DOCUMENT = '{"type": "personal", "content": "caf\u00e9 \U0001f642"}'
 

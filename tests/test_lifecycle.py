@@ -4,11 +4,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from harness.api import CALLBACK, ITEM, POSTS
 from tests.conftest import assert_error
 
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
-CALLBACK = "/functions/v1/make-post-callback"
 WRITER = ["posts:read", "posts:write"]  # no posts:publish
 
 

@@ -9,8 +9,8 @@ from urllib.parse import unquote
 import pytest
 
 from harness import Client, create_key, serve
+from harness.api import POSTS
 
-POSTS = "/functions/v1/api-v2-posts"
 MIB = 1024 * 1024
 
 

@@ -11,11 +11,11 @@ import time
 import pytest
 
 from harness import Client, create_key, serve
+from harness.api import POSTS
 from harness.raw import exchange
 
 pytestmark = pytest.mark.sqlite_only  # gunicorn and werkzeug decide these, not the store
 
-POSTS = "/functions/v1/api-v2-posts"
 BODY = b'{"type": "personal", "content": "chunked"}'
 
 

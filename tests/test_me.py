@@ -6,9 +6,8 @@ import re
 import pytest
 
 from content_publishing.auth import SCOPES
+from harness.api import ME
 from tests.conftest import assert_error
-
-ME = "/functions/v1/me"
 
 
 @pytest.mark.parametrize(

@@ -7,11 +7,10 @@ import io
 import pytest
 from PIL import Image
 
+from harness.api import MEDIA, POSTS
 from tests.conftest import assert_error
 
-MEDIA = "/functions/v1/media"
 ITEM = "/functions/v1/media-item/"
-POSTS = "/functions/v1/api-v2-posts"
 GPS = 0x8825
 ORIENTATION = 0x0112
 

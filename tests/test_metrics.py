@@ -26,10 +26,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from content_publishing.app import create_app
 from content_publishing.store.db import dispose_db, init_db
 from harness import Answer, Client, Dispatcher, Gunicorn, Receiver, create_key, flask_cli, serve
+from harness.api import POSTS
 from harness.clock import ahead, wait_past
 from tests.conftest import assert_error, live_database_for
 
-POSTS = "/functions/v1/api-v2-posts"
 ITEM_ROUTE = "/functions/v1/api-v2-posts-item/<post_id>"
 SERVER_ENV = {"FLASK_METRICS": "1", "FLASK_LOG_FORMAT": "json", "FLASK_WEBHOOK_ALLOW_PRIVATE": "1"}
 

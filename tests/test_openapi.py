@@ -16,10 +16,10 @@ from PIL import Image
 from blueprints.apidoc import build_spec, check_declarations, doc
 from content_publishing.schemas import text
 from harness import BIN, ROOT, Client, create_key, read_posts, serve
+from harness.api import SPEC
 from harness.claims import past, schedule_posts
 from tests.conftest import assert_error
 
-SPEC = "/functions/v1/openapi.json"
 DUE_POSTS = 200
 
 

@@ -4,10 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from harness.api import ITEM, POSTS
 from tests.conftest import assert_error
-
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
 
 
 def future(seconds=3600):

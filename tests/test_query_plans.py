@@ -7,10 +7,9 @@ SQLite (EXPLAIN QUERY PLAN).
 import pytest
 
 from content_publishing.store.db import get_db, trace
+from harness.api import POSTS
 
 pytestmark = pytest.mark.sqlite_only
-
-POSTS = "/functions/v1/api-v2-posts"
 
 
 def captured(app, call):

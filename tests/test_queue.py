@@ -7,13 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from harness import Client, create_key, serve
+from harness.api import CHANNELS, ITEM, POSTS, QUEUE
 from tests.conftest import assert_error, live_database_for
 
-CHANNELS = "/functions/v1/channels"
-CHANNEL = "/functions/v1/channels-item/"
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
-QUEUE = "/functions/v1/api-v2-posts-queue"
 EVERY_DAY = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 

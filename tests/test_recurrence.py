@@ -5,13 +5,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from harness.api import CALLBACK, CHANNELS, CLAIM, ITEM, POSTS
 from tests.conftest import assert_error
-
-CHANNELS = "/functions/v1/channels"
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
-CLAIM = "/functions/v1/api-v2-posts-claim"
-CALLBACK = "/functions/v1/make-post-callback"
 
 
 @pytest.fixture(autouse=True)

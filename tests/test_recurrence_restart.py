@@ -8,11 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from harness import Client, Gunicorn, create_key, serve
+from harness.api import CLAIM, ITEM, POSTS
 from tests.conftest import live_database_for
-
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
-CLAIM = "/functions/v1/api-v2-posts-claim"
 
 
 @pytest.fixture

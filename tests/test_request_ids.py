@@ -6,10 +6,8 @@ import uuid
 
 import pytest
 
+from harness.api import ITEM, POSTS
 from tests.conftest import assert_error
-
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
 
 
 def is_new_id(value):

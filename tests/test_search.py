@@ -4,9 +4,8 @@ index on both backends; operators are plain text."""
 
 import pytest
 
+from harness.api import POSTS
 from tests.conftest import assert_error
-
-POSTS = "/functions/v1/api-v2-posts"
 
 
 @pytest.fixture

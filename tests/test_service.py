@@ -6,9 +6,9 @@ import pytest
 
 from content_publishing.app import create_app
 from content_publishing.store.versions import SCHEMA_VERSION
+from harness.api import POSTS
 from tests.conftest import assert_error
 
-POSTS = "/functions/v1/api-v2-posts"
 ALLOWED = ["authorization", "x-api-key", "x-client-info", "apikey", "content-type"]
 
 

@@ -18,11 +18,11 @@ from content_publishing import settings
 from content_publishing.app import create_app
 from content_publishing.webhooks import sender
 from harness import Receiver
+from harness.api import HOOKS
 from tests.conftest import assert_error
 
 pytestmark = pytest.mark.sqlite_only  # the guard's outcome cannot depend on the backend
 
-HOOKS = "/functions/v1/webhooks"
 
 CARRIES_A_PRIVATE_IPV4 = [
     "[64:ff9b::7f00:1]",  # NAT64, well-known prefix: 127.0.0.1

@@ -9,15 +9,9 @@ import time
 import pytest
 
 from harness import Answer, Dispatcher, Receiver
+from harness.api import CALLBACK, DELIVERIES, HOOK, HOOKS, ITEM, POSTS, REDELIVER
 from tests.conftest import assert_error
 
-HOOKS = "/functions/v1/webhooks"
-HOOK = "/functions/v1/webhooks-item/"
-DELIVERIES = "/functions/v1/webhook-deliveries"
-REDELIVER = "/functions/v1/webhook-deliveries-redeliver"
-POSTS = "/functions/v1/api-v2-posts"
-ITEM = "/functions/v1/api-v2-posts-item/"
-CALLBACK = "/functions/v1/make-post-callback"
 PUBLIC = "https://93.184.215.14/hooks/cps"  # a public address that needs no DNS
 SECRET = re.compile(r"whsec_([A-Za-z0-9+/]{43}=)")
 
