@@ -43,10 +43,11 @@ run: install
 	trap 'kill -TERM $$dispatcher 2>/dev/null; wait $$dispatcher' EXIT INT TERM; \
 	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
 
-# Two pytest processes (pytest-xdist), a test module to each at a time, so
-# that a module's server is started once.
+# Three pytest processes (pytest-xdist) on two cores, since many tests wait
+# on servers and subprocesses; a test module to each at a time, so that a
+# module's server is started once.
 test: install-test system-packages lint
-	$(BIN)/python -m pytest -n 2 --dist loadscope
+	$(BIN)/python -m pytest -n 3 --dist loadscope
 
 # ruff's checks and formatting (settings in pyproject.toml); `make format` applies them.
 lint: install-test

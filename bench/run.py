@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import handoff
+from bench import handoff, planning
 from bench.config import (
     SCENARIOS,
     SMOKE_ON_POSTGRES,
@@ -55,8 +55,13 @@ from bench.scenarios import run_scenarios
 from bench.wrk import QUIET, Totals, busy_seconds
 from harness import postgres
 
-# The handoff scenarios (bench/handoff.py): name -> function.
-HANDOFF = {"claim": handoff.claim, "webhooks": handoff.webhooks, "idle": handoff.idle}
+# The scenarios driven by Python threads (bench/handoff.py, bench/planning.py): name -> function.
+HANDOFF = {
+    "claim": handoff.claim,
+    "webhooks": handoff.webhooks,
+    "idle": handoff.idle,
+    "planning": planning.run,
+}
 
 
 def parse_args(argv):
@@ -98,7 +103,9 @@ def parse_args(argv):
         help="posts due at once for the webhooks scenario",
     )
     p.add_argument(
-        "--no-handoff", action="store_true", help="skip the claim, webhooks and idle scenarios"
+        "--no-handoff",
+        action="store_true",
+        help="skip the claim, webhooks, idle and planning scenarios",
     )
     p.add_argument(
         "--backend",

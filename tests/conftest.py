@@ -42,33 +42,8 @@ def _one_backend(item):
     return item.get_closest_marker("sqlite_only") or item.get_closest_marker("backend_independent")
 
 
-# The modules that take longest, started first: pytest-xdist (loadscope)
-# hands out modules in the order collected, so a long one left to the end
-# would run alone on one process while the other waits.
-LONGEST_FIRST = (
-    "test_openapi.py",
-    "test_dispatch.py",
-    "test_dispatch_log.py",
-    "test_claim_concurrency.py",
-    "test_dashboard.py",
-    "test_dashboard_access.py",
-    "test_dashboard_queue.py",
-    "test_dashboard_planner.py",
-    "test_browser.py",
-    "test_backup.py",
-    "test_concurrency.py",
-)
-
-
-def _start_rank(item):
-    name = item.path.name
-    return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
-
-
 def pytest_collection_modifyitems(config, items):
-    """A sqlite_only or backend_independent test has no PostgreSQL half to
-    run; the longest modules go first (LONGEST_FIRST)."""
-    items.sort(key=_start_rank)  # stable: each module keeps its own order
+    """A sqlite_only or backend_independent test has no PostgreSQL half to run."""
     keep, drop = [], []
     for item in items:
         callspec = getattr(item, "callspec", None)
