@@ -23,7 +23,7 @@ What it does, all on 127.0.0.1:
     python -m bench                  # full run, about 7 minutes (+1 min the first time: seeding 1M posts)
     python -m bench --quiet-wait 60  # on a shared machine: wait for idle CPU before each run
     python -m bench --quick          # short run, about 1 minute
-    python -m bench --smoke          # every scenario once, a few hundred requests each (make test runs it)
+    python -m bench --smoke          # every scenario once, a few hundred requests each (make test-slow runs it)
     python -m bench --duration 10 --repeats 5 --only get,list,growth
 
 Run from the project root (the Makefile's `make bench` does).
@@ -139,7 +139,7 @@ def parse_args(argv):
         "--smoke",
         action="store_true",
         help="does every scenario still run? 1 s runs of at most 300 requests, 4 connections, 1 worker,\n"
-        "no warm-up, small uncached databases; targets are not judged (make test runs this)",
+        "no warm-up, small uncached databases; targets are not judged (make test-slow runs this)",
     )
     args = p.parse_args(argv)
     if args.duration < 1 or args.warmup < 0 or args.repeats < 1:

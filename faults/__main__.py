@@ -4,7 +4,7 @@ bad starts and two hosts on one PostgreSQL database, against real gunicorn
 
     python -m faults                  # every step, about 2 minutes
     python -m faults --quick          # shorter load and crash phases, about 1 minute
-    python -m faults --smoke          # one short round of every step (make test runs it)
+    python -m faults --smoke          # one short round of every step (make test-slow runs it)
     python -m faults --steps 2,4      # some steps only
     python -m faults --load-seconds 20 --threads 48
 
@@ -106,7 +106,7 @@ def parse_args(argv=None):
         "--smoke",
         action="store_true",
         help="one short round of every step: 2 workers, 300 requests per load phase, "
-        "2 s of crashes (make test runs this)",
+        "2 s of crashes (make test-slow runs this)",
     )
     args = p.parse_args(argv)
     if args.quick:
