@@ -188,6 +188,11 @@ def create_schema(conn, version):
     found = _version(conn)
     if found > version:
         raise SchemaTooNew(found, version)
+    if found == version:
+        # Nothing to make. Running the schema again anyway (every gunicorn
+        # worker calls this as it starts) took table locks that made the
+        # first requests of a starting host wait past lock_timeout (503).
+        return
     conn.execute(SCHEMA_FILE.read_text())
     conn.execute("DELETE FROM schema_version")
     conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
