@@ -98,6 +98,7 @@ def list_posts(user_id, query, now):
         where += ["status = ?", "scheduled_at <= ?"]
         params += ["Scheduled", now]
     if query.get("q"):
+        where[0] = dialect().search_owner
         fragment, found = dialect().search(query["q"])
         where.append(fragment)
         params += found
