@@ -14,27 +14,12 @@ about 40 s of the suite.
 
 import re
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from bench.config import SCENARIOS, SMOKE_ON_POSTGRES
-from harness import ROOT
 from tests.system import unavailable
-
-TIMEOUT = 180  # seconds per tool; a smoke run takes well under a minute
-
-
-def run_tool(*args):
-    result = subprocess.run(
-        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, (
-        f"python -m {' '.join(args)} exited {result.returncode}:\n{output[-8000:]}"
-    )
-    return result.stdout
+from tests.tools_support import run_tool
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from faults.steps import STEPS
-from tests.test_tools import run_tool
+from tests.tools_support import run_tool
 
 
 @pytest.mark.slow
