@@ -66,6 +66,8 @@ def stack(tmp_path_factory):
     nginx_port = free_port()
     with LinkedInStandIn(LINKEDIN_TOKEN) as linkedin:
         linkedin.fail_on("FAIL-ME", 422, "Stand-in refusal: this post breaks a rule (FAIL-ME)")
+        linkedin.fail_on("FAIL-500", 500, "Internal Server Error")
+        linkedin.drop_on("DROP-ME")
         env = {
             **SERVER_ENV,
             "FLASK_LINKEDIN_API_BASE": linkedin.url,
@@ -217,19 +219,23 @@ def test_a_claim_of_30_publishes_all_30_through_nginx(stack):
 
 
 def test_a_post_linkedin_refuses_ends_failed_with_its_message_and_the_rest_go_on(stack):
-    ids = schedule(stack.api, ["Good one (a)", "Please FAIL-ME (b)", "Good two (c)"])
+    contents = ["Good one (a)", "Please FAIL-ME (b)", "FAIL-500 (c)", "DROP-ME (d)", "Good two (e)"]
+    ids = schedule(stack.api, contents)
     stack.n8n.execute(CLAIM_WORKFLOW)
     posts = wait_settled(stack.api, ids, timeout=30)
-    good = [posts[ids[0]], posts[ids[2]]]
-    assert_published_once(stack, good)
-    failed = posts[ids[1]]
-    assert failed["status"] == "Failed", failed
-    assert failed["last_error"] == (
+    assert_published_once(stack, [posts[ids[0]], posts[ids[4]]])
+    failed = [posts[i] for i in ids[1:4]]
+    assert [p["status"] for p in failed] == ["Failed"] * 3, failed
+    assert all(p["handoff_id"] is None for p in failed)
+    assert failed[0]["last_error"] == (
         "LinkedIn answered 422: Stand-in refusal: this post breaks a rule (FAIL-ME)"
     )
-    assert failed["handoff_id"] is None
-    refused = [r for r in stack.linkedin.received if r.commentary == escape("Please FAIL-ME (b)")]
-    assert [r.status for r in refused] == [422]
+    assert failed[1]["last_error"] == "LinkedIn answered 500: Internal Server Error"
+    # No answer at all: the node's error output reports it too.
+    assert failed[2]["last_error"].startswith("LinkedIn could not be reached: "), failed[2]
+    for content in contents[1:4]:
+        sent = [r for r in stack.linkedin.received if r.commentary == escape(content)]
+        assert len(sent) == 1, (content, sent)
 
 
 def test_nothing_due_is_a_quiet_run(stack):
