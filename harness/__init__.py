@@ -12,6 +12,8 @@
     claims        schedule_posts() and drain(): due posts and concurrent claimers
     load          run_load(): client threads writing through a Ledger
     receiver      Receiver: a webhook receiver that verifies signatures, answers as scripted
+    linkedin_standin  LinkedInStandIn: LinkedIn's Posts API as the n8n kit's tests need it
+    n8n           install() a pinned n8n with Node 24; N8n: start, import, execute
     postgres      fresh PostgreSQL databases (a schema each) for the second backend
     nginx         Nginx(Process): the shipped deploy/nginx.conf in front of a server
     slowloris     SlowClients: connections that send a request head a byte at a time

@@ -22,12 +22,14 @@ The check is written here on its own, not taken from the service's escaper
 
 A post that passes gets 201 with `x-restli-id: urn:li:share:<n>` and an
 empty body, as LinkedIn answers. `fail_on(text, status, message)` makes
-every post whose commentary contains `text` fail with that answer instead.
+every post whose commentary contains `text` fail with that answer instead;
+`drop_on(text)` closes the connection on such a post without an answer.
 Every request is recorded in `received` (`created` holds the posts made).
 """
 
 import json
 import re
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -121,6 +123,7 @@ class LinkedInStandIn:
         self.url = f"http://127.0.0.1:{self.port}"
         self.received = []
         self.failures = []  # (text, status, message)
+        self.drops = []  # texts
         self.lock = threading.Lock()
         self.server = None
         self._next = 7_100_000_000_000_000_000
@@ -128,6 +131,10 @@ class LinkedInStandIn:
     def fail_on(self, text, status=422, message=None):
         """Answer `status` with `message` to every post whose commentary holds `text`."""
         self.failures.append((text, status, message or f"The stand-in refuses posts with {text}"))
+
+    def drop_on(self, text):
+        """Close the connection, unanswered, on every post whose commentary holds `text`."""
+        self.drops.append(text)
 
     @property
     def created(self):
@@ -168,6 +175,13 @@ class LinkedInStandIn:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length).decode("utf-8", errors="replace")
                 received = Received(self.command, self.path, dict(self.headers), raw)
+                if any(text in (received.commentary or "") for text in standin.drops):
+                    received.error = "dropped"
+                    with standin.lock:
+                        standin.received.append(received)
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
                 status, headers, body = standin.answer(received)
                 received.status = status
                 received.urn = headers.get("x-restli-id")

@@ -1,5 +1,8 @@
 """The LinkedIn-ready request: its escaping (a table of cases), on every
-claimed post and in post.due events, and the preview with its warnings."""
+claimed post and in post.due events, and the preview with its warnings.
+Last, the LinkedIn stand-in of `make test-n8n` (harness/linkedin_standin.py):
+it takes what the escaper makes of every case of the table, and refuses what
+LinkedIn would cut off or refuse."""
 
 import json
 import re
@@ -7,8 +10,10 @@ import re
 import pytest
 
 from content_publishing.linkedin import escape
-from harness import Receiver
+from harness import Client, Receiver
 from harness.clock import ahead
+from harness.linkedin_standin import LinkedInStandIn
+from harness.linkedin_standin import unescaped_reserved as standin_finds
 from tests.conftest import assert_error
 
 V1 = "/functions/v1"
@@ -252,3 +257,89 @@ def test_messages_name_the_fields(api):
     assert "content: Length must be between 1 and 3000." in error["message"]
     assert "type: Must be one of: personal, brand." in error["message"]
     assert json.dumps(error["details"])  # details stay as they were
+
+
+# ------------------------------------------------ the stand-in of make test-n8n
+
+STANDIN_TOKEN = "stand-in-token"
+STANDIN_HEADERS = {
+    "Authorization": f"Bearer {STANDIN_TOKEN}",
+    "LinkedIn-Version": "202610",
+    "X-Restli-Protocol-Version": "2.0.0",
+}
+
+
+def post_body(commentary, **changes):
+    return {
+        "author": "urn:li:person:abc",
+        "commentary": commentary,
+        "visibility": "PUBLIC",
+        "distribution": {
+            "feedDistribution": "MAIN_FEED",
+            "targetEntities": [],
+            "thirdPartyDistributionChannels": [],
+        },
+        "lifecycleState": "PUBLISHED",
+        "isReshareDisabledByAuthor": False,
+        **changes,
+    }
+
+
+@pytest.mark.parametrize("content, commentary", ESCAPES)
+def test_what_the_service_escapes_passes(content, commentary):
+    assert standin_finds(escape(content)) is None
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("Hello (world)", (6, "(")),
+        ("snake_case", (5, "_")),
+        ("a\\b", (1, "\\")),
+        ("x#y", (1, "#")),
+        ("@[Ann_B](urn:li:person:a1)", (5, "_")),
+        ("@[Acme](urn:li:company:1)", (0, "@")),
+        ("#_x", (0, "#")),
+        ("~", (0, "~")),
+    ],
+)
+def test_an_unescaped_reserved_character_is_found(text, found):
+    assert standin_finds(text) == found
+
+
+@pytest.fixture(scope="module")
+def standin():
+    with LinkedInStandIn(STANDIN_TOKEN) as standin:
+        standin.fail_on("FAIL-ME", 422, "The stand-in refuses this post")
+        yield standin
+
+
+def test_a_good_post_is_created_with_its_urn(standin):
+    commentary = escape("Launch (finally) @[Ann_B](urn:li:person:a1) #launch https://x.example/a_b")
+    with Client(standin.url) as client:
+        r = client.post("/rest/posts", post_body(commentary), headers=STANDIN_HEADERS)
+    assert r.status == 201 and r.body == b"", r
+    assert r.headers["x-restli-id"].startswith("urn:li:share:")
+    assert standin.created[-1].commentary == commentary
+    assert standin.created[-1].urn == r.headers["x-restli-id"]
+
+
+@pytest.mark.parametrize(
+    "payload, headers, status, message",
+    [
+        (post_body("Hello (world)"), {}, 422, "reserved character '('"),
+        (post_body("fine", extra=1), {}, 422, "Unpermitted fields present in REQUEST_BODY: extra"),
+        (post_body("fine", author=None), {}, 422, "/author"),
+        (post_body("fine"), {"Authorization": "Bearer wrong"}, 401, "Invalid access token"),
+        (post_body("fine"), {"LinkedIn-Version": "2026-10"}, 400, "LinkedIn-Version"),
+        (post_body("fine"), {"X-Restli-Protocol-Version": "1.0.0"}, 400, "2.0.0"),
+        (post_body("FAIL-ME please"), {}, 422, "The stand-in refuses this post"),
+    ],
+)
+def test_what_linkedin_refuses_is_refused(standin, payload, headers, status, message):
+    with Client(standin.url) as client:
+        r = client.post("/rest/posts", payload, headers={**STANDIN_HEADERS, **headers})
+    assert r.status == status, r
+    assert message in r.json["message"] and r.json["status"] == status
+    assert "x-restli-id" not in r.headers
+    assert standin.received[-1].status == status

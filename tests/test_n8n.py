@@ -20,12 +20,14 @@ escaped text.
 
 import json
 import time
+from types import SimpleNamespace
 
 import pytest
 
 from content_publishing.linkedin import escape
 from harness import Client, Dispatcher, Nginx, create_key, nginx_binary, serve
-from harness.api import CHANNELS, DELIVERIES, HOOK, HOOKS, IMPORT, ITEM, REDELIVER
+from harness.api import CHANNELS, CLAIM, DELIVERIES, HOOK, HOOKS, IMPORT, ITEM
+from harness.clock import ahead
 from harness.linkedin_standin import LinkedInStandIn
 from harness.n8n import N8N_VERSION, N8n, installed
 from harness.paths import ROOT
@@ -39,6 +41,7 @@ pytestmark = [
 
 KIT = ROOT / "integrations" / "n8n"
 CLAIM_WORKFLOW, PUSH_WORKFLOW = "cpsClaimPublish1", "cpsPushPublish01"
+WEBHOOK = "/webhook/content-publishing-post-due"  # the push workflow's production path
 LINKEDIN_TOKEN = "AQX-stand-in-access-token"
 AUTHOR = "urn:li:person:n8nKit_1"
 TRICKY = (
@@ -63,6 +66,8 @@ def stack(tmp_path_factory):
     nginx_port = free_port()
     with LinkedInStandIn(LINKEDIN_TOKEN) as linkedin:
         linkedin.fail_on("FAIL-ME", 422, "Stand-in refusal: this post breaks a rule (FAIL-ME)")
+        linkedin.fail_on("FAIL-500", 500, "Internal Server Error")
+        linkedin.drop_on("DROP-ME")
         env = {
             **SERVER_ENV,
             "FLASK_LINKEDIN_API_BASE": linkedin.url,
@@ -71,7 +76,7 @@ def stack(tmp_path_factory):
         with (
             serve(tmp, workers=2, env=env, log=tmp / "gunicorn.log") as server,
             Nginx(server.port, tmp / "nginx", port=nginx_port) as nginx,
-            Dispatcher(server.database, env=env, log=tmp / "dispatcher.log") as dispatcher,
+            Dispatcher(server.database, env=env, log=tmp / "dispatcher.log"),
         ):
             key = create_key(server.database, user="n8n-user")
             api = Client(server.url, key, timeout=30)
@@ -81,7 +86,7 @@ def stack(tmp_path_factory):
             hook = api.post(
                 HOOKS,
                 {
-                    "url": f"{n8n.url}/webhook/content-publishing-post-due",
+                    "url": n8n.url + WEBHOOK,
                     "events": ["post.due"],
                     "auth_header": {"name": "X-Hook-Token"},
                 },
@@ -93,17 +98,17 @@ def stack(tmp_path_factory):
             setup_n8n(n8n, tmp, nginx.url, key, hook.json["auth_header"]["token"])
             n8n.start()
             try:
-                yield Stack(
-                    tmp, server, nginx, dispatcher, linkedin, n8n, api, hook.json["id"], key
+                yield SimpleNamespace(
+                    server=server,
+                    nginx=nginx,
+                    linkedin=linkedin,
+                    n8n=n8n,
+                    api=api,
+                    hook_id=hook.json["id"],
+                    hook_token=hook.json["auth_header"]["token"],
                 )
             finally:
                 n8n.stop()
-
-
-class Stack:
-    def __init__(self, tmp, server, nginx, dispatcher, linkedin, n8n, api, hook_id, key):
-        self.tmp, self.server, self.nginx, self.dispatcher = tmp, server, nginx, dispatcher
-        self.linkedin, self.n8n, self.api, self.hook_id, self.key = linkedin, n8n, api, hook_id, key
 
 
 def setup_n8n(n8n, tmp, base_url, key, hook_token):
@@ -146,9 +151,11 @@ def setup_n8n(n8n, tmp, base_url, key, hook_token):
 
 
 def schedule(api, contents):
-    """Scheduled posts, due at once (scheduled in the past): their ids in order."""
+    """Scheduled posts, due at once (a few seconds ago: a pushed post must be
+    delivered within FLASK_HANDOFF_MAX_DELAY_SECONDS of its time): their ids."""
     rows = [
-        {"type": "personal", "content": content, "scheduled_at": f"2020-01-01T00:00:{i:02d}Z"}
+        {"type": "personal", "scheduled_at": ahead(-60 + i)}
+        | (content if isinstance(content, dict) else {"content": content})
         for i, content in enumerate(contents)
     ]
     r = api.post(IMPORT, {"posts": rows})
@@ -213,19 +220,30 @@ def test_a_claim_of_30_publishes_all_30_through_nginx(stack):
 
 
 def test_a_post_linkedin_refuses_ends_failed_with_its_message_and_the_rest_go_on(stack):
-    ids = schedule(stack.api, ["Good one (a)", "Please FAIL-ME (b)", "Good two (c)"])
+    contents = ["Good one (a)", "Please FAIL-ME (b)", "FAIL-500 (c)", "DROP-ME (d)", "Good two (e)"]
+    with_media = {"content": "With an image (f)", "media_urls": ["https://cdn.example/a.png"]}
+    ids = schedule(stack.api, [*contents, with_media])
     stack.n8n.execute(CLAIM_WORKFLOW)
     posts = wait_settled(stack.api, ids, timeout=30)
-    good = [posts[ids[0]], posts[ids[2]]]
-    assert_published_once(stack, good)
-    failed = posts[ids[1]]
-    assert failed["status"] == "Failed", failed
-    assert failed["last_error"] == (
+    assert_published_once(stack, [posts[ids[0]], posts[ids[4]]])
+    failed = [posts[i] for i in ids[1:4]]
+    assert [p["status"] for p in failed] == ["Failed"] * 3, failed
+    assert all(p["handoff_id"] is None for p in failed)
+    assert failed[0]["last_error"] == (
         "LinkedIn answered 422: Stand-in refusal: this post breaks a rule (FAIL-ME)"
     )
-    assert failed["handoff_id"] is None
-    refused = [r for r in stack.linkedin.received if r.commentary == escape("Please FAIL-ME (b)")]
-    assert [r.status for r in refused] == [422]
+    assert failed[1]["last_error"] == "LinkedIn answered 500: Internal Server Error"
+    # No answer at all: the node's error output reports it too.
+    assert failed[2]["last_error"].startswith("LinkedIn could not be reached: "), failed[2]
+    for content in contents[1:4]:
+        sent = [r for r in stack.linkedin.received if r.commentary == escape(content)]
+        assert len(sent) == 1, (content, sent)
+    # The kit publishes text only: a post with media is not sent without it.
+    media = posts[ids[5]]
+    assert media["status"] == "Failed" and media["last_error"].startswith(
+        "This workflow publishes text only, and the post has 1 media URL(s)"
+    ), media
+    assert not [r for r in stack.linkedin.received if "With an image" in (r.commentary or "")]
 
 
 def test_nothing_due_is_a_quiet_run(stack):
@@ -255,17 +273,44 @@ def test_push_publishes_each_due_post_and_drops_a_repeated_delivery(stack):
         # n8n answered after the workflow: the answer is the Respond node's.
         assert [a["status_code"] for a in delivery["attempts"]] == [200], delivery
 
-    # The same delivery again (same webhook-id): n8n drops it.
+    # A delivery again under a webhook-id n8n has taken (as a retry whose
+    # first answer was lost would come): n8n drops it. One post pushed on
+    # its own first: n8n saves a workflow's static data when a run ends, so
+    # runs side by side overwrite each other's record (integrations/README.md).
+    [alone] = schedule(stack.api, ["Pushed on its own"])
+    assert wait_settled(stack.api, [alone])[alone]["status"] == "Published"
+    log = stack.api.get(f"{DELIVERIES}?post_id={alone}").json["data"]
+    taken = [d["event_id"] for d in log if d["outcome"] == "delivered"][0]
+    # The service does not send a delivery again for a post no longer in its
+    # handoff, so the test sends one, as the service does, for a post claimed
+    # with the endpoint off.
+    assert stack.api.patch(HOOK + stack.hook_id, {"enabled": False}).status == 200
+    [post_id] = schedule(stack.api, ["Sent twice under one webhook-id"])
+    claimed = stack.api.post(CLAIM, {"limit": 1})
+    assert [p["id"] for p in claimed.json["data"]] == [post_id], claimed
+    record = claimed.json["data"][0]
+    payload = {
+        "type": "post.due",
+        "timestamp": ahead(0),
+        "data": {
+            "post": {k: v for k, v in record.items() if k != "linkedin_request"},
+            "handoff_id": record["handoff_id"],
+            "callback_url": f"{stack.nginx.url}/functions/v1/make-post-callback",
+            "lease_seconds": 600,
+            "linkedin_request": record["linkedin_request"],
+        },
+    }
     before = len(stack.linkedin.received)
-    again = stack.api.post(REDELIVER, {"delivery_id": by_post[ids[1]]["id"]})
-    assert again.status == 202, again
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        log = stack.api.get(f"{DELIVERIES}?endpoint_id={stack.hook_id}&limit=100").json["data"]
-        redelivered = [d for d in log if d["id"] == again.json["id"]]
-        if redelivered and redelivered[0]["outcome"] != "pending":
-            break
-        time.sleep(0.5)
-    assert redelivered[0]["outcome"] == "delivered", redelivered
-    assert len(stack.linkedin.received) == before
-    assert read(stack.api, [ids[1]])[ids[1]]["status"] == "Published"
+    with Client(stack.n8n.url, timeout=60) as n8n:
+        wrong = n8n.post(WEBHOOK, payload, headers={"webhook-id": "msg_x", "X-Hook-Token": "no"})
+        repeated = n8n.post(WEBHOOK, payload, headers=hook_headers(stack, taken))
+        assert (wrong.status, repeated.status) == (403, 200), (wrong, repeated)
+        assert len(stack.linkedin.received) == before
+        assert read(stack.api, [post_id])[post_id]["status"] == "Publishing"
+        fresh = n8n.post(WEBHOOK, payload, headers=hook_headers(stack, "msg_fresh_n8n_kit"))
+        assert fresh.status == 200, fresh
+    assert_published_once(stack, [read(stack.api, [post_id])[post_id]])
+
+
+def hook_headers(stack, webhook_id):
+    return {"webhook-id": webhook_id, "X-Hook-Token": stack.hook_token}
