@@ -13,6 +13,7 @@
     load          run_load(): client threads writing through a Ledger
     receiver      Receiver: a webhook receiver that verifies signatures, answers as scripted
     linkedin_standin  LinkedInStandIn: LinkedIn's Posts API as the n8n kit's tests need it
+    loopback      LoopbackServer: the in-process HTTP server the two above share
     n8n           install() a pinned n8n with Node 24; N8n: start, import, execute
     postgres      fresh PostgreSQL databases (a schema each) for the second backend
     nginx         Nginx(Process): the shipped deploy/nginx.conf in front of a server

@@ -31,8 +31,8 @@ import json
 import re
 import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from harness.loopback import LoopbackServer, QuietHandler
 from harness.server import free_port
 
 RESERVED = frozenset("\\|{}@[]()<>#*_~")
@@ -113,7 +113,7 @@ class Received:
         return f"<{self.method} {self.path} {self.status} {self.urn or self.error!r}>"
 
 
-class LinkedInStandIn:
+class LinkedInStandIn(LoopbackServer):
     """`with LinkedInStandIn(token) as linkedin:`; `linkedin.url` is the API
     base (FLASK_LINKEDIN_API_BASE); `received`, `created`."""
 
@@ -125,7 +125,6 @@ class LinkedInStandIn:
         self.failures = []  # (text, status, message)
         self.drops = []  # texts
         self.lock = threading.Lock()
-        self.server = None
         self._next = 7_100_000_000_000_000_000
 
     def fail_on(self, text, status=422, message=None):
@@ -168,9 +167,7 @@ class LinkedInStandIn:
     def start(self):
         standin = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(QuietHandler):
             def handle_any(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length).decode("utf-8", errors="replace")
@@ -200,25 +197,7 @@ class LinkedInStandIn:
 
             do_POST = do_GET = do_PUT = do_PATCH = do_DELETE = handle_any
 
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self):
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
-            self.server = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
+        return self.serve(Handler)
 
 
 def body_problem(body):

@@ -13,10 +13,10 @@ import socket
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from standardwebhooks import Webhook, WebhookVerificationError
 
+from harness.loopback import LoopbackServer, QuietHandler
 from harness.server import free_port
 
 
@@ -77,7 +77,7 @@ class Answer:
         self.drip = drip
 
 
-class Receiver:
+class Receiver(LoopbackServer):
     """Start with `with Receiver(secrets) as r:`; `r.url`; `r.arrivals`.
 
     `script(arrival)` returns the Answer for each request (default: 200 at
@@ -95,14 +95,11 @@ class Receiver:
         self.url = f"http://127.0.0.1:{self.port}{self.path}"
         self.arrivals = []
         self.lock = threading.Lock()
-        self.server = None
 
     def start(self):
         receiver = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(QuietHandler):
             def setup(self):
                 super().setup()
                 # The status line, headers and body go out in separate writes;
@@ -137,26 +134,7 @@ class Receiver:
                         self.wfile.flush()
                         time.sleep(answer.drip)
 
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self):
-        """Down: the port refuses connections until start() again."""
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
-            self.server = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
+        return self.serve(Handler)
 
     def of_type(self, event_type):
         with self.lock:
