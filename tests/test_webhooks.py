@@ -9,7 +9,7 @@ import time
 import pytest
 
 from harness import Answer, Dispatcher, Receiver
-from harness.api import CALLBACK, DELIVERIES, HOOK, HOOKS, ITEM, POSTS, REDELIVER
+from harness.api import CALLBACK, DELIVERIES, HOOK, HOOKS, ITEM, PING, POSTS, REDELIVER
 from tests.conftest import assert_error
 
 PUBLIC = "https://93.184.215.14/hooks/cps"  # a public address that needs no DNS
@@ -226,6 +226,7 @@ def test_endpoints_need_the_webhooks_scope(caller):
         ("post", HOOKS),
         ("get", DELIVERIES),
         ("post", REDELIVER),
+        ("post", PING),
         ("get", HOOK + "00000000-0000-4000-8000-000000000000"),
     ):
         r = getattr(poster, method)(path, json={} if method == "post" else None)
@@ -249,6 +250,8 @@ def test_users_never_see_each_others_endpoints_or_deliveries(api, caller):
     assert api.get(DELIVERIES).get_json()["total"] == 0
     (delivery,) = bob.get(DELIVERIES).get_json()["data"]
     assert_error(api.post(REDELIVER, json={"delivery_id": delivery["id"]}), 404, "not_found")
+    assert_error(api.post(PING, json={"webhook_id": theirs["id"]}), 404, "not_found")
+    assert bob.get(DELIVERIES).get_json()["total"] == 1  # no ping was queued for bob
     assert bob.get(HOOK + theirs["id"]).get_json()["enabled"] is True
 
 
@@ -409,6 +412,54 @@ def test_redeliver(api, database, private_ok, tmp_path):
     )
     api.patch(HOOK + hook["id"], json={"enabled": False})
     assert_error(api.post(REDELIVER, json={"delivery_id": first["id"]}), 409, "conflict")
+
+
+def test_ping_sends_a_signed_ping_whatever_the_endpoint_subscribes_to(
+    api, database, private_ok, tmp_path
+):
+    with (
+        Receiver() as receiver,
+        Dispatcher(
+            database,
+            name="ping",
+            log=tmp_path / "dispatcher.log",
+            env={"FLASK_WEBHOOK_ALLOW_PRIVATE": "1"},
+        ),
+    ):
+        hook = add(api, receiver.url, events=["article.published"])
+        receiver.secrets.append(hook["secret"])
+        r = api.post(PING, json={"webhook_id": hook["id"]})
+        assert r.status_code == 202
+        pending = r.get_json()
+        assert pending["outcome"] == "pending" and pending["event_type"] == "ping"
+        assert pending["endpoint_id"] == hook["id"]
+        (arrival,) = receiver.wait_for(lambda a: a)
+        assert arrival.verified_with == [hook["secret"]]
+        assert arrival.webhook_id == pending["event_id"]
+        assert arrival.type == "ping" and arrival.json["data"] == {"endpoint_id": hook["id"]}
+        (done,) = wait_for_log(api, lambda log: log[0]["outcome"] == "delivered")
+        assert done["id"] == pending["id"]
+
+
+@pytest.mark.backend_independent
+@pytest.mark.parametrize(
+    "body, field",
+    [({}, "webhook_id"), ({"webhook_id": "not-a-uuid"}, "webhook_id"), ({"id": "x"}, "id")],
+)
+def test_bad_pings_are_400_and_queue_nothing(api, body, field):
+    add(api)
+    assert field in assert_error(api.post(PING, json=body), 400, "validation_error")["details"]
+    assert api.get(DELIVERIES).get_json()["total"] == 0
+
+
+def test_ping_of_an_unknown_or_disabled_endpoint_queues_nothing(api):
+    unknown = {"webhook_id": "00000000-0000-4000-8000-000000000000"}
+    assert_error(api.post(PING, json=unknown), 404, "not_found")
+    hook = add(api)
+    api.patch(HOOK + hook["id"], json={"enabled": False})
+    err = assert_error(api.post(PING, json={"webhook_id": hook["id"]}), 409, "conflict")
+    assert err["details"]["endpoint_id"] == hook["id"]
+    assert api.get(DELIVERIES).get_json()["total"] == 0
 
 
 def wait_for_log(api, check, timeout=15.0):

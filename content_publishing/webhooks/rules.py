@@ -166,10 +166,7 @@ def delete(user_id, endpoint, now):
 
 def ping(user_id, endpoint, now):
     """A ping to `endpoint`, pending for the dispatcher: its delivery."""
-    if not endpoint["enabled"]:
-        raise conflict(
-            "The endpoint is disabled; enable it first.", {"endpoint_id": endpoint["id"]}
-        )
+    _must_be_enabled(endpoint, "The endpoint")
     event_id = events.ping(user_id, endpoint["id"], now)
     return deliveries.delivery_of_event(user_id, event_id)
 
@@ -180,9 +177,11 @@ def redeliver(user_id, delivery, now):
         raise conflict(
             "The endpoint of this delivery was deleted.", {"endpoint_id": delivery["endpoint_id"]}
         )
-    if not endpoint["enabled"]:
-        raise conflict(
-            "The endpoint of this delivery is disabled; enable it first.",
-            {"endpoint_id": endpoint["id"]},
-        )
+    _must_be_enabled(endpoint, "The endpoint of this delivery")
     return outbox.redeliver(user_id, delivery, now)
+
+
+def _must_be_enabled(endpoint, named):
+    """409 for a disabled endpoint: nothing is sent to it."""
+    if not endpoint["enabled"]:
+        raise conflict(f"{named} is disabled; enable it first.", {"endpoint_id": endpoint["id"]})
