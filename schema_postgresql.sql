@@ -343,3 +343,21 @@ CREATE INDEX IF NOT EXISTS post_history_post ON post_history (post_id, id);
 -- load that made a search 4x slower at 20,000 posts (`make bench`, growth).
 CREATE INDEX IF NOT EXISTS posts_search ON posts USING GIN (to_tsvector('simple', content))
     WITH (fastupdate = off);
+
+-- Version 8: the key generation (schema.sql says why): every change that
+-- could refuse or alter a key bumps it, by trigger, in its transaction.
+CREATE TABLE IF NOT EXISTS key_generation (
+    id          INTEGER PRIMARY KEY CHECK (id = 1),
+    generation  BIGINT NOT NULL
+);
+INSERT INTO key_generation (id, generation) VALUES (1, 0) ON CONFLICT (id) DO NOTHING;
+CREATE OR REPLACE FUNCTION key_generation_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE key_generation SET generation = generation + 1;
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER api_keys_generation AFTER INSERT OR DELETE
+    OR UPDATE OF user_id, key_hash, scopes, revoked_at, expires_at ON api_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION key_generation_bump();
+CREATE OR REPLACE TRIGGER users_generation AFTER UPDATE OF name ON users
+    FOR EACH STATEMENT EXECUTE FUNCTION key_generation_bump();

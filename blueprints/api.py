@@ -22,6 +22,9 @@ def no_store(response):
     return response
 
 
+bp.after_request(auth.settle_key_check)  # registered last, so it runs first
+
+
 bp.register_blueprint(posts.bp)
 bp.register_blueprint(callback.bp)
 bp.register_blueprint(articles.bp)

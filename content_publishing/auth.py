@@ -13,12 +13,14 @@ import string
 from datetime import timedelta
 
 from flask import current_app, g, request
+from werkzeug.exceptions import HTTPException
 
 from content_publishing import logs, timestamps
 from content_publishing.errors import insufficient_scope, unauthorized
 from content_publishing.serving import metrics
 from content_publishing.store import keys as key_store
-from content_publishing.store.db import transaction
+from content_publishing.store.db import check_key_generation, key_cache, transaction
+from content_publishing.store.db import settle_key_check as settle_pending_key_check
 
 log = logging.getLogger("auth")  # a short name: the `logger` field operators filter on
 
@@ -72,7 +74,10 @@ def key_from_headers(headers):
 def authenticate():
     """before_request hook of the API blueprint: 401 unless a usable key.
 
-    Preflight requests carry no key by design and are answered by flask-cors.
+    A key this worker has seen is taken from its cache (store/key_cache.py)
+    and checked against the key generation with the request's first
+    statement; any other is looked up. Preflight requests carry no key by
+    design and are answered by flask-cors.
     """
     if request.method == "OPTIONS":
         return None
@@ -81,22 +86,67 @@ def authenticate():
         raise _refused("missing", "An API key is required: send it in the X-API-Key header.")
     if not is_well_formed(key):
         raise _refused("malformed", "The API key is malformed.")
-    record = key_store.find_key(hash_key(key))
+    key_hash = hash_key(key)
     moment = timestamps.now()
     now = timestamps.to_text(moment)
+    cache = key_cache()
+    record = cache.get(key_hash)
+    if record is None:
+        record = _usable(key_store.find_key(key_hash), now)
+        cache.remember(key_hash, record)
+    else:
+        _usable(record, now)  # expiry is the clock's, cached or not
+        check_key_generation(
+            record["generation"], functools.partial(_looked_up_again, key_hash, now)
+        )
+    _identify(record)
+    _touch_later(record, moment, now)
+    return None
+
+
+def _usable(record, now):
+    """The record of a key that may be used at `now`; else the 401 saying why."""
     if record is None:
         raise _refused("unknown", "The API key is not known.")
     if record["revoked_at"] is not None:
         raise _refused("revoked", "The API key has been revoked.")
     if record["expires_at"] is not None and record["expires_at"] <= now:
         raise _refused("expired", "The API key has expired.")
+    return record
+
+
+def _identify(record):
     g.user_id = record["user_id"]
     g.user_name = record["user_name"]
     g.key_id = record["id"]
     g.scopes = frozenset(record["scopes"].split())
     logs.identify(record["id"], record["user_name"])
-    _touch_later(record, moment, now)
-    return None
+
+
+def _looked_up_again(key_hash, now):
+    """The key generation moved since this key was cached: judge the key
+    afresh, before the request's first statement's result is used; if its
+    scopes changed, the view's scope is checked again too."""
+    g.pop("touch_key", None)  # a refused key is not recorded as used
+    cache = key_cache()
+    cache.forget(key_hash)
+    record = _usable(key_store.find_key(key_hash), now)
+    cache.remember(key_hash, record)
+    if record["user_id"] != g.user_id or frozenset(record["scopes"].split()) != g.scopes:
+        _identify(record)
+        authorize()
+
+
+def settle_key_check(response):
+    """after_request hook: a request that ran no statement has its cached
+    key checked now, so that no answer goes out on a key revoked before the
+    request came."""
+    try:
+        settle_pending_key_check()
+    except HTTPException as refusal:
+        g.pop("touch_key", None)
+        return current_app.make_response(current_app.handle_user_exception(refusal))
+    return response
 
 
 def _refused(reason, message):
@@ -114,6 +164,7 @@ def _touch_later(record, moment, now):
     last = record["last_used_at"]
     if last is not None and last >= stale_before:
         return
+    record["last_used_at"] = now  # a cached record: the next requests need not write again
     g.touch_key = (record["id"], now, stale_before)
 
 

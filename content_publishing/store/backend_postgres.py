@@ -92,11 +92,8 @@ class Backend:
     def in_transaction(self, conn):
         return conn.info.transaction_status != TransactionStatus.IDLE
 
-    def begin_write(self, conn):
-        conn.execute("BEGIN")
-
-    def begin_read(self, conn):
-        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    begin_write_sql = "BEGIN"
+    begin_read_sql = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
     def _sql(self, sql):
         translated = self._translated.get(sql)
@@ -110,6 +107,24 @@ class Backend:
     def execute_many(self, conn, sql, seq_of_params):
         with conn.cursor() as cursor:
             cursor.executemany(self._sql(sql), seq_of_params)
+
+    def alongside(self, conn, first_sql, sql, params):
+        """(first column of `first_sql`'s row, the cursor of `sql`) in one
+        round trip. A BEGIN takes no parameters, so it and `first_sql` go as
+        one query string (BEGIN first: an isolation level must come before
+        any query). Any other statement goes with `first_sql` in psycopg's
+        pipeline mode, which keeps prepared statements (a ClientCursor's
+        one string would have the server plan the statement every time)."""
+        if not params and sql.startswith("BEGIN"):
+            cursor = conn.execute(f"{sql}; {first_sql}")
+            cursor.nextset()
+            found = cursor
+        else:
+            with conn.pipeline():
+                cursor = conn.execute(self._sql(sql), params)
+                found = conn.execute(first_sql)
+        row = found.fetchone()
+        return (next(iter(row.values())) if row else None), cursor
 
     def size(self, conn):
         """The service's tables in its schema (the first on the search_path),

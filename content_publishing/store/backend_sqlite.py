@@ -77,19 +77,22 @@ class Backend:
     def in_transaction(self, conn):
         return conn.in_transaction
 
-    def begin_write(self, conn):
-        """The write lock before the first read: a read-then-write can never
-        be overtaken by another writer."""
-        conn.execute("BEGIN IMMEDIATE")
-
-    def begin_read(self, conn):
-        conn.execute("BEGIN")  # WAL: one snapshot from the first read on
+    # The write lock before the first read: a read-then-write can never be
+    # overtaken by another writer.
+    begin_write_sql = "BEGIN IMMEDIATE"
+    begin_read_sql = "BEGIN"  # WAL: one snapshot from the first read on
 
     def execute(self, conn, sql, params):
         return conn.execute(sql, params)
 
     def execute_many(self, conn, sql, seq_of_params):
         conn.executemany(sql, seq_of_params)
+
+    def alongside(self, conn, first_sql, sql, params):
+        """(first column of `first_sql`'s row, the cursor of `sql`). An
+        SQLite statement costs no round trip, so they simply run in turn."""
+        row = conn.execute(first_sql).fetchone()
+        return (row[0] if row else None), conn.execute(sql, params)
 
     def size(self, conn):
         """The file and its -wal file, where recent writes wait for a checkpoint."""

@@ -26,6 +26,7 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from content_publishing.store import backend_sqlite
+from content_publishing.store.key_cache import KeyCache
 from content_publishing.store.versions import SCHEMA_VERSION
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -58,6 +59,7 @@ class _Store:
     def __init__(self, backend):
         self.backend = backend
         self.local = threading.local()
+        self.keys = KeyCache()  # of this database, shared by the process's threads
 
     def connection(self):
         """The calling thread's connection, opened on first use in a process."""
@@ -87,13 +89,20 @@ def dialect():
     return _store().backend.dialect
 
 
+def key_cache():
+    """The keys this process has seen in the configured database (store/key_cache.py)."""
+    return _store().keys
+
+
 def get_db():
     """The calling thread's connection to the configured database."""
     return _store().connection()
 
 
 def close_db(e=None):
-    """End of request: the connection stays open, a transaction never does."""
+    """End of request: the connection stays open, a transaction never does,
+    and no key check is left for the thread's next request."""
+    _forget_key_check()
     store = _store()
     conn = getattr(store.local, "conn", None)
     if conn is not None and store.local.pid == os.getpid():
@@ -112,27 +121,75 @@ def dispose_db():
         store.local.conn = None
 
 
+# --- the key check of a request ---------------------------------------------------------
+
+_key_check = threading.local()
+KEY_GENERATION_SQL = "SELECT generation FROM key_generation WHERE id = 1"
+
+
+def check_key_generation(expected, moved):
+    """Have the calling thread's next statement also read the key generation
+    (store/key_cache.py), in the same round trip on PostgreSQL. If it is not
+    `expected`, `moved()` runs before that statement's result is used: it
+    looks the key up again and raises if the key may no longer be used."""
+    _key_check.pending = (expected, moved)
+
+
+def settle_key_check():
+    """Run a pending key check now, alone (a request that ran no statement)."""
+    if getattr(_key_check, "pending", None) is not None:
+        value(KEY_GENERATION_SQL)
+
+
+def _forget_key_check():
+    _key_check.pending = None
+
+
+def _run(conn, sql, params=(), store=None):
+    """The cursor of one statement, with the pending key check beside it if
+    there is one (in the same round trip)."""
+    run = (store or _store()).backend
+    pending = getattr(_key_check, "pending", None)
+    if pending is None:
+        return run.execute(conn, sql, params)
+    callback = getattr(_tracers, "callback", None)
+    if callback is not None:
+        callback(KEY_GENERATION_SQL)
+    generation, result = run.alongside(conn, KEY_GENERATION_SQL, sql, params)
+    _key_check.pending = None
+    if generation != pending[0]:
+        try:
+            pending[1]()
+        except BaseException:
+            if run.in_transaction(conn):
+                with contextlib.suppress(*run.errors):
+                    _rollback(conn)
+            raise
+    return result
+
+
 def _again_if_lost(run):
     """run(conn) on this thread's connection. If that connection turns out
     to be dead (PostgreSQL restarted, or ended it, since this worker's last
     request), open a new one and run it once more. Callers use it only for
     what is safe to repeat: a BEGIN, or a read outside a transaction."""
-    conn = get_db()
+    store = _store()
+    conn = store.connection()
     try:
         return run(conn)
-    except backend().errors:
-        if not backend().lost(conn):
+    except store.backend.errors:
+        if not store.backend.lost(conn):
             raise
         dispose_db()
-        return run(get_db())
+        return run(store.connection())
 
 
-def _begin(start):
-    """start(conn) (a BEGIN) on this thread's connection, or on a new one if
+def _begin(sql):
+    """Run `sql` (a BEGIN) on this thread's connection, or on a new one if
     it was dead; the connection the transaction is on."""
 
     def run(conn):
-        start(conn)
+        _run(conn, sql)
         return conn
 
     return _again_if_lost(run)
@@ -157,7 +214,7 @@ def transaction():
     """
     if backend().in_transaction(get_db()):
         raise RuntimeError("transaction() inside a transaction: store functions never begin")
-    conn = _begin(backend().begin_write)
+    conn = _begin(backend().begin_write_sql)
     try:
         yield
     except BaseException:
@@ -174,7 +231,7 @@ def snapshot():
     if backend().in_transaction(get_db()):
         yield
         return
-    conn = _begin(backend().begin_read)
+    conn = _begin(backend().begin_read_sql)
     try:
         yield
     finally:
@@ -218,10 +275,10 @@ def execute(sql, params=()):
     if callback is not None:
         callback(sql)
     store = _store()
-    conn, run = store.connection(), store.backend.execute
+    conn = store.connection()
     if store.backend.in_transaction(conn) or sql.lstrip()[:6].upper() != "SELECT":
-        return run(conn, sql, params)
-    return _again_if_lost(lambda conn: run(conn, sql, params))
+        return _run(conn, sql, params, store)
+    return _again_if_lost(lambda conn: _run(conn, sql, params, store))
 
 
 def execute_many(sql, seq_of_params):

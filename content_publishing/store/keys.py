@@ -47,10 +47,12 @@ def find_user(user_name):
 
 
 def find_key(key_hash):
-    """The key with this hash and its owner, whatever its state, or None."""
+    """The key with this hash and its owner, whatever its state, or None;
+    with the key generation it was read at (store/key_cache.py), in the
+    same statement so that the two agree."""
     return one(
         "SELECT k.id, k.user_id, u.name AS user_name, k.scopes, k.revoked_at,"
-        " k.expires_at, k.last_used_at"
+        " k.expires_at, k.last_used_at, (SELECT generation FROM key_generation WHERE id = 1) AS generation"
         " FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?",
         (key_hash,),
     )

@@ -82,4 +82,7 @@ MIGRATIONS: dict[int, list[str | tuple[str, str]]] = {
         " content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 0')",
         "INSERT INTO posts_search (posts_search) VALUES ('rebuild')",
     ],
+    # 7 -> 8: the key generation of the per-worker key cache (auth.py);
+    # schema.sql makes the table and its triggers.
+    7: [],
 }
