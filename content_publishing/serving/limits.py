@@ -40,6 +40,9 @@ def body_limit():
 
 def check_body_size():
     """before_request hook of the app."""
+    environ = request.environ
+    if not environ.get("CONTENT_LENGTH") and "HTTP_TRANSFER_ENCODING" not in environ:
+        return None  # no body to bound (most requests: GETs)
     limit = body_limit()
     request.max_content_length = limit  # what werkzeug then reads at most
     length = request.content_length
@@ -47,7 +50,6 @@ def check_body_size():
         if length > limit:
             raise too_large(limit)
         return None
-    environ = request.environ
     codings = transfer_codings(environ.get("HTTP_TRANSFER_ENCODING", ""))
     if not codings:
         return None
