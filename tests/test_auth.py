@@ -1,8 +1,13 @@
-"""Authentication rules (README "API keys"), one by one, and scope checks."""
+"""Authentication rules (README "API keys"), one by one, and scope checks;
+the last two hold every route of the API (read from the app itself, so
+routes added later are held too) to a 401 without a key and a 403 naming
+its scope, whatever its body and ids."""
+
+import re
 
 import pytest
 
-from content_publishing.auth import generate_key, hash_key
+from content_publishing.auth import ANY_VALID_KEY, SCOPES, generate_key, hash_key
 from content_publishing.store.db import trace
 from harness.api import POSTS
 from harness.clock import ahead
@@ -161,3 +166,48 @@ def test_database_holds_no_plain_key(app, client, make_key, stored):
     assert b"svc_live_" not in stored
     for key in keys:
         assert key[9:].encode() not in stored
+
+
+SOME_ID = "00000000-0000-4000-8000-000000000000"
+
+
+def routes(app):
+    """(method, path with its ids filled in, required scope) of every API route."""
+    found = []
+    for rule in app.url_map.iter_rules():
+        if not rule.endpoint.startswith("api."):
+            continue
+        path = re.sub(r"<(?:\w+:)?\w+>", SOME_ID, rule.rule)
+        scope = getattr(app.view_functions[rule.endpoint], "required_scope", None)
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            found.append((method, path, scope))
+    assert len(found) == 34  # tests/test_openapi.py counts the same routes
+    return found
+
+
+@pytest.mark.backend_independent
+def test_every_route_needs_a_key(app, client):
+    for method, path, _ in routes(app):
+        for headers in ({}, {"X-API-Key": "svc_live_x"}):
+            r = client.open(path, method=method, data="{not json", headers=headers)
+            assert r.status_code == 401, (method, path, headers, r.get_json())
+            assert_error(r, 401, "unauthorized")
+
+
+@pytest.mark.backend_independent
+def test_every_route_needs_its_scope_before_reading_anything(app, client, make_key):
+    for method, path, scope in routes(app):
+        assert scope is not None, f"{method} {path} declares no scope"
+        if scope == ANY_VALID_KEY:
+            continue
+        key = make_key(user="scoped", scopes=[s for s in SCOPES if s != scope])
+        r = client.open(
+            path,
+            method=method,
+            data="{not json",
+            content_type="application/json",
+            headers={"X-API-Key": key},
+        )
+        assert r.status_code == 403, (method, path, r.get_json())
+        err = assert_error(r, 403, "insufficient_scope")
+        assert err["details"] == {"required_scope": scope}, (method, path)
