@@ -3,6 +3,7 @@ guard, isolation, and the transactional outbox (a dispatcher only to send a
 redelivery)."""
 
 import base64
+import contextlib
 import re
 import time
 
@@ -377,18 +378,25 @@ def test_deleting_or_disabling_an_endpoint_cancels_its_pending_deliveries(api):
     }
 
 
-def test_redeliver(api, database, private_ok, tmp_path):
-    """A redelivery is a new entry in the log, and a real dispatcher sends it:
-    the receiver gets the event a second time, under the same webhook-id."""
+@contextlib.contextmanager
+def receiving(database, tmp_path, name):
+    """A webhook receiver, and a real dispatcher that may reach it on loopback."""
     with (
         Receiver() as receiver,
         Dispatcher(
             database,
-            name="redeliver",
+            name=name,
             log=tmp_path / "dispatcher.log",
             env={"FLASK_WEBHOOK_ALLOW_PRIVATE": "1"},
         ) as dispatcher,
     ):
+        yield receiver, dispatcher
+
+
+def test_redeliver(api, database, private_ok, tmp_path):
+    """A redelivery is a new entry in the log, and a real dispatcher sends it:
+    the receiver gets the event a second time, under the same webhook-id."""
+    with receiving(database, tmp_path, "redeliver") as (receiver, dispatcher):
         hook = add(api, receiver.url)
         receiver.secrets.append(hook["secret"])
         publish_a_post(api)
@@ -417,15 +425,7 @@ def test_redeliver(api, database, private_ok, tmp_path):
 def test_ping_sends_a_signed_ping_whatever_the_endpoint_subscribes_to(
     api, database, private_ok, tmp_path
 ):
-    with (
-        Receiver() as receiver,
-        Dispatcher(
-            database,
-            name="ping",
-            log=tmp_path / "dispatcher.log",
-            env={"FLASK_WEBHOOK_ALLOW_PRIVATE": "1"},
-        ),
-    ):
+    with receiving(database, tmp_path, "ping") as (receiver, _):
         hook = add(api, receiver.url, events=["article.published"])
         receiver.secrets.append(hook["secret"])
         r = api.post(PING, json={"webhook_id": hook["id"]})
