@@ -90,7 +90,13 @@ class Backend:
 
     def alongside(self, conn, first_sql, sql, params):
         """(first column of `first_sql`'s row, the cursor of `sql`). An
-        SQLite statement costs no round trip, so they simply run in turn."""
+        SQLite statement costs no round trip, so they simply run in turn; a
+        BEGIN first, so that `first_sql` reads inside its transaction, as on
+        PostgreSQL."""
+        if sql.startswith("BEGIN"):
+            cursor = conn.execute(sql, params)
+            row = conn.execute(first_sql).fetchone()
+            return (row[0] if row else None), cursor
         row = conn.execute(first_sql).fetchone()
         return (row[0] if row else None), conn.execute(sql, params)
 
