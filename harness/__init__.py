@@ -15,6 +15,7 @@
     linkedin_standin  LinkedInStandIn: LinkedIn's Posts API as the n8n kit's tests need it
     loopback      LoopbackServer: the in-process HTTP server the two above share
     n8n           install() a pinned n8n with Node 24; N8n: start, import, execute
+    supabase_js   invoke(): supabase-js's functions.invoke calls (supabase_invoke.mjs), Node 24
     postgres      fresh PostgreSQL databases (a schema each) for the second backend
     nginx         Nginx(Process): the shipped deploy/nginx.conf in front of a server
     slowloris     SlowClients: connections that send a request head a byte at a time
