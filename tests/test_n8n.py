@@ -32,6 +32,7 @@ from harness.linkedin_standin import LinkedInStandIn
 from harness.n8n import N8N_VERSION, N8n, installed
 from harness.paths import ROOT
 from harness.server import free_port
+from tests.browser_support import ARTIFACTS, new_page
 
 pytestmark = [
     pytest.mark.n8n,
@@ -314,3 +315,36 @@ def test_push_publishes_each_due_post_and_drops_a_repeated_delivery(stack):
 
 def hook_headers(stack, webhook_id):
     return {"webhook-id": webhook_id, "X-Hook-Token": stack.hook_token}
+
+
+def test_both_workflows_open_in_n8ns_editor(stack, browser):
+    """What a user sees after importing the kit: each workflow opens in the
+    editor with every node on the canvas under its name. The pictures go to
+    test-artifacts/n8n-*.png; integrations/n8n/*.png are copies of them."""
+    owner = {
+        "email": "owner@example.com",
+        "firstName": "Kit",
+        "lastName": "Tester",
+        "password": "KitTester2026",
+    }
+    page = new_page(browser, viewport={"width": 1600, "height": 900})
+    try:
+        assert page.request.post(f"{stack.n8n.url}/rest/owner/setup", data=owner).ok
+        for workflow_id, name in ((CLAIM_WORKFLOW, "claim-and-publish"), (PUSH_WORKFLOW, "push")):
+            nodes = [
+                node["name"]
+                for node in json.loads((KIT / f"{name}.json").read_text())["nodes"]
+                if not node["type"].endswith("stickyNote")
+            ]
+            page.goto(f"{stack.n8n.url}/workflow/{workflow_id}")
+            canvas = page.locator('[data-test-id="canvas-node"]')
+            canvas.first.wait_for()
+            assert canvas.count() == len(nodes)
+            for node in nodes:
+                assert page.locator('[data-test-id="canvas-node"]', has_text=node).count() >= 1, (
+                    node
+                )
+            page.wait_for_timeout(1000)  # the canvas fits the view after the nodes appear
+            page.screenshot(path=ARTIFACTS / f"n8n-{name}.png")
+    finally:
+        page.context.close()
