@@ -30,7 +30,10 @@ from psycopg.rows import dict_row
 from content_publishing.store.versions import SchemaTooNew
 
 SCHEMA_FILE = Path(__file__).parent / "schema_postgresql.sql"  # the root file (a link)
-INIT_LOCK = 727_001  # pg_advisory_xact_lock key of init-db
+INIT_LOCK = 727_001  # first pg_advisory_xact_lock key of init-db; the second is the schema's
+# The lock of one schema's init-db (and copy-db, restore): per schema, so that
+# a long copy into one schema does not hold up the start of another's service.
+INIT_LOCK_SQL = "SELECT pg_advisory_xact_lock(%s, hashtext(%s))"
 CONNECT_TIMEOUT = 5
 # Every connection of the service names itself `content-publishing:<schema>`,
 # so that `restore` sees in pg_stat_activity that the service is running.
@@ -204,7 +207,7 @@ def create_schema(conn, version):
     """The tables, if missing, and the version, inside the caller's
     transaction (init-db's own, or copy-db's, which must leave a target it
     refuses as it found it), under the advisory lock of init-db."""
-    conn.execute("SELECT pg_advisory_xact_lock(%s)", (INIT_LOCK,))
+    conn.execute(INIT_LOCK_SQL, (INIT_LOCK, current_schema(conn)))
     found = _version(conn)
     if found > version:
         raise SchemaTooNew(found, version)
@@ -216,6 +219,12 @@ def create_schema(conn, version):
     conn.execute(SCHEMA_FILE.read_text())
     conn.execute("DELETE FROM schema_version")
     conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+
+
+def current_schema(conn):
+    """The schema the connection's tables go to (the first on its search_path)."""
+    row = conn.execute("SELECT coalesce(current_schema(), '') AS name").fetchone()
+    return row["name"] if isinstance(row, dict) else row[0]
 
 
 def _version(conn):

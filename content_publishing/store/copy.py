@@ -85,7 +85,10 @@ def copy_database(source_config, target_config, progress=None, starting=None):
         src.execute("BEGIN")  # one snapshot of the source, from its first read on
         dst.execute("BEGIN")
         try:
-            dst.execute("SELECT pg_advisory_xact_lock(%s)", (backend_postgres.INIT_LOCK,))
+            dst.execute(
+                backend_postgres.INIT_LOCK_SQL,
+                (backend_postgres.INIT_LOCK, backend_postgres.current_schema(dst)),
+            )
             _refuse_if_not_empty(dst)
             backend_postgres.create_schema(dst, SCHEMA_VERSION)  # rolled back with the rest
             for table in COUNTED:

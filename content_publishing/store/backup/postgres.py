@@ -252,7 +252,7 @@ def _wrapping(conn, target, source, tables, functions):
     before = [
         sql.SQL("SET client_min_messages = warning"),
         sql.SQL("SET lock_timeout = {}").format(LOCK_TIMEOUT),
-        sql.SQL("SELECT pg_advisory_xact_lock({})").format(INIT_LOCK),
+        sql.SQL("SELECT pg_advisory_xact_lock({}, hashtext({}))").format(INIT_LOCK, target),
         sql.SQL(
             "DO $$ BEGIN IF ({}) > 0 THEN RAISE EXCEPTION"
             " 'the service is connected to schema %', {}; END IF; END $$"
