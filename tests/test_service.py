@@ -366,19 +366,17 @@ def test_authenticated_answers_are_not_stored(api):
     assert api.client.get(POSTS).headers["Cache-Control"] == "no-store"  # the 401 too
 
 
-def test_a_schema_being_created_does_not_hold_up_another_schemas_start(postgres_url):
+def test_a_schema_being_created_does_not_hold_up_another_schemas_start(postgres_url, tmp_path):
     """init-db (every worker's start, copy-db, restore) locks its own schema
     only: while one schema's init lock is held (a long copy-db into it), a
     service starting on another schema of the same database is not kept
     waiting, and one starting on the same schema is."""
-    import os
-    import subprocess
-    import sys
+    import time
 
     import psycopg
 
     from content_publishing.store import backend_postgres
-    from harness import ROOT, flask_cli, postgres
+    from harness import FlaskCommand, flask_cli, postgres
 
     with postgres.fresh_database(prefix="busy") as busy, postgres.fresh_database() as other:
         with psycopg.connect(busy, autocommit=True) as holder:
@@ -388,16 +386,9 @@ def test_a_schema_being_created_does_not_hold_up_another_schemas_start(postgres_
                 (backend_postgres.INIT_LOCK, backend_postgres.current_schema(holder)),
             )
             assert "Database ready" in flask_cli(other, "init-db", timeout=20)
-            waiting = subprocess.Popen(
-                [sys.executable, "-m", "flask", "--app", "app", "init-db"],
-                cwd=ROOT,
-                env={**os.environ, "FLASK_DATABASE": busy},
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-            )
-            with pytest.raises(subprocess.TimeoutExpired):
-                waiting.wait(timeout=3)  # held up by the lock on its own schema
+            waiting = FlaskCommand(busy, "init-db", log=tmp_path / "init-db.log").launch()
+            time.sleep(3)
+            assert waiting.running  # held up by the lock on its own schema
             holder.execute("ROLLBACK")
-        out, _ = waiting.communicate(timeout=30)
-        assert waiting.returncode == 0 and "Database ready" in out, out
+        assert waiting.proc.wait(timeout=30) == 0
+        assert "Database ready" in waiting.log_text()
