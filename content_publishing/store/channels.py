@@ -1,7 +1,6 @@
 """Channels, and the planned posts of a channel that the queue and the guards read."""
 
 from content_publishing.store.db import rows
-from content_publishing.store.paging import Page, page
 from content_publishing.store.records import OwnedTable
 
 COLUMNS = (
@@ -36,17 +35,7 @@ def delete_channel(user_id, channel_id):
 
 
 def list_channels(user_id, query):
-    found = page(
-        "channels",
-        COLUMNS,
-        ["user_id = ?"],
-        [user_id],
-        "created_at, id",
-        query["limit"],
-        query["offset"],
-        after=query.get("cursor"),
-    )
-    return Page([channels.record(r) for r in found.rows], found.total, found.more)
+    return channels.page_of(user_id, query, "created_at, id")
 
 
 def author_urns(user_id, channel_ids):

@@ -1,8 +1,10 @@
-"""Reading and changing one owned row: shared by posts and articles."""
+"""Reading and changing one owned row, and a page of them: shared by posts,
+articles, channels and webhook endpoints."""
 
 import json
 
 from content_publishing.store.db import dialect, execute, one
+from content_publishing.store.paging import Page, page
 
 
 class OwnedTable:
@@ -42,6 +44,21 @@ class OwnedTable:
         write transaction holds the whole database already)."""
         row = one(self._select + dialect().for_update, (row_id, user_id))
         return self.record(row) if row else None
+
+    def page_of(self, user_id, query, order):
+        """A Page of the user's records in `order` (by created_at and id,
+        either way, so that `cursor` can name where the page starts)."""
+        found = page(
+            self.name,
+            self.columns,
+            ["user_id = ?"],
+            [user_id],
+            order,
+            query["limit"],
+            query["offset"],
+            after=query.get("cursor"),
+        )
+        return Page([self.record(r) for r in found.rows], found.total, found.more)
 
     def insert(self, user_id, row_id, fields, now):
         """Write a new row; returns its record (RETURNING: no second read)."""

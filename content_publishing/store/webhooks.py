@@ -3,7 +3,6 @@
 import json
 
 from content_publishing.store.db import execute, one, rows, value
-from content_publishing.store.paging import Page, page
 from content_publishing.store.records import OwnedTable
 
 COLUMNS = (
@@ -67,17 +66,7 @@ def delete_endpoint(user_id, endpoint_id):
 
 
 def list_endpoints(user_id, query):
-    found = page(
-        "webhook_endpoints",
-        COLUMNS,
-        ["user_id = ?"],
-        [user_id],
-        "created_at DESC, id DESC",
-        query["limit"],
-        query["offset"],
-        after=query.get("cursor"),
-    )
-    return Page([endpoints.record(r) for r in found.rows], found.total, found.more)
+    return endpoints.page_of(user_id, query, "created_at DESC, id DESC")
 
 
 def subscribed(user_id, event_type):
