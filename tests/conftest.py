@@ -144,14 +144,29 @@ def live_database(live_backend):
         yield url
 
 
+@pytest.fixture(scope="session")
+def postgres_emptier(postgres_url):
+    """empty() -> the session's schema emptied, on a connection kept for the
+    session (a new one per test cost the server more than the emptying)."""
+    kept = []
+
+    def empty():
+        if not kept or kept[0].closed or kept[0].broken:
+            kept[:] = [psycopg.connect(postgres_url, autocommit=True)]
+        postgres.empty(postgres_url, kept[0])
+
+    yield empty
+    for conn in kept:
+        conn.close()
+
+
 @pytest.fixture
 def database(request, backend, tmp_path):
     """FLASK_DATABASE of a new, empty database on `backend`."""
     if backend == "sqlite":
         return str(tmp_path / "test.sqlite")
-    url = request.getfixturevalue("postgres_url")
-    postgres.empty(url)
-    return url
+    request.getfixturevalue("postgres_emptier")()
+    return request.getfixturevalue("postgres_url")
 
 
 # The browser tests' `browser` and `page` fixtures (tests/browser_support.py),
