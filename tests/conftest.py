@@ -16,6 +16,7 @@ import copy
 import importlib
 import json
 import os
+import shutil
 import sqlite3
 import threading
 from datetime import timedelta
@@ -214,6 +215,19 @@ def _shape(app):
     )
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory):
+    """An SQLite file as init_db leaves a new one, made once per pytest
+    process; the `app` fixture copies it for each SQLite test (0.2 ms)
+    instead of running init_db on a new file (3-6 ms of CPU, and fsyncs)."""
+    path = tmp_path_factory.mktemp("template") / "template.sqlite"
+    app = _new_app(str(path))
+    with app.app_context():
+        init_db()
+        dispose_db()
+    return path
+
+
 # backend -> (app, its config and extensions as create_app left them, _shape)
 _SHARED_APPS = {}
 
@@ -225,7 +239,8 @@ def app(request, backend, database):
     backend and gives it to every test, reset first: its config and
     app.extensions back to what create_app made (tests change settings on
     the live app; the store keeps its backend and connections in
-    extensions["store"]), DATABASE this test's. A test that changes the app
+    extensions["store"]), DATABASE this test's (on SQLite a copy of
+    sqlite_template, as init_db would make it). A test that changes the app
     itself (adds a route) is marked `fresh_app` and gets one of its own; a
     shared app found changed after a test is not shared again."""
     shared = not request.node.get_closest_marker("fresh_app")
@@ -246,8 +261,11 @@ def app(request, backend, database):
         app.config["DATABASE"] = settings.database(database, app.instance_path)
         app.extensions.clear()
         app.extensions.update(extensions)
-    with app.app_context():
-        init_db()
+    if backend == "sqlite" and not os.path.exists(database):
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), database)
+    else:
+        with app.app_context():
+            init_db()
     yield app
     with app.app_context():
         dispose_db()
