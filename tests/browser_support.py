@@ -2,7 +2,8 @@
 
 A headless Chromium (/usr/bin/chromium, through Playwright's sync API;
 Playwright downloads no browser of its own) talks to the real service under
-gunicorn. The `browser` (one per test module) and `page` fixtures are
+gunicorn. The `browser` (one per pytest process: a launch costs about
+1.2 s of CPU, and every test has a context of its own) and `page` fixtures are
 registered for every test by tests/conftest.py; a test that does not ask for
 them starts no browser.
 
@@ -39,7 +40,7 @@ def _unavailable(reason):
     unavailable(reason, "the browser tests")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     try:
         from playwright.sync_api import sync_playwright

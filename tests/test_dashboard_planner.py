@@ -48,6 +48,17 @@ def user(server):
     return name, create_key(server.database, user=name)
 
 
+def loaded_widths(page, selector):
+    """The natural widths of the pictures `selector` finds, once the browser
+    has fetched them all (a broken picture is complete too, with width 0):
+    a thumbnail's <img> shows before its picture has arrived."""
+    page.wait_for_function(
+        "(selector) => [...document.querySelectorAll(selector)].every((img) => img.complete)",
+        arg=selector,
+    )
+    return page.locator(selector).evaluate_all("(imgs) => imgs.map((img) => img.naturalWidth)")
+
+
 def png(color, size=(64, 48)):
     out = io.BytesIO()
     Image.new("RGB", size, color).save(out, "PNG")
@@ -118,10 +129,7 @@ def test_compose_with_images_preview_repeat_and_schedule(browser, server, user):
         page.locator(".composer-thumbs .thumb img").nth(1).wait_for()
         urls = page.input_value("#media_urls").split("\n")
         assert len(urls) == 2 and all(u.startswith(f"{server.url}/media/") for u in urls)
-        loaded = page.locator(".composer-thumbs img").evaluate_all(
-            "(imgs) => imgs.map((img) => img.complete && img.naturalWidth)"
-        )
-        assert loaded == [64, 64]
+        assert loaded_widths(page, ".composer-thumbs img") == [64, 64]
         # Media and a URL: LinkedIn will show no link card, and the preview says so.
         preview.locator("[data-code=link_preview_hidden]").wait_for()
         # One removed again.
@@ -150,7 +158,7 @@ def test_compose_with_images_preview_repeat_and_schedule(browser, server, user):
 
         # The post view: the picture, the repeat, and the history as a timeline.
         page.locator(".view .repeat-badge").wait_for()
-        assert page.locator(".thumbs-large img").evaluate("(img) => img.naturalWidth") == 64
+        assert loaded_widths(page, ".thumbs-large img") == [64]
         history = page.locator(".timeline-entry")
         history.nth(1).wait_for()
         assert [e.get_attribute("data-action") for e in history.all()] == [

@@ -506,6 +506,7 @@ def test_render_is_what_the_schemas_dump(app, api):
             assert served == schema.dump(record)
 
 
+@pytest.mark.fresh_app  # adds a route
 @pytest.mark.parametrize(
     ("decorate", "message"),
     [
