@@ -30,7 +30,7 @@ from content_publishing import settings, timestamps
 from content_publishing.app import create_app
 from content_publishing.auth import SCOPES
 from content_publishing.store.db import dispose_db, init_db
-from harness import flask_cli, postgres
+from harness import flask_cli, postgres, serve
 from tests.system import unavailable
 
 BACKENDS = ("sqlite", "postgresql")
@@ -136,6 +136,16 @@ def live_database_for(live_backend):
         unavailable(f"no PostgreSQL at {postgres.base_url()} ({problem})", "the PostgreSQL tests")
     with postgres.fresh_database(prefix="live") as url:
         yield url
+
+
+@contextlib.contextmanager
+def live_server(tmp_path_factory, live_backend, name, **serve_options):
+    """gunicorn on a fresh database of `live_backend`, for one test module's
+    `server` fixture; `serve_options` go to harness.serve (workers, env, ...)."""
+    tmp = tmp_path_factory.mktemp(name)
+    with live_database_for(live_backend) as database:
+        with serve(tmp, database=database, **serve_options) as server:
+            yield server
 
 
 @pytest.fixture

@@ -15,19 +15,17 @@ import threading
 
 import pytest
 
-from harness import Client, create_key, flask_cli, init_database, serve
+from harness import Client, create_key, flask_cli, init_database
 from harness.api import HOOK, HOOKS
-from tests.conftest import live_database_for
+from tests.conftest import live_database_for, live_server
 
 RACERS = 12
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, live_backend):
-    tmp = tmp_path_factory.mktemp("at-most-one")
-    with live_database_for(live_backend) as database:
-        with serve(tmp, workers=6, database=database) as server:
-            yield server
+    with live_server(tmp_path_factory, live_backend, "at-most-one", workers=6) as server:
+        yield server
 
 
 def race(url, key, requests):

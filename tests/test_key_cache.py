@@ -14,10 +14,10 @@ import pytest
 from content_publishing import timestamps
 from content_publishing.app import create_app
 from content_publishing.store.db import dispose_db, trace
-from harness import Client, create_key, flask_cli, serve
+from harness import Client, create_key, flask_cli
 from harness.api import ME, POSTS
 from harness.clock import ahead
-from tests.conftest import ClosingClient, assert_error, live_database_for
+from tests.conftest import ClosingClient, assert_error, live_server
 
 REQUESTS = 48  # per round against gunicorn: enough that each of 4 workers answers some
 
@@ -100,10 +100,8 @@ def test_a_cached_key_expires_at_its_second(client, second_worker, make_key, clo
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, live_backend):
-    tmp = tmp_path_factory.mktemp("key-cache")
-    with live_database_for(live_backend) as database:
-        with serve(tmp, workers=4, database=database) as server:
-            yield server
+    with live_server(tmp_path_factory, live_backend, "key-cache", workers=4) as server:
+        yield server
 
 
 def statuses(server, key):

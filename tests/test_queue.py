@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from harness import Client, create_key, serve
+from harness import Client, create_key
 from harness.api import CHANNELS, ITEM, POSTS, QUEUE
-from tests.conftest import assert_error, live_database_for
+from tests.conftest import assert_error, live_server
 
 EVERY_DAY = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
@@ -226,10 +226,8 @@ def test_another_users_post_is_404(api, caller, app):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, live_backend):
-    tmp = tmp_path_factory.mktemp("queue")
-    with live_database_for(live_backend) as database:
-        with serve(tmp, workers=6, database=database) as server:
-            yield server
+    with live_server(tmp_path_factory, live_backend, "queue", workers=6) as server:
+        yield server
 
 
 def test_concurrent_queue_requests_never_share_a_slot(server):
