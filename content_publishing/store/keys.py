@@ -1,6 +1,6 @@
 """Users and API keys."""
 
-from content_publishing.store.db import dialect, execute, one, rows, value
+from content_publishing.store.db import KEY_GENERATION_SQL, dialect, execute, one, rows, value
 
 
 def create_key(user_name, key_hash, prefix, scopes, expires_at, now):
@@ -52,7 +52,7 @@ def find_key(key_hash):
     same statement so that the two agree."""
     return one(
         "SELECT k.id, k.user_id, u.name AS user_name, k.scopes, k.revoked_at,"
-        " k.expires_at, k.last_used_at, (SELECT generation FROM key_generation WHERE id = 1) AS generation"
+        f" k.expires_at, k.last_used_at, ({KEY_GENERATION_SQL}) AS generation"
         " FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?",
         (key_hash,),
     )
