@@ -104,30 +104,24 @@ class Backend:
             translated = self._translated[sql] = sql.replace("%", "%%").replace("?", "%s")
         return translated
 
-    def execute(self, conn, sql, params):
-        return conn.execute(self._sql(sql), params)
+    defers = True  # a BEGIN and unread writes ride with the next statement (store/db.py)
 
-    def execute_many(self, conn, sql, seq_of_params):
+    def send(self, conn, batch):
+        """Run `batch`, a list of (sql, params, many), in one round trip: one
+        statement alone, several in psycopg's pipeline mode, which keeps
+        prepared statements (one query string would have the server plan
+        each statement every time). The cursor of each (None for a many)."""
+        if len(batch) == 1:
+            return [self._run(conn, *batch[0])]
+        with conn.pipeline():
+            return [self._run(conn, *statement) for statement in batch]
+
+    def _run(self, conn, sql, params, many):
+        if not many:
+            return conn.execute(self._sql(sql), params)
         with conn.cursor() as cursor:
-            cursor.executemany(self._sql(sql), seq_of_params)
-
-    def alongside(self, conn, first_sql, sql, params):
-        """(first column of `first_sql`'s row, the cursor of `sql`) in one
-        round trip. A BEGIN takes no parameters, so it and `first_sql` go as
-        one query string (BEGIN first: an isolation level must come before
-        any query). Any other statement goes with `first_sql` in psycopg's
-        pipeline mode, which keeps prepared statements (a ClientCursor's
-        one string would have the server plan the statement every time)."""
-        if not params and sql.startswith("BEGIN"):
-            cursor = conn.execute(f"{sql}; {first_sql}")
-            cursor.nextset()
-            found = cursor
-        else:
-            with conn.pipeline():
-                cursor = conn.execute(self._sql(sql), params)
-                found = conn.execute(first_sql)
-        row = found.fetchone()
-        return (next(iter(row.values())) if row else None), cursor
+            cursor.executemany(self._sql(sql), params)
+        return None
 
     def size(self, conn):
         """The service's tables in its schema (the first on the search_path),

@@ -82,23 +82,19 @@ class Backend:
     begin_write_sql = "BEGIN IMMEDIATE"
     begin_read_sql = "BEGIN"  # WAL: one snapshot from the first read on
 
-    def execute(self, conn, sql, params):
-        return conn.execute(sql, params)
+    defers = False  # no round trips to save; BEGIN IMMEDIATE must lock before the first read
 
-    def execute_many(self, conn, sql, seq_of_params):
-        conn.executemany(sql, seq_of_params)
-
-    def alongside(self, conn, first_sql, sql, params):
-        """(first column of `first_sql`'s row, the cursor of `sql`). An
-        SQLite statement costs no round trip, so they simply run in turn; a
-        BEGIN first, so that `first_sql` reads inside its transaction, as on
-        PostgreSQL."""
-        if sql.startswith("BEGIN"):
-            cursor = conn.execute(sql, params)
-            row = conn.execute(first_sql).fetchone()
-            return (row[0] if row else None), cursor
-        row = conn.execute(first_sql).fetchone()
-        return (row[0] if row else None), conn.execute(sql, params)
+    def send(self, conn, batch):
+        """Run `batch`, a list of (sql, params, many), in turn; the cursor of
+        each (None for a many)."""
+        cursors = []
+        for sql, params, many in batch:
+            if many:
+                conn.executemany(sql, params)
+                cursors.append(None)
+            else:
+                cursors.append(conn.execute(sql, params))
+        return cursors
 
     def size(self, conn):
         """The file and its -wal file, where recent writes wait for a checkpoint."""

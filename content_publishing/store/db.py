@@ -14,6 +14,8 @@ process id, so that a connection is never carried across a fork. A
 connection found dead (a PostgreSQL restart) is replaced: at once, with the
 statement run again, when that is safe (a BEGIN, or a read outside a
 transaction), so that a restart of the database costs no request a 503.
+On PostgreSQL, what need not go alone rides with the next statement (see
+"what a thread has yet to send" below).
 """
 
 import contextlib
@@ -102,13 +104,13 @@ def get_db():
 def close_db(e=None):
     """End of request: the connection stays open, a transaction never does,
     and no key check is left for the thread's next request."""
-    _forget_key_check()
+    _forget_unsent()
     store = _store()
     conn = getattr(store.local, "conn", None)
     if conn is not None and store.local.pid == os.getpid():
         with contextlib.suppress(*store.backend.errors):
             if store.backend.usable(conn) and store.backend.in_transaction(conn):
-                _rollback(conn)
+                store.backend.send(conn, [("ROLLBACK", (), False)])
 
 
 def dispose_db():
@@ -121,10 +123,32 @@ def dispose_db():
         store.local.conn = None
 
 
-# --- the key check of a request ---------------------------------------------------------
+# --- what a thread has yet to send ------------------------------------------------------
+#
+# On PostgreSQL every statement is a round trip, so what need not go alone
+# waits and rides with the thread's next statement, in one pipeline: the
+# BEGIN of a transaction or snapshot (sent with its first statement; one
+# that runs none costs nothing), writes whose result nobody reads
+# (`execute_many`, `write`: history rows, events, hand-offs; sent with the
+# next statement or the COMMIT), and the request's key check. So a create is
+# one round trip and its commit. The server runs a pipeline in order, and an
+# error in it fails the statement it rides with; the transaction is then
+# rolled back as for any error, so what was sent late is never half-kept.
+# SQLite pays no round trip, and its BEGIN IMMEDIATE must take the write lock
+# before the first read, so there everything goes at once.
 
-_key_check = threading.local()
 KEY_GENERATION_SQL = "SELECT generation FROM key_generation WHERE id = 1"
+_GENERATION = (KEY_GENERATION_SQL, (), False)
+
+
+class _Unsent(threading.local):
+    def __init__(self):
+        self.key = None  # (expected generation, moved): the request's key check
+        self.begin = None  # a BEGIN not sent yet
+        self.writes = []  # (sql, params, many) written in the transaction, not sent yet
+
+
+_unsent = _Unsent()
 
 
 def check_key_generation(expected, moved):
@@ -132,75 +156,100 @@ def check_key_generation(expected, moved):
     (store/key_cache.py), in the same round trip on PostgreSQL. If it is not
     `expected`, `moved()` runs before that statement's result is used: it
     looks the key up again and raises if the key may no longer be used."""
-    _key_check.pending = (expected, moved)
+    _unsent.key = (expected, moved)
 
 
 def settle_key_check():
     """Run a pending key check now, alone (a request that ran no statement)."""
-    if getattr(_key_check, "pending", None) is not None:
+    if _unsent.key is not None:
         value(KEY_GENERATION_SQL)
 
 
-def _forget_key_check():
-    _key_check.pending = None
+def _forget_unsent():
+    _unsent.key, _unsent.begin, _unsent.writes = None, None, []
 
 
-def _run(conn, sql, params=(), store=None):
-    """The cursor of one statement, with the pending key check beside it if
-    there is one (in the same round trip)."""
-    run = (store or _store()).backend
-    pending = getattr(_key_check, "pending", None)
-    if pending is None:
-        return run.execute(conn, sql, params)
-    callback = getattr(_tracers, "callback", None)
-    if callback is not None:
-        callback(KEY_GENERATION_SQL)
-    generation, result = run.alongside(conn, KEY_GENERATION_SQL, sql, params)
-    _key_check.pending = None
-    if generation != pending[0]:
-        try:
-            pending[1]()
-        except BaseException:
-            if run.in_transaction(conn):
-                with contextlib.suppress(*run.errors):
-                    _rollback(conn)
-            raise
-    return result
+def _in_transaction(store, conn):
+    return _unsent.begin is not None or store.backend.in_transaction(conn)
 
 
-def _again_if_lost(run):
-    """run(conn) on this thread's connection. If that connection turns out
-    to be dead (PostgreSQL restarted, or ended it, since this worker's last
-    request), open a new one and run it once more. Callers use it only for
-    what is safe to repeat: a BEGIN, or a read outside a transaction."""
-    store = _store()
+def _send(store, sql, params=(), many=False, repeatable=False):
+    """Send `sql` with what waits to go before it, in one round trip; the
+    cursor of `sql`. If the connection turns out to be dead (PostgreSQL
+    restarted, or ended it, since this worker's last request), a new one is
+    opened and the same statements sent once more, when that is safe: they
+    begin a transaction, or `repeatable` says so (a read outside one)."""
+    unsent = _unsent
+    key = unsent.key
+    before = [(unsent.begin, (), False)] if unsent.begin is not None else []
+    repeatable = repeatable or bool(before)
+    before += unsent.writes
+    statement = (sql, params, many)
+    at = generation_at = len(before)
+    if key is None:
+        batch = [*before, statement]
+    elif sql.startswith("BEGIN"):  # the key is read inside the transaction it opens
+        batch, generation_at = [*before, statement, _GENERATION], at + 1
+    else:
+        batch, at = [*before, _GENERATION, statement], at + 1
+    _forget_unsent()
+    _traced(batch, key)
+    run = store.backend
     conn = store.connection()
     try:
-        return run(conn)
-    except store.backend.errors:
-        if not store.backend.lost(conn):
+        cursors = run.send(conn, batch)
+    except run.errors:
+        if not (repeatable and run.lost(conn)):
             raise
         dispose_db()
-        return run(store.connection())
+        cursors = run.send(store.connection(), batch)
+    if key is not None and _first_column(cursors[generation_at]) != key[0]:
+        try:
+            key[1]()
+        except BaseException:
+            _end(store, "ROLLBACK")
+            raise
+    return cursors[at]
 
 
-def _begin(sql):
-    """Run `sql` (a BEGIN) on this thread's connection, or on a new one if
-    it was dead; the connection the transaction is on."""
-
-    def run(conn):
-        _run(conn, sql)
-        return conn
-
-    return _again_if_lost(run)
+def _first_column(cursor):
+    row = cursor.fetchone()
+    return None if row is None else next(iter(row.values())) if isinstance(row, dict) else row[0]
 
 
-def _commit(conn):
-    backend().execute(conn, "COMMIT", ())
+def _traced(batch, key):
+    if key is not None:
+        callback = getattr(_tracers, "callback", None)
+        if callback is not None:
+            callback(KEY_GENERATION_SQL)
+    counted = getattr(_tracers, "round_trip", None)
+    if counted is not None:
+        counted([sql for sql, _, _ in batch])
 
 
-def _rollback(conn):
-    backend().execute(conn, "ROLLBACK", ())
+def _begin(store, sql):
+    """Open a transaction (`sql` is its BEGIN): on PostgreSQL with the next
+    statement, on SQLite at once."""
+    if store.backend.defers:
+        _unsent.begin = sql
+    else:
+        _send(store, sql, repeatable=True)
+
+
+def _end(store, sql):
+    """COMMIT or ROLLBACK the thread's transaction; a COMMIT carries the
+    writes still unsent. Errors of a ROLLBACK are ignored: it ends a
+    transaction that failed, or a read, and close_db ends it otherwise."""
+    if _unsent.begin is not None:  # nothing was sent: nothing to end
+        _forget_unsent()
+        return
+    if sql == "COMMIT":
+        _send(store, sql)
+        return
+    _unsent.writes = []
+    with contextlib.suppress(*store.backend.errors):
+        if store.backend.in_transaction(store.connection()):
+            _send(store, sql)
 
 
 @contextlib.contextmanager
@@ -212,31 +261,31 @@ def transaction():
     raised inside rolls the whole transaction back. Transactions do not nest:
     a store function that opened its own would break its caller's unit of work.
     """
-    if backend().in_transaction(get_db()):
+    store = _store()
+    if _in_transaction(store, store.connection()):
         raise RuntimeError("transaction() inside a transaction: store functions never begin")
-    conn = _begin(backend().begin_write_sql)
+    _begin(store, store.backend.begin_write_sql)
     try:
         yield
+        _end(store, "COMMIT")
     except BaseException:
-        with contextlib.suppress(*backend().errors):
-            _rollback(conn)
+        _end(store, "ROLLBACK")
         raise
-    _commit(conn)
 
 
 @contextlib.contextmanager
 def snapshot():
     """Several reads that see one state of the database (a page and its
     total). Inside a transaction it is that transaction."""
-    if backend().in_transaction(get_db()):
+    store = _store()
+    if _in_transaction(store, store.connection()):
         yield
         return
-    conn = _begin(backend().begin_read_sql)
+    _begin(store, store.backend.begin_read_sql)
     try:
         yield
     finally:
-        with contextlib.suppress(*backend().errors):
-            _rollback(conn)  # nothing was written; ends the read transaction
+        _end(store, "ROLLBACK")  # nothing was written; ends the read transaction
 
 
 @contextlib.contextmanager
@@ -244,14 +293,15 @@ def savepoint():
     """Part of a transaction that can be undone alone: on an exception inside,
     what the block did is rolled back and the exception goes on; the
     transaction around it stays usable."""
-    conn = get_db()
-    backend().execute(conn, "SAVEPOINT part", ())
+    store = _store()
+    _send(store, "SAVEPOINT part")
     try:
         yield
+        _send(store, "RELEASE SAVEPOINT part")  # with what the block wrote
     except BaseException:
-        backend().execute(conn, "ROLLBACK TO SAVEPOINT part", ())
+        _unsent.writes = []
+        _send(store, "ROLLBACK TO SAVEPOINT part")
         raise
-    backend().execute(conn, "RELEASE SAVEPOINT part", ())
 
 
 # --- statements ---------------------------------------------------------------------------
@@ -260,13 +310,14 @@ _tracers = threading.local()
 
 
 @contextlib.contextmanager
-def trace(callback):
-    """Call `callback(sql)` with every statement this thread runs (tests)."""
-    _tracers.callback = callback
+def trace(callback, round_trip=None):
+    """Call `callback(sql)` with every statement this thread runs, and
+    `round_trip(statements)` with what each round trip sends (tests)."""
+    _tracers.callback, _tracers.round_trip = callback, round_trip
     try:
         yield
     finally:
-        _tracers.callback = None
+        _tracers.callback = _tracers.round_trip = None
 
 
 def execute(sql, params=()):
@@ -275,18 +326,32 @@ def execute(sql, params=()):
     if callback is not None:
         callback(sql)
     store = _store()
-    conn = store.connection()
-    if store.backend.in_transaction(conn) or sql.lstrip()[:6].upper() != "SELECT":
-        return _run(conn, sql, params, store)
-    return _again_if_lost(lambda conn: _run(conn, sql, params, store))
+    repeatable = sql.lstrip()[:6].upper() == "SELECT" and not _in_transaction(
+        store, store.connection()
+    )
+    return _send(store, sql, params, repeatable=repeatable)
+
+
+def write(sql, params=()):
+    """Run one statement whose result no one reads (no RETURNING, no row
+    count). Inside a transaction on PostgreSQL it is sent with the next one."""
+    _write(sql, params, False)
 
 
 def execute_many(sql, seq_of_params):
-    """Run one statement once per parameter tuple."""
+    """Run one statement once per parameter tuple (sent like `write`)."""
+    _write(sql, list(seq_of_params), True)
+
+
+def _write(sql, params, many):
     callback = getattr(_tracers, "callback", None)
     if callback is not None:
         callback(sql)
-    backend().execute_many(get_db(), sql, seq_of_params)
+    store = _store()
+    if store.backend.defers and _in_transaction(store, store.connection()):
+        _unsent.writes.append((sql, params, many))
+    else:
+        _send(store, sql, params, many)
 
 
 def one(sql, params=()):

@@ -10,13 +10,13 @@ it is store/deliveries.py.
 
 import uuid
 
-from content_publishing.store.db import dialect, execute, execute_many, rows, value
+from content_publishing.store.db import dialect, execute, execute_many, rows, value, write
 from content_publishing.store.deliveries import ATTEMPT_COLUMNS, get_delivery
 
 
 def add_event(event_id, user_id, event_type, post_id, body, endpoint_ids, now):
     """The event, and a delivery of it to each endpoint, ready at once."""
-    execute(
+    write(
         "INSERT INTO webhook_events (id, user_id, type, post_id, body, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?)",
         (event_id, user_id, event_type, post_id, body, now),

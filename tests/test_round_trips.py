@@ -1,0 +1,85 @@
+"""Round trips to PostgreSQL (issue 29): what need not go alone rides with
+the next statement (store/db.py, "what a thread has yet to send"). A GET of
+one post is one round trip, a create one and its commit; a write that fails
+in a late statement still leaves nothing behind.
+
+In-process, the round trips counted with store.db.trace, with a key the
+worker has cached (its first request looked it up).
+"""
+
+import psycopg
+import pytest
+
+from content_publishing.store.db import trace
+from harness.api import API, ITEM, POSTS
+from tests.conftest import assert_error
+
+pytestmark = pytest.mark.parametrize("backend", ["postgresql"])
+
+
+def round_trips(app, call):
+    """(response, the statements of each round trip) of `call()`."""
+    sent = []
+    with app.app_context(), trace(lambda sql: None, sent.append):
+        response = call()
+    return response, sent
+
+
+@pytest.fixture
+def warm(api):
+    """alice's caller, her key cached by this worker."""
+    assert api.get(POSTS).status_code == 200
+    return api
+
+
+def test_a_create_is_one_round_trip_and_its_commit(app, warm):
+    r, sent = round_trips(app, lambda: warm.post(POSTS, json={"type": "personal", "content": "Hi"}))
+    assert r.status_code == 201, r.json
+    assert len(sent) == 2, sent
+    first, last = sent
+    assert first[0] == "BEGIN" and "key_generation" in first[1] and "INSERT INTO posts" in first[2]
+    assert "INSERT INTO post_history" in last[0] and last[-1] == "COMMIT"
+    assert warm.get(ITEM + r.json["id"]).json["content"] == "Hi"
+
+
+def test_a_get_is_one_round_trip(app, warm):
+    post = warm.post(POSTS, json={"type": "personal", "content": "Hi"}).json
+    r, sent = round_trips(app, lambda: warm.get(ITEM + post["id"]))
+    assert r.status_code == 200
+    assert len(sent) == 1 and "key_generation" in sent[0][0], sent
+
+
+def test_a_patch_sends_its_history_with_the_commit(app, warm):
+    post = warm.post(POSTS, json={"type": "personal", "content": "Hi"}).json
+    r, sent = round_trips(app, lambda: warm.patch(ITEM + post["id"], json={"content": "Ho"}))
+    assert r.status_code == 200, r.json
+    assert len(sent) == 3, sent
+    assert sent[0][0] == "BEGIN" and sent[-1][-1] == "COMMIT"
+    history = warm.get(f"{API}/api-v2-posts-history/{post['id']}").json["data"]
+    assert [h["action"] for h in history][-1] == "updated"
+
+
+@pytest.fixture
+def failing_history(postgres_url):
+    """Every insert into post_history fails, as a full disk or a broken
+    constraint would, in the statement sent with the COMMIT."""
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS"
+            " $$BEGIN RAISE EXCEPTION 'refused by the test'; END$$"
+        )
+        conn.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON post_history"
+            " FOR EACH ROW EXECUTE FUNCTION refuse()"
+        )
+        yield
+        conn.execute("DROP TRIGGER refuse ON post_history")
+        conn.execute("DROP FUNCTION refuse()")
+
+
+def test_a_late_write_that_fails_leaves_nothing(app, warm, failing_history):
+    r, sent = round_trips(app, lambda: warm.post(POSTS, json={"type": "personal", "content": "Hi"}))
+    assert_error(r, 500, "internal_error")
+    assert "INSERT INTO post_history" in sent[1][0]  # it failed with the COMMIT
+    listed = warm.get(POSTS).json
+    assert listed["data"] == [] and listed["total"] == 0
