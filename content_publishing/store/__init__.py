@@ -19,4 +19,8 @@ The transaction rule, which every module here follows:
 - Inside a transaction, a row that is read in order to be changed is read
   with a `lock_*` function, so that the read and the write cannot be overtaken
   by another writer.
+- A statement whose result nobody reads (no RETURNING, no row count) is run
+  with `db.write` or `db.execute_many`. On PostgreSQL it then waits and goes
+  with the transaction's next statement or its commit, in one round trip; an
+  error in it fails that statement, and the transaction rolls back whole.
 """
