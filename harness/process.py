@@ -204,6 +204,16 @@ class Process:
         """How often `text` occurs in the log ("Traceback", "database is locked")."""
         return self.log_text().count(text)
 
+    def first_traceback(self, lines=30):
+        """The first traceback in the log, up to `lines` lines, or "" (for a
+        report that fails on one: what it was, not only that it was)."""
+        text = self.log_text()
+        at = text.find("Traceback")
+        if at < 0:
+            return ""
+        start = text.rfind("\n", 0, at) + 1  # with the line that logged it
+        return "\n".join(text[start:].splitlines()[:lines])
+
     def _log_tail(self, lines=20):
         tail = self.log_text().strip().splitlines()[-lines:]
         return (":\n" + "\n".join(tail)) if tail else ""
