@@ -43,10 +43,12 @@ BROWSER_HEADERS = {
 
 
 @contextlib.contextmanager
-def dashboard_server(tmp_path_factory):
-    """gunicorn for one test module (its `server` fixture), with SERVER_ENV."""
+def dashboard_server(tmp_path_factory, env=None, port=None):
+    """gunicorn for one test module (its `server` fixture), with SERVER_ENV
+    and `env`, on `port` if given."""
     tmp = tmp_path_factory.mktemp("dashboard")
-    with serve(tmp, workers=2, env=SERVER_ENV, log=tmp / "gunicorn.log") as server:
+    env = {**SERVER_ENV, **(env or {})}
+    with serve(tmp, workers=2, env=env, port=port, log=tmp / "gunicorn.log") as server:
         server.tmp = tmp
         yield server
 

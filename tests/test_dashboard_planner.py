@@ -10,18 +10,19 @@ at phone width land in test-artifacts/dashboard-planner-*.png.
 
 import io
 import re
-import uuid
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 from PIL import Image
 
-from harness import Client, create_key, free_port, serve
+from harness import Client, free_port
 from harness.api import API, CHANNELS, DASHBOARD, ITEM, POSTS
 from tests.dashboard_support import (
     ZONE,
     assert_clean,
+    dashboard_server,
+    new_user,
     shoot,
     shoot_at_phone_width,
     sign_in,
@@ -31,21 +32,16 @@ from tests.dashboard_support import (
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("planner")
     port = free_port()
-    env = {
-        "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "1",
-        # Media URLs on this server's own origin: the page's policy shows those.
-        "FLASK_PUBLIC_URL": f"http://127.0.0.1:{port}",
-    }
-    with serve(tmp, workers=2, env=env, port=port, log=tmp / "gunicorn.log") as server:
+    # Media URLs on this server's own origin: the page's policy shows those.
+    env = {"FLASK_PUBLIC_URL": f"http://127.0.0.1:{port}"}
+    with dashboard_server(tmp_path_factory, env=env, port=port) as server:
         yield server
 
 
 @pytest.fixture
 def user(server):
-    name = f"u-{uuid.uuid4().hex[:8]}"
-    return name, create_key(server.database, user=name)
+    return new_user(server)
 
 
 def loaded_widths(page, selector):

@@ -9,15 +9,16 @@ width land in test-artifacts/dashboard-*.png.
 """
 
 import re
-import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from harness import Client, create_key, serve
+from harness import Client
 from harness.api import API, CHANNELS, DASHBOARD, ITEM, POSTS
 from tests.dashboard_support import (
     assert_clean,
+    dashboard_server,
+    new_user,
     shoot,
     shoot_at_phone_width,
     sign_in,
@@ -27,19 +28,13 @@ from tests.dashboard_support import (
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("planner-queue")
-    env = {
-        "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "1",
-        "FLASK_WEBHOOK_ALLOW_PRIVATE": "1",  # an endpoint on 127.0.0.1
-    }
-    with serve(tmp, workers=2, env=env, log=tmp / "gunicorn.log") as server:
+    with dashboard_server(tmp_path_factory) as server:
         yield server
 
 
 @pytest.fixture
 def user(server):
-    name = f"u-{uuid.uuid4().hex[:8]}"
-    return name, create_key(server.database, user=name)
+    return new_user(server)
 
 
 def later(hours):
