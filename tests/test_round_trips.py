@@ -17,10 +17,10 @@ from tests.conftest import assert_error
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"])
 
 
-def round_trips(app, call):
+def round_trips(call):
     """(response, the statements of each round trip) of `call()`."""
     sent = []
-    with app.app_context(), trace(lambda sql: None, sent.append):
+    with trace(round_trip=sent.append):  # the test client runs in this thread
         response = call()
     return response, sent
 
@@ -32,8 +32,8 @@ def warm(api):
     return api
 
 
-def test_a_create_is_one_round_trip_and_its_commit(app, warm):
-    r, sent = round_trips(app, lambda: warm.post(POSTS, json={"type": "personal", "content": "Hi"}))
+def test_a_create_is_one_round_trip_and_its_commit(warm):
+    r, sent = round_trips(lambda: warm.post(POSTS, json={"type": "personal", "content": "Hi"}))
     assert r.status_code == 201, r.json
     assert len(sent) == 2, sent
     first, last = sent
@@ -42,16 +42,16 @@ def test_a_create_is_one_round_trip_and_its_commit(app, warm):
     assert warm.get(ITEM + r.json["id"]).json["content"] == "Hi"
 
 
-def test_a_get_is_one_round_trip(app, warm):
+def test_a_get_is_one_round_trip(warm):
     post = warm.post(POSTS, json={"type": "personal", "content": "Hi"}).json
-    r, sent = round_trips(app, lambda: warm.get(ITEM + post["id"]))
+    r, sent = round_trips(lambda: warm.get(ITEM + post["id"]))
     assert r.status_code == 200
     assert len(sent) == 1 and "key_generation" in sent[0][0], sent
 
 
-def test_a_patch_sends_its_history_with_the_commit(app, warm):
+def test_a_patch_sends_its_history_with_the_commit(warm):
     post = warm.post(POSTS, json={"type": "personal", "content": "Hi"}).json
-    r, sent = round_trips(app, lambda: warm.patch(ITEM + post["id"], json={"content": "Ho"}))
+    r, sent = round_trips(lambda: warm.patch(ITEM + post["id"], json={"content": "Ho"}))
     assert r.status_code == 200, r.json
     assert len(sent) == 3, sent
     assert sent[0][0] == "BEGIN" and sent[-1][-1] == "COMMIT"
@@ -77,8 +77,8 @@ def failing_history(postgres_url):
         conn.execute("DROP FUNCTION refuse()")
 
 
-def test_a_late_write_that_fails_leaves_nothing(app, warm, failing_history):
-    r, sent = round_trips(app, lambda: warm.post(POSTS, json={"type": "personal", "content": "Hi"}))
+def test_a_late_write_that_fails_leaves_nothing(warm, failing_history):
+    r, sent = round_trips(lambda: warm.post(POSTS, json={"type": "personal", "content": "Hi"}))
     assert_error(r, 500, "internal_error")
     assert "INSERT INTO post_history" in sent[1][0]  # it failed with the COMMIT
     listed = warm.get(POSTS).json

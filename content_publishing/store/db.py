@@ -213,7 +213,10 @@ def _send(store, sql, params=(), many=False, repeatable=False):
 
 
 def _first_column(cursor):
+    """The first column of the cursor's first row, or None (a row is a dict
+    on PostgreSQL and a tuple-like sqlite3.Row on SQLite)."""
     row = cursor.fetchone()
+    cursor.close()
     return None if row is None else next(iter(row.values())) if isinstance(row, dict) else row[0]
 
 
@@ -310,7 +313,7 @@ _tracers = threading.local()
 
 
 @contextlib.contextmanager
-def trace(callback, round_trip=None):
+def trace(callback=None, round_trip=None):
     """Call `callback(sql)` with every statement this thread runs, and
     `round_trip(statements)` with what each round trip sends (tests)."""
     _tracers.callback, _tracers.round_trip = callback, round_trip
@@ -379,8 +382,7 @@ def _as_dicts(found):
 
 def value(sql, params=()):
     """The first column of the first row, or None."""
-    row = one(sql, params)
-    return next(iter(row.values())) if row else None
+    return _first_column(execute(sql, params))
 
 
 def database_size():
