@@ -18,7 +18,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import request
 from werkzeug.routing import PathConverter
 
-from blueprints.common import (
+from content_publishing.http.common import (
     IDEMPOTENCY_KEY_PATTERN,
     IF_MATCH_PATTERN,
     json_body,
