@@ -12,7 +12,8 @@
     claims        schedule_posts() and drain(): due posts and concurrent claimers
     load          run_load(): client threads writing through a Ledger
     receiver      Receiver: a webhook receiver that verifies signatures, answers as scripted
-    linkedin_standin  LinkedInStandIn: LinkedIn's Posts API as the n8n kit's tests need it
+    linkedin_standin  LinkedInStandIn: LinkedIn's Posts, Images, Documents and Comments APIs
+    linkedin_rules    what LinkedIn checks in a request (headers, bodies, escaping)
     loopback      LoopbackServer: the in-process HTTP server the two above share
     n8n           install() a pinned n8n with Node 24; N8n: start, import, execute
     supabase_js   invoke(): supabase-js's functions.invoke calls (supabase_invoke.mjs), Node 24
