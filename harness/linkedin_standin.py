@@ -25,8 +25,9 @@ text (`on`):
   first `times` times; nothing is created;
 - `drop_on(on)`: the connection is closed unanswered; nothing is created;
 - `delay_on(on, seconds)`: created, answered `seconds` later;
-- `hold_on(on)`: created, then held unanswered until `release()`;
-  `holding` is set while it holds (a test kills the client meanwhile);
+- `hold_on(on)`: created, then held unanswered until its Hold is
+  released; `Hold.holding` is set while it holds (a test kills the
+  client meanwhile);
 - `refuse_uploads_for(owner, status, message)`: initializeUpload refused;
 - `fail_comment_on(on, status, message)`: a comment whose text holds `on`.
 
@@ -70,6 +71,7 @@ class Received:
         self.urn = None
         self.error = None
         self.at = time.monotonic()
+        self.wall = time.time()  # to compare with the service's timestamps
 
     @property
     def commentary(self):
@@ -99,6 +101,19 @@ class Upload:
     @property
     def readable(self):
         return self.data is not None and self.data.startswith(SIGNATURES[self.kind])
+
+
+class Hold:
+    """A post held unanswered: `holding` is set once one is held; release()
+    lets it be answered (to whoever still listens)."""
+
+    def __init__(self, text):
+        self.text = text
+        self.holding = threading.Event()
+        self.released = threading.Event()
+
+    def release(self):
+        self.released.set()
 
 
 @dataclass
@@ -135,8 +150,6 @@ class LinkedInStandIn(LoopbackServer):
         self.posts = {}  # URN -> body
         self.on = Behaviours()
         self.lock = threading.Lock()
-        self.holding = threading.Event()
-        self._released = threading.Event()
         self._next = 7_100_000_000_000_000_000
 
     # --- what a test asks for ---------------------------------------------------------
@@ -156,11 +169,9 @@ class LinkedInStandIn(LoopbackServer):
         self.on.delays.append((text, seconds))
 
     def hold_on(self, text):
-        self.on.holds.append(text)
-
-    def release(self):
-        """Answer what `hold_on` holds (to whoever still listens)."""
-        self._released.set()
+        hold = Hold(text)
+        self.on.holds.append(hold)
+        return hold
 
     def refuse_uploads_for(self, owner, status=403, message=None):
         self.on.upload_refusals[owner] = (
@@ -349,6 +360,12 @@ class LinkedInStandIn(LoopbackServer):
         standin = self
 
         class Handler(QuietHandler):
+            def setup(self):
+                super().setup()
+                # Status line, headers and body go out in separate writes:
+                # without this each answer would wait for a delayed ACK.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
             def handle_any(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 data = self.rfile.read(length)
@@ -386,9 +403,10 @@ class LinkedInStandIn(LoopbackServer):
             received.error = refusal.message
         received.status = status
         received.urn = headers.get("x-restli-id") if received.is_post else None
-        if status == 201 and self._matches(self.on.holds, received):
-            self.holding.set()
-            self._released.wait()
+        for hold in self.on.holds:
+            if status == 201 and self._matches([hold.text], received):
+                hold.holding.set()
+                hold.released.wait()
         for text, seconds in self.on.delays:
             if status == 201 and self._matches([text], received):
                 time.sleep(seconds)

@@ -17,6 +17,7 @@ workflows and credentials, and runs a workflow with `n8n execute`.
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -168,6 +169,7 @@ class N8n:
         )
         self.env.update(env or {})
         self.process = None
+        self._log_from = 0
 
     def cli(self, *args, timeout=300):
         """Run one `n8n` command against this user folder; its output. Its
@@ -198,8 +200,29 @@ class N8n:
     def execute(self, workflow_id, timeout=300):
         return self.cli("execute", f"--id={workflow_id}", timeout=timeout)
 
+    def execute_in_background(self, workflow_id):
+        """`n8n execute` started, not waited for: a Popen in a process group
+        of its own (so that a test can SIGKILL it and its task runner)."""
+        return subprocess.Popen(
+            [str(n8n_bin(self.cache)), "execute", f"--id={workflow_id}"],
+            env={**self.env, "N8N_RUNNERS_BROKER_PORT": str(free_port())},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+
+    def kill(self):
+        """SIGKILL n8n and its task runners, as a crash or an OOM kill would."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
     def start(self, timeout=180):
+        """Start (or start again, on the same port and folder) and wait for
+        READY_LINE in what this start logged."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        self._log_from = self.log_path.stat().st_size if self.log_path.exists() else 0
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
             [str(n8n_bin(self.cache)), "start"],
@@ -212,10 +235,16 @@ class N8n:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"n8n exited {self.process.returncode}:\n{self.log()}")
-            if READY_LINE in self.log() and self.listening():
+            if self._logged_since_start(READY_LINE) and self.listening():
                 return self
             time.sleep(0.5)
         raise TimeoutError(f"n8n did not log {READY_LINE!r} in {timeout}s:\n{self.log()}")
+
+    def _logged_since_start(self, text):
+        try:
+            return text.encode() in self.log_path.read_bytes()[self._log_from :]
+        except FileNotFoundError:
+            return False
 
     def listening(self):
         try:

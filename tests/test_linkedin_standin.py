@@ -352,14 +352,14 @@ def test_a_delayed_post_is_created_before_it_is_answered(linkedin):
 
 
 def test_a_held_post_is_created_and_answered_only_when_released(linkedin):
-    linkedin.hold_on("HOLD")
+    hold = linkedin.hold_on("HOLD")
     answers = []
     with Client(linkedin.url, timeout=30) as client:
         sender = threading.Thread(target=lambda: answers.append(create(client, post_body("HOLD"))))
         sender.start()
-        assert linkedin.holding.wait(10)
+        assert hold.holding.wait(10)
         assert len(linkedin.created) == 1 and answers == []
-        linkedin.release()
+        hold.release()
         sender.join(10)
     assert answers[0].status == 201
     assert answers[0].headers["x-restli-id"] == linkedin.created[0].urn
