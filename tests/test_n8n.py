@@ -177,25 +177,26 @@ def stack(tmp_path_factory):
 
 
 def setup_n8n(n8n, tmp, base_url, key, tokens, chat_url, smtp_port):
-    """What a user does in n8n's editor: the credentials first (with the
-    names the workflows use), then the workflows with their settings filled
-    in, published."""
+    """What a user does in n8n (integrations/README.md): the credentials
+    first, under the names the workflows use but ids of n8n's making (not
+    the ids in the files), then the workflows, their settings filled in,
+    published. n8n links each node to the credential of its name."""
     credentials = [
-        header_credential("cpsApiKeyHeader1", "Content Publishing API key", "X-API-Key", key),
+        header_credential("userMadeApiKey01", "Content Publishing API key", "X-API-Key", key),
         header_credential(
-            "linkedInBearer01",
+            "userMadeLinkedIn",
             "LinkedIn access token",
             "Authorization",
             f"Bearer {LINKEDIN_TOKEN}",
         ),
         header_credential(
-            "cpsHookToken0001",
+            "userMadeHookTok1",
             "Content Publishing webhook token",
             "X-Hook-Token",
             tokens["push"],
         ),
         header_credential(
-            "cpsHookToken0002",
+            "userMadeHookTok2",
             "Content Publishing webhook token (post.failed)",
             "X-Hook-Token",
             tokens["chat"],
@@ -204,7 +205,7 @@ def setup_n8n(n8n, tmp, base_url, key, tokens, chat_url, smtp_port):
             "cpsHookToken0003", "post.failed token (mail)", "X-Hook-Token", tokens["mail"]
         ),
         {
-            "id": "cpsSmtpAccount01",
+            "id": "userMadeSmtp0001",
             "name": "Mail account (SMTP)",
             "type": "smtp",
             "data": {
@@ -640,9 +641,6 @@ def png(width=4, height=3, seed=0):
     )
 
 
-PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Count 0/Kids[]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
-
-
 def library_image(stack, seed):
     """An image uploaded to the service's library: its record (url, bytes, sha256)."""
     r = stack.api.request("POST", MEDIA, png(seed=seed), headers={"Content-Type": "image/png"})
@@ -764,7 +762,8 @@ def test_plan_three_images(stack):
 
 
 def test_plan_a_pdf_document(stack):
-    stack.files.files["/report.pdf"] = (PDF, "application/pdf")
+    document = pdf(pages=2)
+    stack.files.files["/report.pdf"] = (document, "application/pdf")
 
     def make(record):
         upload = upload_step(
@@ -772,7 +771,7 @@ def test_plan_a_pdf_document(stack):
             "upload_0",
             "document",
             stack.files.url + "/report.pdf",
-            PDF,
+            document,
             content_type="application/pdf",
         )
         return plan_for(record, [upload], {"media": {"id": "{{upload_0}}", "title": "Q3 report"}})
@@ -781,7 +780,7 @@ def test_plan_a_pdf_document(stack):
     assert_published_once(stack, [post])
     [made] = [r for r in stack.linkedin.created if r.urn == post["linkedin_post_id"]]
     urn = made.body["content"]["media"]["id"]
-    assert urn.startswith("urn:li:document:") and stack.linkedin.uploads[urn].data == PDF
+    assert urn.startswith("urn:li:document:") and stack.linkedin.uploads[urn].data == document
 
 
 def test_plan_an_upload_linkedin_refuses_posts_nothing(stack):
@@ -849,6 +848,178 @@ def test_plan_a_first_comment(stack, comment, refused):
         )
     else:
         assert post["first_comment_urn"] == comments[0][1]
+
+
+# --- the publish plan, as the service makes it -----------------------------------------------------
+#
+# The same cases with plans the service writes (docs/linkedin.md), through
+# the claim workflow. They need the service side of the plan: media named by
+# reference, documents in the library, alt text, first comments; until its
+# linkedin_request carries `uploads`, they skip and say so.
+
+
+def pdf(pages=1):
+    """A small PDF that a strict reader opens: `pages` blank pages, an xref table."""
+    kids = " ".join(f"{3 + i} 0 R" for i in range(pages))
+    objects = [
+        b"<</Type/Catalog/Pages 2 0 R>>",
+        f"<</Type/Pages/Count {pages}/Kids[{kids}]>>".encode(),
+    ]
+    objects += [b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>"] * pages
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj".encode() + body + b"endobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += f"trailer<</Size {len(objects) + 1}/Root 1 0 R>>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+@pytest.fixture(scope="module")
+def plans(stack):
+    """Skips unless the service makes publish plans."""
+    image = library_image(stack, 90)
+    r = stack.api.post(
+        "/functions/v1/api-v2-posts-preview",
+        {"type": "personal", "content": "Does the service plan?", "media_urls": [image["url"]]},
+    )
+    assert r.status == 200, r
+    if "uploads" not in r.json["linkedin_request"]:
+        pytest.skip(
+            "the service's linkedin_request has no uploads yet (the publish plan): "
+            "these cases run once it makes plans"
+        )
+    return stack
+
+
+def library_document(stack, data):
+    r = stack.api.request("POST", MEDIA, data, headers={"Content-Type": "application/pdf"})
+    assert r.status in (200, 201), r
+    return r.json
+
+
+def made_for(stack, post):
+    [made] = [r for r in stack.linkedin.created if r.urn == post["linkedin_post_id"]]
+    return made
+
+
+def uploaded_sha256(stack, urn):
+    return hashlib.sha256(stack.linkedin.uploads[urn].data).hexdigest()
+
+
+def publish_by_claim(stack, fields):
+    """A post of `fields` scheduled, and the claim workflow run: the post."""
+    [post_id] = schedule(stack.api, [fields])
+    stack.n8n.execute(CLAIM_ID)
+    return wait_settled(stack.api, [post_id], timeout=60)[post_id]
+
+
+def test_service_plan_one_image_with_its_alt_text(plans):
+    image = library_image(plans, 91)
+    post = publish_by_claim(
+        plans,
+        {
+            "content": "One image (service plan)",
+            "media_urls": [f"media:{image['id']}"],
+            "media_alt": ["A chart going up"],
+        },
+    )
+    assert_published_once(plans, [post])
+    media = made_for(plans, post).body["content"]["media"]
+    assert media["altText"] == "A chart going up"
+    assert uploaded_sha256(plans, media["id"]) == image["sha256"]
+
+
+def test_service_plan_alt_text_from_the_library(plans):
+    image = library_image(plans, 92)
+    r = plans.api.patch(f"/functions/v1/media-item/{image['id']}", {"alt_text": "Team photo"})
+    assert r.status == 200, r
+    post = publish_by_claim(
+        plans, {"content": "Alt text from the library", "media_urls": [image["url"]]}
+    )
+    assert_published_once(plans, [post])
+    assert made_for(plans, post).body["content"]["media"]["altText"] == "Team photo"
+
+
+def test_service_plan_three_images_in_their_order(plans):
+    images = [library_image(plans, seed) for seed in (93, 94, 95)]
+    post = publish_by_claim(
+        plans,
+        {"content": "Three images (service plan)", "media_urls": [i["url"] for i in images]},
+    )
+    assert_published_once(plans, [post])
+    shown = made_for(plans, post).body["content"]["multiImage"]["images"]
+    assert [uploaded_sha256(plans, i["id"]) for i in shown] == [i["sha256"] for i in images]
+
+
+def test_service_plan_a_pdf_document(plans):
+    document = library_document(plans, pdf(pages=3))
+    post = publish_by_claim(
+        plans,
+        {
+            "content": "Our Q3 report (service plan)",
+            "media_urls": [document["url"]],
+            "document_title": "Q3 report",
+        },
+    )
+    assert_published_once(plans, [post])
+    media = made_for(plans, post).body["content"]["media"]
+    assert media["title"] == "Q3 report" and media["id"].startswith("urn:li:document:")
+    assert uploaded_sha256(plans, media["id"]) == document["sha256"]
+
+
+def test_service_plan_a_first_comment(plans):
+    comment = "The link: https://x.example/notes_(v2) (read it_all)"
+    post = publish_by_claim(
+        plans, {"content": "With a first comment (service plan)", "first_comment": comment}
+    )
+    assert_published_once(plans, [post])
+    [(post_urn, comment_urn, body)] = [
+        c for c in plans.linkedin.comments if c[0] == post["linkedin_post_id"]
+    ]
+    assert body["message"]["text"] == escape(comment) and body["actor"] == AUTHOR
+    assert post["first_comment_urn"] == comment_urn
+
+
+def test_service_plan_a_comment_linkedin_refuses_leaves_the_post_published(plans):
+    post = publish_by_claim(
+        plans, {"content": "Comment refused (service plan)", "first_comment": "REFUSE-COMMENT"}
+    )
+    assert_published_once(plans, [post])
+    assert (
+        post["first_comment_error"]
+        == "LinkedIn answered 403: Comments are turned off for this post"
+    )
+    assert "comment_failed" in history(plans.api, post["id"])
+
+
+def test_service_plan_an_upload_linkedin_refuses_posts_nothing(plans):
+    r = plans.api.post(
+        CHANNELS,
+        {
+            "type": "brand",
+            "brand_id": "refused-uploads",
+            "name": "Refused",
+            "author_urn": REFUSED_OWNER,
+        },
+    )
+    assert r.status == 201, r
+    image = library_image(plans, 96)
+    post = publish_by_claim(
+        plans,
+        {
+            "type": "brand",
+            "brand_id": "refused-uploads",
+            "content": "Upload refused (service plan)",
+            "media_urls": [image["url"]],
+        },
+    )
+    assert post["status"] == "Failed", post
+    assert "LinkedIn answered 403: Not enough permissions to upload" in post["last_error"]
+    assert post["last_error"].endswith("Nothing was posted.")
+    assert not sent(plans, "Upload refused (service plan)")
 
 
 # --- the editor -----------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from harness import n8n_workflows
+from harness import make_blueprint, n8n_workflows
 
 KIT = n8n_workflows.KIT
 PUBLISHING = ["claim-and-publish.json", "push.json"]
@@ -98,3 +98,19 @@ def test_the_claim_workflow_claims_one_post_at_a_time():
     claim = next(n for n in flow["nodes"] if n["name"] == "Claim one post")
     assert "limit: 1," in claim["parameters"]["jsonBody"]
     assert "Claim one post" in successors(flow)["Next claim?"]
+
+
+def test_the_make_blueprint_is_what_its_builder_writes():
+    assert make_blueprint.BLUEPRINT.read_text() == make_blueprint.rendered(), (
+        "integrations/make/claim-and-publish.blueprint.json differs: "
+        "run python -m harness.make_blueprint"
+    )
+
+
+def test_the_make_blueprint_fills_in_every_upload_a_post_may_have():
+    """Make reads `{{` as a formula: the plan's `{{upload_N}}` are matched as
+    \\x7B\\x7Bupload_N\\x7D\\x7D, each of the 20 a post may hold, in order."""
+    formula = make_blueprint.fill_refs("BODY", "URNS")
+    for n in range(20):
+        assert f"/\\x7B\\x7Bupload_{n}\\x7D\\x7D/g; get(URNS; {n + 1}))" in formula
+    assert "{{" not in formula
