@@ -194,3 +194,10 @@ def acknowledge(post_id, handoff_id, now, lease_until):
         ]
     )
     return True
+
+
+def note_delivery_error(post_id, handoff_id, error):
+    """A pushed handoff's delivery failed: keep the error for the post's
+    last_error, should no delivery ever be acknowledged. Bookkeeping of the
+    handoff, not a change of the post: no new version, event or history."""
+    post_store.note_handoff_error(post_id, handoff_id, error)

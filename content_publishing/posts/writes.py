@@ -1,8 +1,10 @@
 """Every change to a post is written here, with the webhook event it causes
 (webhooks/events.py), its history entry (history.py) and, when an
 occurrence of a series finishes, the next occurrence (planning/recurrence.py),
-inside the caller's transaction. Nothing else writes a post, so no path can
-change one and forget its event or its history.
+inside the caller's transaction. The other writers of a post are its
+siblings: handoffs.py (claims, pushes, leases and a pushed delivery's
+outcome) and imports.py (through `insert`). Nothing outside posts/ writes
+a post, so no path can change one and forget its event or its history.
 """
 
 import uuid

@@ -15,8 +15,10 @@ whose lease has run out reads as Failed even before its row is rewritten.
 
 from flask import Blueprint, current_app, g, url_for
 
-from blueprints.apidoc import doc, item_links
-from blueprints.common import (
+from content_publishing import linkedin, posts, timestamps
+from content_publishing.auth import KEY_PREFIX, require_scope
+from content_publishing.http.apidoc import doc, item_links
+from content_publishing.http.common import (
     check_if_match,
     get_owned,
     idempotency_key,
@@ -25,8 +27,6 @@ from blueprints.common import (
     render,
     with_etag,
 )
-from content_publishing import linkedin, posts, timestamps
-from content_publishing.auth import KEY_PREFIX, require_scope
 from content_publishing.schemas.linkedin import (
     claimed_schema,
     preview_result_schema,

@@ -14,12 +14,13 @@ import made, as a create does.
 import json
 import uuid
 
-from content_publishing import posts, timestamps
+from content_publishing import timestamps
 from content_publishing.errors import ApiError, insufficient_scope, row_errors
 from content_publishing.idempotency import create_once
 from content_publishing.planning import clock, queue
 from content_publishing.planning.plan import ChannelPlan, channel_of
-from content_publishing.posts import PUBLISH_SCOPE
+from content_publishing.posts.moves import PUBLISH_SCOPE
+from content_publishing.posts.writes import insert
 from content_publishing.store import channels as channel_store
 from content_publishing.store import posts as post_store
 from content_publishing.store.idempotency import import_keys
@@ -83,7 +84,7 @@ def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
         planned.append((post_id, fields))
     if errors:
         raise row_errors(errors)
-    made = [posts.insert(user_id, post_id, fields, now, actor) for post_id, fields in planned]
+    made = [insert(user_id, post_id, fields, now, actor) for post_id, fields in planned]
     return {"id": json.dumps([p["id"] for p in made]), "data": made}
 
 

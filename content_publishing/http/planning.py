@@ -7,8 +7,11 @@ POST /functions/v1/api-v2-posts-import   up to 1,000 posts from CSV or JSON, all
 from flask import Blueprint, g, request
 from marshmallow import ValidationError
 
-from blueprints.apidoc import doc
-from blueprints.common import (
+from content_publishing import posts, timestamps
+from content_publishing.auth import require_scope
+from content_publishing.errors import ApiError, bad_request, row_errors, validation_error
+from content_publishing.http.apidoc import doc
+from content_publishing.http.common import (
     check_if_match,
     get_owned,
     idempotency_key,
@@ -17,10 +20,7 @@ from blueprints.common import (
     render,
     with_etag,
 )
-from content_publishing import posts, timestamps
-from content_publishing.auth import require_scope
-from content_publishing.errors import ApiError, bad_request, row_errors, validation_error
-from content_publishing.planning import imports
+from content_publishing.posts import imports
 from content_publishing.schemas.imports import (
     MAX_ROWS,
     import_result_schema,
@@ -63,7 +63,7 @@ def queue_post(body):
 class ImportBody:
     """The body of an import: JSON {"posts": [...]} or a CSV file, loaded row
     by row so that every bad row is named at once (with those the planning
-    finds, planning/imports.py)."""
+    finds, posts/imports.py)."""
 
     described = (
         "The body may also be a CSV file (Content-Type: text/csv): UTF-8, a byte-order mark "
