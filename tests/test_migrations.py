@@ -21,7 +21,8 @@ import pytest
 
 from content_publishing.app import create_app
 from content_publishing.store import migrate
-from content_publishing.store.db import dispose_db, init_db
+from content_publishing.store.db import backend as backend_of
+from content_publishing.store.db import dispose_db, get_db, init_db
 from content_publishing.store.versions import SCHEMA_VERSION
 from harness import postgres
 from tests.conftest import BACKENDS, Caller
@@ -336,3 +337,33 @@ def test_each_backend_has_a_migration_to_every_version_from_its_first_release():
         assert [m.version for m in migrate.migrations(backend) if not m.baseline] == list(
             range(min(firsts) + 1, SCHEMA_VERSION + 1)
         )
+
+
+class Recording:
+    """A connection that notes each statement sent through it."""
+
+    def __init__(self, conn):
+        self.conn, self.sent = conn, []
+
+    def execute(self, sql, *args):
+        self.sent.append(sql)
+        return self.conn.execute(sql, *args)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_worker_start_on_a_current_database_reads_the_version_and_nothing_else(backend, tmp_path):
+    """Every gunicorn worker runs init_db as it starts: on a current database
+    that is one read, with no transaction, lock or schema statement."""
+    needs(backend)
+    with database(backend, tmp_path, "current") as (url, _):
+        app = create_app({"TESTING": True, "DATABASE": url})
+        with app.app_context():
+            assert init_db()[1]  # made it
+            recording = Recording(get_db())
+            assert backend_of().init_schema(recording, SCHEMA_VERSION) == (SCHEMA_VERSION, [])
+            dispose_db()
+        assert recording.sent == [
+            "PRAGMA user_version"
+            if backend == "sqlite"
+            else "SELECT max(version) AS version FROM schema_version"
+        ]
