@@ -2,8 +2,8 @@
 
 Everything that is SQLite's own lives here: the connection's PRAGMAs, how a
 transaction begins, which errors mean busy or full, how migrations are
-applied (store/migrate.py chooses them), and the start-up check of the file. store/db.py picks this
-backend for a FLASK_DATABASE that is a path.
+applied (store/migrate.py chooses them), and the start-up check of the
+file. store/db.py picks this backend for a FLASK_DATABASE that is a path.
 """
 
 import os
@@ -152,7 +152,7 @@ class Backend:
             if broken:
                 raise MigrationError(
                     f"the migration would leave {len(broken)} broken foreign keys"
-                    f" (the first in table {broken[0][0]}); nothing was changed"
+                    f" (the first in table {broken[0][0]})"
                 )
         except BaseException:
             conn.rollback()
