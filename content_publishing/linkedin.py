@@ -35,18 +35,17 @@ from content_publishing.store import channels as channel_store
 
 RESERVED = frozenset("\\|{}@[]()<>#*_~")
 COMMENTARY_LIMIT = 3000  # LinkedIn's limit on the escaped commentary, in UTF-16 code units
-_ESCAPED = str.maketrans({c: f"\\{c}" for c in RESERVED})
 _MENTION = re.compile(
     r"@\[(?P<name>[^\]\n]*)\]\((?P<urn>urn:li:(?:person|organization):[A-Za-z0-9_-]+)\)"
 )
-# Where something other than plain text may start: a mention, a URL (only
-# after the start or a non-word character, and with a letter or digit first
-# in its host) or a hashtag (only at the start or after white space).
-_SPECIAL = re.compile(
-    r"(?P<mention>@\[)"
-    r"|(?P<url>(?<!\w)(?i:https?)://[A-Za-z0-9][-A-Za-z0-9._~:/?#@!$&'()*+,;=%]*)"
-    r"|(?P<hashtag>(?:^|(?<=\s))#(?=[^\W_]))"
-)
+# Where something other than plain text may start: a mention's "@[", a
+# hashtag's "#", a URL's "://" (its scheme is read backwards from there). A
+# search for these three is many times faster than one for the whole rules.
+_ANCHOR = re.compile(r"@\[|#|://")
+_SCHEME = re.compile(r"https?", re.IGNORECASE)
+# What may follow "http(s)://": a letter or digit, then the characters RFC
+# 3986 allows unescaped, but [ and ].
+_URL_REST = re.compile(r"[A-Za-z0-9][-A-Za-z0-9._~:/?#@!$&'()*+,;=%]*")
 # Not the end of a URL: punctuation and quotes around a link in a sentence.
 _TRAILING = ".,:;!?'\""
 
@@ -70,23 +69,40 @@ def urls(text):
 def _special_parts(text):
     """(start, end, kind, what it becomes) of each mention, URL and
     hashtag's # in `text`, in order; the rest is plain text."""
-    search_from = 0
-    while found := _SPECIAL.search(text, search_from):
-        start = found.start()
-        if found["mention"]:
-            mention = _MENTION.match(text, start) if _mention_may_start(text, start) else None
-            if mention is None:  # "@[" that is no mention: plain text
-                search_from = start + 1
-                continue
-            end = mention.end()
-            yield start, end, "mention", f"@[{_plain(mention['name'])}]({mention['urn']})"
-        elif found["url"]:
-            end = start + url_end(found["url"])
-            yield start, end, "url", text[start:end]
-        else:
-            end = start + 1
-            yield start, end, "hashtag", "#"
-        search_from = end
+    position = 0
+    for anchor in _ANCHOR.finditer(text):
+        at = anchor.start()
+        if at < position:  # inside the URL or mention just taken
+            continue
+        found = _special_at(text, at, anchor.group(), position)
+        if found:
+            yield found
+            position = found[1]
+
+
+def _special_at(text, at, anchor, position):
+    """The part (as _special_parts) that `anchor` at `at` opens, or None."""
+    if anchor == "#":
+        starts = at == 0 or text[at - 1].isspace()
+        if starts and at + 1 < len(text) and text[at + 1].isalnum():
+            return at, at + 1, "hashtag", "#"
+        return None
+    if anchor == "@[":
+        mention = _MENTION.match(text, at) if _mention_may_start(text, at) else None
+        if mention is None:  # "@[" that is no mention: plain text
+            return None
+        return at, mention.end(), "mention", f"@[{_plain(mention['name'])}]({mention['urn']})"
+    for start in (at - 5, at - 4):  # "https" or "http", and no word character before it
+        if start < position or not _SCHEME.fullmatch(text, start, at):
+            continue
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            return None
+        rest = _URL_REST.match(text, at + 3)
+        if rest is None:
+            return None
+        end = start + url_end(text[start : rest.end()])
+        return start, end, "url", text[start:end]
+    return None
 
 
 def _mention_may_start(text, start):
@@ -125,7 +141,14 @@ def url_end(candidate):
 
 
 def _plain(text):
-    return text.translate(_ESCAPED)
+    """Every reserved character escaped: the backslash first, so that the
+    escapes added after it are not escaped again (str.replace is several
+    times faster than a translate table or a regex here)."""
+    text = text.replace("\\", "\\\\")
+    for c in RESERVED - {"\\"}:
+        if c in text:
+            text = text.replace(c, f"\\{c}")
+    return text
 
 
 def length(text):
