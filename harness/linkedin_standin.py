@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, unquote, urlsplit
 
 from harness import linkedin_rules as rules
-from harness.linkedin_rules import unescaped_reserved  # noqa: F401 (the tests' name for it)
+from harness.linkedin_rules import unescaped_reserved, url_length  # noqa: F401 (the tests' names)
 from harness.loopback import LoopbackServer, QuietHandler
 from harness.server import free_port
 
