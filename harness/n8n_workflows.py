@@ -548,13 +548,13 @@ def publish_plan(wf, plan_js, x=0, y=300):
         notes="The post and its publish plan (linkedin_request).",
         notesInFlow=True,
     )
-    planned = condition(wf, "Planned?", (x + 220, y), "!$json.outcome")
-    has_uploads = condition(wf, "Uploads?", (x + 440, y), "$json.uploads.length > 0")
-    per_upload = code(wf, "One item per upload", (x + 660, y + 200), ONE_ITEM_PER_UPLOAD)
+    planned = condition(wf, "Planned?", (x + 200, y), "!$json.outcome")
+    has_uploads = condition(wf, "Uploads?", (x + 400, y), "$json.uploads.length > 0")
+    per_upload = code(wf, "One item per upload", (x + 400, y + 220), ONE_ITEM_PER_UPLOAD)
     initialize = http(
         wf,
         "Initialize upload",
-        (x + 880, y + 200),
+        (x + 600, y + 220),
         method="POST",
         url="={{ $json.initialize.url }}",
         credential=LINKEDIN,
@@ -564,12 +564,12 @@ def publish_plan(wf, plan_js, x=0, y=300):
         linkedin=True,
         notes="initializeUpload: an upload URL and the image or document URN.",
     )
-    check_init = code(wf, "Check initialization", (x + 1100, y + 200), CHECK_INITIALIZED)
-    initialized = condition(wf, "Initialized?", (x + 1320, y + 200), "!$json.outcome")
+    check_init = code(wf, "Check initialization", (x + 800, y + 220), CHECK_INITIALIZED)
+    initialized = condition(wf, "Initialized?", (x + 1000, y + 220), "!$json.outcome")
     fetch = http(
         wf,
         "Fetch the bytes",
-        (x + 1540, y + 200),
+        (x + 1200, y + 220),
         method="GET",
         url="={{ $json.source }}",
         options={
@@ -587,7 +587,7 @@ def publish_plan(wf, plan_js, x=0, y=300):
     put = http(
         wf,
         "PUT the bytes",
-        (x + 1760, y + 200),
+        (x + 1400, y + 220),
         method="PUT",
         url="={{ $('Check initialization').item.json.upload_url }}",
         credential=LINKEDIN,
@@ -595,13 +595,13 @@ def publish_plan(wf, plan_js, x=0, y=300):
         linkedin=True,
         notes="To the uploadUrl LinkedIn gave.",
     )
-    check_uploads = code(wf, "Check uploads", (x + 1980, y + 200), CHECK_UPLOADED)
-    uploaded = condition(wf, "Uploaded?", (x + 2200, y + 200), "!$json.outcome")
-    fill = code(wf, "Fill in the URNs", (x + 2420, y), FILL_POST)
+    check_uploads = code(wf, "Check uploads", (x + 1600, y + 220), CHECK_UPLOADED)
+    uploaded = condition(wf, "Uploaded?", (x + 1800, y + 220), "!$json.outcome")
+    fill = code(wf, "Fill in the URNs", (x + 2000, y), FILL_POST)
     publish = http(
         wf,
         "Publish on LinkedIn",
-        (x + 2640, y),
+        (x + 2200, y),
         method="POST",
         url="={{ $json.url }}",
         credential=LINKEDIN,
@@ -610,18 +610,18 @@ def publish_plan(wf, plan_js, x=0, y=300):
         linkedin=True,
         notes="The post, text escaped by the service, URNs filled in.",
     )
-    outcome = code(wf, "Post outcome", (x + 2860, y), POST_OUTCOME)
+    outcome = code(wf, "Post outcome", (x + 2400, y), POST_OUTCOME)
     steps_due = condition(
         wf,
         "Comment to add?",
-        (x + 3080, y),
+        (x + 2600, y),
         "$json.outcome === 'published' && $('Plan').first().json.after.length > 0",
     )
-    per_step = code(wf, "One item per step", (x + 3300, y - 200), ONE_ITEM_PER_STEP)
+    per_step = code(wf, "One item per step", (x + 2600, y - 220), ONE_ITEM_PER_STEP)
     send_step = http(
         wf,
         "Post the first comment",
-        (x + 3520, y - 200),
+        (x + 2800, y - 220),
         method="={{ $json.method }}",
         url="={{ $json.url }}",
         credential=LINKEDIN,
@@ -630,12 +630,12 @@ def publish_plan(wf, plan_js, x=0, y=300):
         linkedin=True,
         notes="The plan's `after` steps, in order.",
     )
-    after = code(wf, "Comment outcome", (x + 3740, y - 200), AFTER_OUTCOME)
+    after = code(wf, "Comment outcome", (x + 3000, y - 220), AFTER_OUTCOME)
     route = wf.add(
         "Report",
         "n8n-nodes-base.switch",
         3.2,
-        (x + 3960, y),
+        (x + 3200, y),
         {
             "rules": {
                 "values": [
@@ -650,7 +650,7 @@ def publish_plan(wf, plan_js, x=0, y=300):
     published = http(
         wf,
         "Report published",
-        (x + 4180, y - 200),
+        (x + 3450, y - 200),
         method="POST",
         url="={{ $('Plan').first().json.callback_url }}",
         credential=API_KEY,
@@ -664,7 +664,7 @@ def publish_plan(wf, plan_js, x=0, y=300):
     callback_failed = set_fields(
         wf,
         "Callback failed",
-        (x + 4400, y - 100),
+        (x + 3700, y - 100),
         [
             ("post_id", "={{ $('Report').item.json.post_id }}", "string"),
             (
@@ -679,7 +679,7 @@ def publish_plan(wf, plan_js, x=0, y=300):
     failed = http(
         wf,
         "Report failed",
-        (x + 4620, y + 100),
+        (x + 3950, y + 50),
         method="PATCH",
         url="={{ $('Plan').first().json.service }}/functions/v1/api-v2-posts-item/{{ $json.post_id }}",
         credential=API_KEY,
@@ -691,14 +691,14 @@ def publish_plan(wf, plan_js, x=0, y=300):
         "Wait for Retry-After",
         "n8n-nodes-base.wait",
         1.1,
-        (x + 4180, y + 300),
+        (x + 3450, y + 220),
         {"amount": "={{ $json.retry_after }}", "unit": "seconds"},
         webhookId=_id(wf.key, "wait-webhook"),
     )
     give_back = http(
         wf,
         "Give back",
-        (x + 4400, y + 300),
+        (x + 3700, y + 220),
         method="PATCH",
         url="={{ $('Plan').first().json.service }}/functions/v1/api-v2-posts-item/{{ $('Report').item.json.post_id }}",
         credential=API_KEY,
@@ -799,7 +799,7 @@ def claim_workflow():
     settings = set_fields(
         wf,
         "Settings",
-        (220, 300),
+        (200, 300),
         [
             ("baseUrl", "https://publishing.example.com", "string"),
             ("claimLimit", 10, "number"),
@@ -810,7 +810,7 @@ def claim_workflow():
     claim = http(
         wf,
         "Claim one post",
-        (440, 300),
+        (400, 300),
         method="POST",
         url="={{ $('Settings').first().json.baseUrl }}/functions/v1/api-v2-posts-claim",
         credential=API_KEY,
@@ -819,9 +819,9 @@ def claim_workflow():
         on_error=None,
         notes="Hands the next due post to this run alone (Publishing).",
     )
-    claimed = condition(wf, "Claimed one?", (660, 300), "($json.data || []).length > 0")
-    ends, _ = publish_plan(wf, CLAIM_PLAN, x=880, y=300)
-    next_claim = code(wf, "Next claim?", (5720, 300), NEXT_CLAIM)
+    claimed = condition(wf, "Claimed one?", (600, 300), "($json.data || []).length > 0")
+    ends, _ = publish_plan(wf, CLAIM_PLAN, x=800, y=300)
+    next_claim = code(wf, "Next claim?", (5000, 300), NEXT_CLAIM)
     for source, target in [
         (every, settings),
         (run_now, settings),
@@ -854,13 +854,13 @@ def push_workflow():
         webhookId="5d0c3c53-8f5e-4f43-9a43-3f7b1c1f0a27",
         credentials={"httpHeaderAuth": dict(HOOK_TOKEN)},
     )
-    verify = code(wf, "Verify signature (optional)", (220, 300), VERIFY_SIGNATURE, disabled=True)
-    drop = code(wf, "Drop repeats", (440, 300), DROP_REPEATS)
+    verify = code(wf, "Verify signature (optional)", (200, 300), VERIFY_SIGNATURE, disabled=True)
+    drop = code(wf, "Drop repeats", (400, 300), DROP_REPEATS)
     respond = wf.add(
         "Acknowledge",
         "n8n-nodes-base.respondToWebhook",
         1.1,
-        (660, 300),
+        (600, 300),
         {
             "respondWith": "json",
             "responseBody": "={{ JSON.stringify({received: true}) }}",
@@ -872,10 +872,10 @@ def push_workflow():
     fresh = condition(
         wf,
         "New post.due?",
-        (880, 300),
+        (800, 300),
         "!$json.duplicate && $json.body.type === 'post.due' && !!$json.body.data.linkedin_request",
     )
-    publish_plan(wf, PUSH_PLAN, x=1100, y=300)
+    publish_plan(wf, PUSH_PLAN, x=1000, y=300)
     for source, target in [
         (hook, verify),
         (verify, drop),
@@ -889,7 +889,7 @@ def push_workflow():
 
 def notify_workflow():
     wf = Workflow("notify", "Content Publishing: tell a person when a post fails", NOTIFY_ID)
-    note(wf, "About", (-40, -300), NOTIFY_ABOUT, width=700, height=300)
+    note(wf, "About", (-40, -300), NOTIFY_ABOUT, width=700, height=220)
     hook = wf.add(
         "post.failed webhook",
         "n8n-nodes-base.webhook",

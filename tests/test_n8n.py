@@ -232,6 +232,8 @@ def setup_n8n(n8n, tmp, base_url, key, tokens, chat_url, smtp_port):
     for name in ("claim-and-publish.json", "push.json", "notify-failed.json"):
         workflow = json.loads((KIT / name).read_text())
         fill_settings(workflow, settings)
+        if name == "push.json":  # the README's advice: tell a person of a failed run
+            workflow["settings"]["errorWorkflow"] = NOTIFY_ID
         (tmp / name).write_text(json.dumps(workflow))
         n8n.import_workflow(tmp / name)
     # The same notify workflow again, set to mail, on an endpoint of its own.
@@ -619,6 +621,27 @@ def test_a_failed_post_is_told_by_chat_and_by_mail(stack):
     assert message["Subject"].startswith("LinkedIn post failed: Tell someone FAIL-ME")
     assert message["To"] == "social@example.com"
     assert post["last_error"] in message.get_body().get_content()
+
+
+def test_a_failed_run_of_the_kit_is_told_by_chat(stack):
+    """The notify workflow as the push workflow's Error workflow: a run that
+    fails (here a post.due without its post) is told to a person."""
+    payload = {
+        "type": "post.due",
+        "timestamp": ahead(0),
+        "data": {"linkedin_request": {"url": "x", "body": {}}, "callback_url": "x"},
+    }
+    assert deliver(stack, payload, "msg_broken_n8n_kit").status == 200
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        told = [a.json["text"] for a in stack.chat.arrivals if "n8n workflow failed" in a.body]
+        if told:
+            break
+        time.sleep(0.5)
+    assert told and told[0].startswith(
+        "n8n workflow failed: Content Publishing: push (post.due) and publish to LinkedIn"
+    ), told
+    assert 'in node "Plan"' in told[0]
 
 
 # --- the publish plan, with plans the test builds -------------------------------------------------
@@ -1035,7 +1058,7 @@ def test_the_workflows_open_in_n8ns_editor(stack, browser):
         "lastName": "Tester",
         "password": "KitTester2026",
     }
-    page = new_page(browser, viewport={"width": 1800, "height": 900})
+    page = new_page(browser, viewport={"width": 2400, "height": 1000})
     try:
         assert page.request.post(f"{stack.n8n.url}/rest/owner/setup", data=owner).ok
         for workflow_id, name in (
