@@ -34,6 +34,7 @@ import signal
 import struct
 import time
 import zlib
+from datetime import datetime
 from types import SimpleNamespace
 
 import pytest
@@ -394,8 +395,8 @@ def test_a_claim_of_30_publishes_each_post_and_reports_it_before_the_next(stack)
     # got the next, so a crash can leave at most the post in flight.
     order = sorted(posts.values(), key=lambda p: sent(stack, p["content"])[0].wall)
     for post, following in zip(order, order[1:], strict=False):
-        published = time.mktime(time.strptime(post["published_at"][:19], "%Y-%m-%dT%H:%M:%S"))
-        assert published - time.timezone <= sent(stack, following["content"])[0].wall + 0.001
+        published = datetime.fromisoformat(post["published_at"].replace("Z", "+00:00"))
+        assert published.timestamp() <= sent(stack, following["content"])[0].wall + 0.001
     log = stack.nginx.access_log()
     callbacks = [
         line for line in log.splitlines() if "POST /functions/v1/make-post-callback" in line
