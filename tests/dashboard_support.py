@@ -15,6 +15,7 @@ from tests.browser_support import ARTIFACTS, VIEWPORT, new_page
 
 ZONE = "Pacific/Auckland"
 PHONE = {"width": 390, "height": 844}
+WIDE = {"width": 1440, "height": 900}
 READ_ONLY = ["posts:read", "articles:read"]
 LONG_BRAND = "northwind-traders-international-holdings"
 LONG_TEXT = (
@@ -60,9 +61,10 @@ def new_user(server):
 
 
 @contextlib.contextmanager
-def tab(browser, server, viewport=None):
-    """A browser tab in Auckland time, English dates, its API requests recorded."""
-    options = {"timezone_id": ZONE, "locale": "en-GB"}
+def tab(browser, server, viewport=None, **context_options):
+    """A browser tab in Auckland time, English dates, its API requests
+    recorded; `context_options` (has_touch, is_mobile) go to the context."""
+    options = {"timezone_id": ZONE, "locale": "en-GB", **context_options}
     if viewport:
         options["viewport"] = viewport
     page = new_page(browser, **options)
