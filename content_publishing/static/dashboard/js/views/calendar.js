@@ -140,7 +140,7 @@ async function calendar(view, route, session, mode) {
     const column = (day) => dayCell(day, { posts: postsOn(day), repeats: repeatsOn(day), slots: slotsOn(day) }, { mode, month: chosen.getMonth(), canWrite, canDrag: drags, drop });
     if (mode === "week") show(body, h("div", { class: "week" }, days.map(column)));
     else show(body, h("div", { class: "month" }, days.slice(0, 7).map((day) => h("div", { class: "month-weekday", "aria-hidden": "true" }, weekdayFormat.format(day))), days.map(column)));
-    show(side, draftsPanel(plan.drafts, drags));
+    show(side, plan.drafts.total ? draftsPanel(plan.drafts, drags) : null); // no drafts: the days take the room
   }
 
   /** Schedule `postId` (a Scheduled post, or a draft from the side list) on
@@ -203,7 +203,7 @@ function draftsPanel(list, drags) {
     { class: "panel drafts-panel", "aria-labelledby": "drafts-title" },
     h("h2", { id: "drafts-title" }, "Drafts ", h("span", { class: "tab-count" }, String(list.total))),
     h("p", { class: "hint" }, drags ? "Drag one onto a day or a free slot to schedule it." : "Open one and choose Schedule… to give it a time."),
-    list.posts.length ? h("ol", { class: "draft-list plain" }, list.posts.map(item)) : h("p", { class: "muted" }, "No drafts: everything has a time."),
+    h("ol", { class: "draft-list plain" }, list.posts.map(item)),
     list.total > list.posts.length ? h("p", {}, h("a", { href: "#/queue/Draft" }, `All ${list.total} drafts`)) : null,
   );
 }
