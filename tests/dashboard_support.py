@@ -100,9 +100,10 @@ def shoot(page, name):
 PHONE_HEADER_MAX = 130  # px of the 844: the name and buttons, the views, the key
 
 
-def shoot_at_phone_width(page, name, ready, before=None):
+def shoot_at_phone_width(page, name, ready, before=None, back=VIEWPORT):
     """At 390 px, once `ready` shows: nothing is wider than the screen, the
-    header is short, its scopes folded; `before(page)`, then a picture."""
+    header is short, its scopes folded; `before(page)`, then a picture; then
+    the window is `back` to its width."""
     page.set_viewport_size(PHONE)
     page.locator(ready).first.wait_for()
     width = page.evaluate("() => document.documentElement.scrollWidth")
@@ -116,7 +117,7 @@ def shoot_at_phone_width(page, name, ready, before=None):
     if before:
         before(page)
     shoot(page, name)
-    page.set_viewport_size(VIEWPORT)
+    page.set_viewport_size(back)
 
 
 def check_days_stacked(page):

@@ -100,7 +100,7 @@ def test_compose_with_images_preview_repeat_and_schedule(browser, server, user):
         page.fill("#content", LONG)
         # The preview: the author, the first 210 characters and "…see more".
         preview = page.locator(".preview-panel")
-        preview.locator(".see-more").wait_for()
+        page.locator(".preview-panel[data-fresh=true]").wait_for()  # the service's answer
         text = preview.locator(".preview-text").text_content()
         assert text == LONG[:210] + "…see more"
         assert "urn:li:organization:42" in preview.text_content()
@@ -168,7 +168,9 @@ def test_compose_with_images_preview_repeat_and_schedule(browser, server, user):
         # Each entry a sentence: what, when in the reader's zone (UTC on hover), by whom.
         assert f"Created as a draft by {name} (svc_live_" in history.nth(0).text_content()
         scheduled = history.nth(1)
-        assert re.search(rf"Scheduled for {when:%a},? {when.day} {when:%b}", scheduled.text_content())
+        assert re.search(
+            rf"Scheduled for {when:%a},? {when.day} {when:%b}", scheduled.text_content()
+        )
         assert f"09:00 by {name} (svc_live_" in scheduled.text_content()
         assert "Draft → Scheduled" in scheduled.text_content()
         stamp = scheduled.locator(".timeline-sentence time")
@@ -306,7 +308,10 @@ def test_month_calendar_compose_for_a_day_and_drag_to_reschedule(browser, server
         clash.wait_for()
         assert clash.get_attribute("href") == f"#/posts/{other['id']}"
         assert "at least 120 minutes apart" in alert.text_content()
-        assert f"{(day.replace(day=11, hour=10)).astimezone(UTC):%a %-d %b, %H:%M} (UTC)" in alert.text_content()
+        assert (
+            f"{(day.replace(day=11, hour=10)).astimezone(UTC):%a %-d %b, %H:%M} (UTC)"
+            in alert.text_content()
+        )
         page.locator(f"section[data-date='{date(12)}'] [data-post-id='{weekly['id']}']").wait_for()
         assert (
             page.locator(f"section[data-date='{date(11)}'] [data-post-id='{weekly['id']}']").count()

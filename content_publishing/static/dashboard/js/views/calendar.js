@@ -59,6 +59,7 @@ async function calendar(view, route, session, mode) {
   const canMove = session.can("posts:write") && session.can("posts:publish");
   const canWrite = session.can("posts:write");
   const drags = canMove && POINTER.matches;
+  let legend; // hidden while the workspace is empty: nothing to tell apart yet
   show(
     view,
     heading(
@@ -78,7 +79,7 @@ async function calendar(view, route, session, mode) {
       ),
     ),
     steps,
-    h(
+    (legend = h(
       "p",
       { class: "hint calendar-legend" },
       `Times are in your time zone, ${time.ZONE}; hover a time to see it in UTC. `,
@@ -87,7 +88,7 @@ async function calendar(view, route, session, mode) {
       h("span", { class: "legend" }, h("span", { class: "swatch swatch-repeat" }), "Planned repeat"),
       mode === "week" ? h("span", { class: "legend" }, h("span", { class: "swatch swatch-slot" }), "Free slot") : null,
       drags ? h("span", { class: "drag-hint" }, " Drag a scheduled post to another day, or a draft onto a day or a free slot.") : null,
-    ),
+    )),
     messages,
     h("div", { class: "calendar-layout" }, body, side),
   );
@@ -128,6 +129,7 @@ async function calendar(view, route, session, mode) {
     const status = plan.progress;
     const empty = status && !status.channels && !status.posts;
     show(steps, status && !empty && !(status.slotted && status.posts) ? firstSteps(status, session, false) : null);
+    legend.hidden = Boolean(empty);
     if (empty) {
       show(body, firstSteps(status, session, true));
       side.replaceChildren();

@@ -62,7 +62,7 @@ function firstChannel(channels, asked, session) {
   const known = (id) => id === "personal" || channels.some((c) => c.id === id);
   if (asked && known(asked)) return asked;
   const last = localStorage.getItem(lastChannelItem(session));
-  if (last && channels.some((c) => c.id === last)) return last;
+  if (last && known(last)) return last;
   if (channels.length === 1) return channels[0].id;
   return "personal";
 }
@@ -254,8 +254,7 @@ function postForm(initial, channels, start, session, reload) {
     counter.replaceChildren(
       `${formatNumber(graphemeCount(content.value))} characters · `,
       h("strong", { class: "linkedin-count" }, `${formatNumber(linkedinCount)} of ${formatNumber(LINKEDIN_LIMIT)}`),
-      " as LinkedIn counts",
-      over > 0 ? `: ${formatNumber(over)} too many, shorten it` : null,
+      over > 0 ? ` as LinkedIn counts: ${formatNumber(over)} too many, shorten it` : " as LinkedIn counts",
     );
     counter.classList.toggle("counter-over", over > 0);
   }
@@ -268,7 +267,14 @@ function postForm(initial, channels, start, session, reload) {
     clearTimeout(previewTimer);
     previewTimer = setTimeout(refreshPreview, PREVIEW_DELAY_MS);
   }
-  async function refreshPreview() {
+  // What the service's last preview said (the author, its warnings), and
+  // its problem if it gave none. The preview is drawn again at once as the
+  // text changes, with the count the counter shows; the service's answer
+  // follows a moment later.
+  let served = { author: null, warnings: null, problem: null };
+  /** `fresh`: drawn from the service's answer to the text as it is now. */
+  function drawPreview(fresh = false) {
+    preview.dataset.fresh = String(fresh);
     const body = preview.querySelector(".preview-body");
     const values = fields();
     if (!values.content.trim()) {
@@ -279,24 +285,31 @@ function postForm(initial, channels, start, session, reload) {
       show(body, h("p", { class: "muted" }, "Name the brand page to see the preview."));
       return;
     }
+    const channelId = channelOf(values);
+    const channel = channels.find((c) => c.id === channelId) ?? { id: channelId, name: values.type === "brand" ? values.brand_id : "Your profile", missing: true };
+    show(body, renderPreview(values, served, channel, linkedinCount), served.problem ? h("p", { class: "muted preview-problem" }, `The service gave no preview: ${served.problem}`) : null);
+  }
+  async function refreshPreview() {
+    const values = fields();
+    if (!values.content.trim() || (values.type === "brand" && !values.brand_id)) return drawPreview();
     const asked = ++previewAsked;
     const request = { type: values.type, content: values.content, media_urls: values.media_urls };
     if (values.type === "brand") request.brand_id = values.brand_id;
-    const channelId = channelOf(values);
-    const channel = channels.find((c) => c.id === channelId) ?? { id: channelId, name: values.type === "brand" ? values.brand_id : "Your profile", missing: true };
     try {
       const { data } = await call("POST", "/api-v2-posts-preview", { body: request });
       if (asked !== previewAsked) return;
+      served = { author: data.linkedin_request.body.author, warnings: data.warnings, problem: null };
       countCharacters(data.linkedin_request.body.commentary.length);
-      show(body, renderPreview(data, channel, values, linkedinCount));
     } catch (error) {
       if (asked !== previewAsked) return;
+      served = { ...served, warnings: null, problem: error.message };
       countCharacters();
-      show(body, renderPreview(null, channel, values, linkedinCount), h("p", { class: "muted preview-problem" }, `The service gave no preview: ${error.message}`));
     }
+    drawPreview(true);
   }
   content.addEventListener("input", () => {
     countCharacters();
+    drawPreview();
     schedulePreview();
   });
   media.addEventListener("input", () => {
@@ -354,6 +367,7 @@ function postForm(initial, channels, start, session, reload) {
         if (values.type === "personal") delete values.brand_id;
         if (!values.repeat) delete values.repeat;
         post = (await call("POST", "/api-v2-posts", { body: values, idempotencyKey })).data;
+        localStorage.setItem(lastChannelItem(session), channelOf(post)); // saved: the next post starts there
         if (action === "schedule") {
           stage = "schedule";
           post = (await call("PATCH", `/api-v2-posts-item/${post.id}`, { body: { status: "Scheduled", scheduled_at: at }, version: post.version })).data;
@@ -363,7 +377,6 @@ function postForm(initial, channels, start, session, reload) {
         stage = "queue";
         post = (await call("POST", "/api-v2-posts-queue", { body: { post_id: post.id }, version: post.version })).data;
       }
-      localStorage.setItem(lastChannelItem(session), channelOf(post));
       const done = {
         save: initial ? `Saved (version ${post.version}).` : "Draft saved. Schedule it when it is ready.",
         schedule: `Scheduled for ${time.local(post.scheduled_at)}.`,
@@ -389,6 +402,7 @@ function postForm(initial, channels, start, session, reload) {
 
   countCharacters();
   showThumbs();
+  drawPreview();
   if (content.value) schedulePreview();
   if (!editable) for (const button of buttons) button.disabled = true;
   syncChannel();
@@ -405,29 +419,26 @@ function postForm(initial, channels, start, session, reload) {
 
 /** The preview's body: the author, the text folded as LinkedIn folds it
  *  (after whole characters), the pictures, the warnings in the dashboard's
- *  words, and the count. `data`: the service's preview, or null when it gave
- *  none (the text is then shown as written). */
-function renderPreview(data, channel, values, linkedinCount) {
-  const shown = data ? unescape(data.linkedin_request.body.commentary) : values.content;
+ *  words, and the count. `served`: what the service's last preview said. */
+function renderPreview(values, served, channel, linkedinCount) {
   const text = h("p", { class: "preview-text" });
-  const { text: folded, cut } = cutAt(shown, SEE_MORE_AT);
+  const { text: folded, cut } = cutAt(values.content, SEE_MORE_AT);
   if (cut) {
     const more = h("button", { type: "button", class: "see-more" }, "…see more");
-    more.addEventListener("click", () => text.replaceChildren(shown));
+    more.addEventListener("click", () => text.replaceChildren(values.content));
     text.append(folded, more);
-  } else text.append(shown);
+  } else text.append(values.content);
   const found = [
     ...(linkedinCount > LINKEDIN_LIMIT ? [overLength(linkedinCount)] : []),
-    ...(data?.warnings ?? []).filter((w) => w.code !== "over_length").map((w) => (w.code === "author_unknown" ? authorUnknown(channel) : w)),
+    ...(served.warnings ?? []).filter((w) => w.code !== "over_length").map((w) => (w.code === "author_unknown" ? authorUnknown(channel) : w)),
   ];
   const warnings = found.length
     ? h("ul", { class: "preview-warnings" }, found.map((w) => h("li", { class: "alert alert-warning", dataset: { code: w.code } }, w.message)))
-    : data
+    : served.warnings
       ? h("p", { class: "hint preview-ok" }, "No warnings.")
       : null;
-  const author = data?.linkedin_request.body.author;
   return [
-    h("p", { class: "preview-author" }, h("strong", {}, channel.name), author ? h("span", { class: "mono muted" }, ` ${author}`) : null),
+    h("p", { class: "preview-author" }, h("strong", {}, channel.name), served.author ? h("span", { class: "mono muted" }, ` ${served.author}`) : null),
     text,
     mediaThumbs(values.media_urls),
     warnings,
@@ -449,9 +460,6 @@ function authorUnknown(channel) {
     : [`${channel.name} has no LinkedIn author yet, so the automation must fill it in. `, h("a", { href: `#/channels?edit=${encodeURIComponent(channel.id)}` }, `Edit ${channel.name}`), " under Channels and fill in its LinkedIn author."];
   return { code: "author_unknown", message: [h("strong", {}, "No author. "), where] };
 }
-
-/** The text LinkedIn shows for an escaped commentary. */
-const unescape = (commentary) => commentary.replace(/\\(.)/gs, "$1");
 
 const sameMinute = (a, b) => (a && b ? Math.floor(Date.parse(a) / 60000) === Math.floor(Date.parse(b) / 60000) : a === b);
 
