@@ -134,7 +134,11 @@ class Dispatcher:
         )
         with transaction():
             return posts.push_due(
-                now, PUSH_BATCH, self.config["HANDOFF_MAX_DELAY_SECONDS"], handoff
+                now,
+                PUSH_BATCH,
+                self.config["HANDOFF_MAX_DELAY_SECONDS"],
+                handoff,
+                self.config["SCHEDULE_MIN_LEAD_SECONDS"],
             )
 
     def lease(self):

@@ -494,3 +494,30 @@ def test_the_delivery_log_keeps_the_next_attempt_and_the_error_apart(browser, se
             shoot(page, "plan-deliveries")
             shoot_at_phone_width(page, "plan-deliveries-phone", "tbody tr", back=WIDE)
             assert_clean(page, server)
+
+
+def test_the_composers_count_is_the_services(browser, server, user):
+    """The composer counts before the preview answers with the dashboard's
+    own copy of the escaping (js/text.js); on every text of the service's
+    escaping and length tables it gives the service's commentary and count."""
+    from content_publishing.linkedin import commentary_length, escape
+    from tests.test_linkedin import ESCAPES
+    from tests.test_linkedin_escaping import ADVERSARIAL, URL_EXTENTS
+    from tests.test_linkedin_length import FITS, TOO_LONG
+
+    texts = [content for content, _ in ESCAPES + ADVERSARIAL + FITS + TOO_LONG]
+    texts += [text for text, _ in URL_EXTENTS]
+    texts += [f"{EMOJI} #été (@[Zoë](urn:li:person:z1)) «@[A_B](urn:li:organization:7)»"]
+    _, key = user
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        found = page.evaluate(
+            """async (texts) => {
+                const text = await import("/functions/v1/dashboard/assets/js/text.js");
+                return texts.map((t) => [text.linkedinEscape(t), text.linkedinLength(t)]);
+            }""",
+            texts,
+        )
+        assert_clean(page, server)
+    for content, (commentary, length) in zip(texts, found, strict=True):
+        assert (commentary, length) == (escape(content), commentary_length(content)), content

@@ -49,7 +49,8 @@ bp = Blueprint("planning", __name__)
     description="A Draft or Failed post becomes Scheduled at the first free slot of its channel "
     "at or after now plus the lead time, within 90 days: no Scheduled, Publishing or Published "
     "post of the channel at that instant, and the channel's guards kept. 409 no_free_slot when "
-    "the channel has no slots (or is not set up) or nothing is free.",
+    "the channel has no slots (or is not set up) or nothing is free; 400 naming content when "
+    "the text is over LinkedIn's limit once escaped.",
 )
 @require_scope("posts:publish")
 def queue_post(body):
@@ -125,7 +126,7 @@ class ImportBody:
     "its channel's guards apply) or a queued one (queue: the next free slot, in row order). "
     "All or nothing: any bad row is a 400 validation_error with details.rows naming every bad "
     "row (1-based) and its fields, and nothing is stored. Rows that schedule need "
-    "posts:publish.",
+    "posts:publish, and a text within LinkedIn's limit once escaped (a Draft row may be longer).",
 )
 @require_scope("posts:write")
 def import_posts(body):

@@ -82,6 +82,10 @@ function sentence(entry) {
       return ["Given back untried by the automation, scheduled again for ", at ?? "its time"];
     case "reported_failed":
       return entry.status_from === "Publishing" ? "Reported failed by the automation" : "Marked failed";
+    case "refused": {
+      const count = /^(\d+) characters/.exec(entry.detail ?? "")?.[1];
+      return `Not handed to the automation: too long for LinkedIn${count ? ` (${Number(count).toLocaleString("en")} of 3,000 once escaped)` : ""}, so it failed`;
+    }
     case "lease_expired":
       return ["Failed: the automation did not report back in time (its lease ran out", at ? [" at ", at] : "", ")"];
     case "published":
