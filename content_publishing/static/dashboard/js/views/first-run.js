@@ -16,7 +16,13 @@ export function firstSteps(progress, session, full) {
       "li",
       { class: `first-step${isDone ? " first-step-done" : ""}`, dataset: { step: n } },
       h("span", { class: "first-step-mark", "aria-hidden": "true" }, isDone ? "✓" : String(n)),
-      h("div", { class: "first-step-body" }, h("h3", {}, title, isDone ? h("span", { class: "visually-hidden" }, " (done)") : null), h("p", {}, text), actions.length ? h("p", { class: "actions" }, actions) : null),
+      h(
+        "div",
+        { class: "first-step-body" },
+        h("h3", {}, title, isDone ? h("span", { class: "visually-hidden" }, " (done)") : null),
+        // A step done says no more above the calendar: the title and its tick.
+        isDone && !full ? null : [h("p", {}, text), actions.filter(Boolean).length ? h("p", { class: "actions" }, actions) : null],
+      ),
     );
   return h(
     "section",
