@@ -346,6 +346,7 @@ def test_composer_channel_counting_and_spacing_refusals(browser, server, user):
         assert "counter-over" in counter.get_attribute("class")
         assert "too many" in counter.text_content()
         shoot(page, "plan-composer-over")
+        shoot_at_phone_width(page, "plan-composer-over-phone", "[data-code=over_length]", back=WIDE)
 
         # A time that breaks the spacing rule: said in the channel's zone, the
         # clashing post named and linked.
@@ -414,6 +415,7 @@ def test_bulk_queue_reschedule_change_channel_then_move_to_the_next_slot(browser
         page.locator("[data-bulk=shift]").click()
         page.fill("#bulk-days", "2")
         shoot(page, "plan-bulk-reschedule")
+        shoot_at_phone_width(page, "plan-bulk-reschedule-phone", "#bulk-days", back=WIDE)
         page.get_by_role("button", name="Move", exact=True).click()
         page.locator("#notice", has_text="2 of 2 moved by 2 days").wait_for()
         times = sorted(api.get(ITEM + p["id"]).json["scheduled_at"] for p in (first, second))

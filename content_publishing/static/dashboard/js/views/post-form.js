@@ -287,7 +287,7 @@ function postForm(initial, channels, start, session, reload) {
     }
     const channelId = channelOf(values);
     const channel = channels.find((c) => c.id === channelId) ?? { id: channelId, name: values.type === "brand" ? values.brand_id : "Your profile", missing: true };
-    show(body, renderPreview(values, served, channel, linkedinCount), served.problem ? h("p", { class: "muted preview-problem" }, `The service gave no preview: ${served.problem}`) : null);
+    show(body, renderPreview(values, served, channel, linkedinCount), served.problem ? h("p", { class: "muted preview-problem" }, `The service could not check it: ${served.problem}`) : null);
   }
   async function refreshPreview() {
     const values = fields();
@@ -449,7 +449,7 @@ function renderPreview(values, served, channel, linkedinCount) {
 function overLength(length) {
   return {
     code: "over_length",
-    message: [h("strong", {}, "Too long for LinkedIn. "), `It is ${formatNumber(length)} of ${formatNumber(LINKEDIN_LIMIT)} as LinkedIn counts; shorten it by ${formatNumber(length - LINKEDIN_LIMIT)}, or LinkedIn will refuse it.`],
+    message: [h("strong", {}, "Too long for LinkedIn. "), `It is ${formatNumber(length)} of ${formatNumber(LINKEDIN_LIMIT)} as LinkedIn counts: shorten it by ${formatNumber(length - LINKEDIN_LIMIT)} to schedule it.`],
   };
 }
 
