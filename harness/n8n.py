@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from harness.http_client import Client
 from harness.server import free_port
 
 N8N_VERSION = "2.40.7"
@@ -257,6 +258,21 @@ class N8n:
                 return self
             time.sleep(0.5)
         raise TimeoutError(f"n8n did not log {READY_LINE!r} in {timeout}s:\n{self.log()}")
+
+    def wait_for_webhook(self, path, timeout=120):
+        """Until n8n has registered the production webhook at `path`: it
+        answers 404 for a while after it logs READY_LINE, until the
+        published workflows are activated. Probed without a token, so the
+        workflow does not run (403 once it is there)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with Client(self.url, timeout=5) as client:
+                status = client.post(path, {}).status
+            if status not in (None, 404):
+                return status
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"n8n has no webhook at {path} after {timeout}s")
+            time.sleep(0.5)
 
     def _logged_since_start(self, text):
         try:

@@ -159,7 +159,7 @@ def stack(tmp_path_factory):
             # Off until a push test: the claim tests pull the same user's posts.
             assert api.patch(HOOK + hook_ids["push"], {"enabled": False}).status == 200
             setup_n8n(n8n, tmp, nginx.url, key, tokens, chat.url, mail.port)
-            n8n.start()
+            start_n8n(n8n)
             try:
                 yield SimpleNamespace(
                     server=server,
@@ -253,6 +253,13 @@ def setup_n8n(n8n, tmp, base_url, key, tokens, chat_url, smtp_port):
     n8n.import_workflow(tmp / "notify-mail.json")
     for workflow_id in (PUSH_ID, NOTIFY_ID, MAIL_ID):
         n8n.activate(workflow_id)
+
+
+def start_n8n(n8n):
+    """n8n started, its published workflows' webhooks registered."""
+    n8n.start()
+    for path in (WEBHOOK, f"/webhook/{FAILED_PATH}", f"/webhook/{FAILED_PATH}-mail"):
+        n8n.wait_for_webhook(path)
 
 
 def header_credential(credential_id, name, header, value):
@@ -589,7 +596,7 @@ def test_n8n_killed_while_linkedin_holds_a_pushed_post_leaves_it_to_its_lease(st
     # Acknowledged before it was published: the service sends it to no one
     # again; the post waits for its lease, then is Failed, "may already be live".
     assert "pushed" in history(stack.api, post_id)
-    stack.n8n.start()
+    start_n8n(stack.n8n)
     post = wait_settled(stack.api, [post_id], timeout=LEASE + 60)[post_id]
     assert post["status"] == "Failed" and "may already be live" in post["last_error"], post
     assert len(sent(stack, "HOLD-PUSH: n8n dies while LinkedIn answers")) == 1
@@ -599,6 +606,9 @@ def test_n8n_killed_while_linkedin_holds_a_pushed_post_leaves_it_to_its_lease(st
         if d["event_type"] == "post.due"
     ]
     assert [a["status_code"] for a in delivery["attempts"]] == [200], delivery
+    # n8n, started again, finds the run it never finished and runs the Error
+    # workflow for it: a person hears of it.
+    assert "Workflow did not finish" in wait_told(stack, '"Publish on LinkedIn"')
 
 
 # --- a person is told -----------------------------------------------------------------------------
@@ -633,16 +643,22 @@ def test_a_failed_run_of_the_kit_is_told_by_chat(stack):
         "data": {"linkedin_request": {"url": "x", "body": {}}, "callback_url": "x"},
     }
     assert deliver(stack, payload, "msg_broken_n8n_kit").status == 200
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        told = [a.json["text"] for a in stack.chat.arrivals if "n8n workflow failed" in a.body]
-        if told:
-            break
-        time.sleep(0.5)
-    assert told and told[0].startswith(
+    told = wait_told(stack, 'in node "Plan"')
+    assert told.startswith(
         "n8n workflow failed: Content Publishing: push (post.due) and publish to LinkedIn"
     ), told
-    assert 'in node "Plan"' in told[0]
+
+
+def wait_told(stack, text, timeout=60):
+    """The first chat message about a failed run that holds `text`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for arrival in stack.chat.arrivals:
+            message = (arrival.json or {}).get("text", "")
+            if message.startswith("n8n workflow failed") and text in message:
+                return message
+        time.sleep(0.5)
+    raise AssertionError([a.body for a in stack.chat.arrivals][-5:])
 
 
 # --- the publish plan, with plans the test builds -------------------------------------------------
