@@ -3,8 +3,8 @@
 Its pixels are never decoded in the web worker. Each upload is handed to a
 child process forked for it, which reads the header, refuses what is over the
 caps below, decodes every frame and writes the image anew without its
-metadata. The child runs under an address-space limit (MEMORY_BYTES more
-than the worker it was forked from held) and a CPU-time limit, and the worker
+metadata. The child runs under a memory limit (MEMORY_BYTES more than the
+worker it was forked from held) and a CPU-time limit, and the worker
 kills it at its deadline (SECONDS): whatever a decoder does with a crafted
 file, the worker keeps its memory and answers in time, and the next request
 finds it as it was.
@@ -164,12 +164,17 @@ def _limit():
     SECONDS + 1 of CPU (the parent's deadline comes first; this one holds if
     the parent is gone), no core dumped.
 
-    The address space the child starts with counts what malloc holds free
-    (memory of the worker's earlier requests, kept for reuse): the child
-    may use that without growing its address space, so it is taken off."""
+    The memory is bounded by RLIMIT_DATA, which counts every private
+    writable mapping (the heap, and since Linux 4.7 anonymous mmap too, and
+    reserved address space made writable: malloc's arenas grow so), from
+    what the worker had written (VmData) less what its malloc holds free
+    for reuse, which the child may take without growing. RLIMIT_AS bounds
+    the address space as well."""
     with open("/proc/self/status") as status:
-        vm_size = next(int(line.split()[1]) for line in status if line.startswith("VmSize:"))
-    _lower(resource.RLIMIT_AS, vm_size * 1024 - _free_in_malloc() + MEMORY_BYTES)
+        sizes = dict(line.split(":", 1) for line in status if line.startswith(("VmSize", "VmData")))
+    vm_size, vm_data = (int(sizes[name].split()[0]) * 1024 for name in ("VmSize", "VmData"))
+    _lower(resource.RLIMIT_DATA, max(0, vm_data - _free_in_malloc()) + MEMORY_BYTES)
+    _lower(resource.RLIMIT_AS, vm_size + MEMORY_BYTES)
     _lower(resource.RLIMIT_CPU, math.ceil(SECONDS) + 1)
     _lower(resource.RLIMIT_CORE, 0)
     Image.MAX_IMAGE_PIXELS = MAX_PIXELS // 2  # Pillow refuses a frame over 2 x this
