@@ -80,8 +80,10 @@ class EnvelopeWorker(SyncWorker):
         if context is None:
             self.serving[:2] = b"\0\0"
             return
-        fields = (context.request_id, context.key_id, context.user, context.method, context.path)
-        text = "\t".join("" if f is None else str(f) for f in fields).encode()[: SERVING_BYTES - 2]
+        c = context
+        key_id, user = ("" if c.key_id is None else c.key_id), (c.user or "")
+        text = f"{c.request_id}\t{key_id}\t{user}\t{c.method}\t{c.path}".encode()
+        text = text[: SERVING_BYTES - 2]
         self.serving[2 : 2 + len(text)] = text
         self.serving[:2] = len(text).to_bytes(2, "big")
 
