@@ -14,6 +14,8 @@ What a plain `npm install n8n` trips over on this machine, and the answer:
 workflows and credentials, and runs a workflow with `n8n execute`.
 """
 
+import contextlib
+import getpass
 import json
 import os
 import shutil
@@ -23,7 +25,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from harness import postgres
 from harness.http_client import Client
 from harness.server import free_port
 
@@ -149,6 +153,30 @@ def install(cache=CACHE, out=sys.stdout):
         flush=True,
     )
     return cache
+
+
+@contextlib.contextmanager
+def postgres_database():
+    """n8n's own database in a fresh schema of the test PostgreSQL server
+    (dropped afterwards): yields the environment that points n8n at it.
+
+    On its default SQLite database n8n sets no busy timeout, so an
+    `n8n execute` beside a running `n8n start` fails with SQLITE_BUSY
+    whenever the two write at the same moment (seen: the execute's final
+    save lost to the server saving a notify run). PostgreSQL waits instead."""
+    url = postgres.base_url()
+    with postgres.fresh_database(url, prefix="n8n") as scoped:
+        schema = scoped.rsplit("search_path%3D", 1)[1]
+        parts = urlsplit(url)
+        yield {
+            "DB_TYPE": "postgresdb",
+            "DB_POSTGRESDB_HOST": parts.hostname or "127.0.0.1",
+            "DB_POSTGRESDB_PORT": str(parts.port or 5432),
+            "DB_POSTGRESDB_DATABASE": parts.path.lstrip("/") or "postgres",
+            "DB_POSTGRESDB_USER": parts.username or getpass.getuser(),
+            "DB_POSTGRESDB_PASSWORD": parts.password or "",
+            "DB_POSTGRESDB_SCHEMA": schema,
+        }
 
 
 class N8n:

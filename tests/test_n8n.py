@@ -46,7 +46,7 @@ from harness.clock import ahead
 from harness.linkedin_standin import LinkedInStandIn
 from harness.loopback import LoopbackServer, QuietHandler
 from harness.mailbox import Mailbox
-from harness.n8n import N8N_VERSION, N8n, installed
+from harness.n8n import N8N_VERSION, N8n, installed, postgres_database
 from harness.n8n_workflows import CLAIM_ID, FAILED_PATH, NOTIFY_ID, PUSH_ID, PUSH_PATH
 from harness.paths import ROOT
 from harness.server import free_port
@@ -117,6 +117,7 @@ def stack(tmp_path_factory):
         Receiver() as chat,
         Mailbox() as mail,
         Files() as files,
+        postgres_database() as n8n_database,
     ):
         linkedin.fail_on("FAIL-ME", 422, "Stand-in refusal: this post breaks a rule (FAIL-ME)")
         linkedin.fail_on("FAIL-500", 500, "Internal Server Error")
@@ -137,7 +138,7 @@ def stack(tmp_path_factory):
             api = Client(server.url, key, timeout=30)
             r = api.post(CHANNELS, {"type": "personal", "name": "Me", "author_urn": AUTHOR})
             assert r.status == 201, r
-            n8n = N8n(tmp / "n8n-home")
+            n8n = N8n(tmp / "n8n-home", env=n8n_database)
             tokens = {}
             hook_ids = {}
             for name, path, events in (
