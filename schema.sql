@@ -318,25 +318,33 @@ CREATE TABLE IF NOT EXISTS post_history (
 );
 CREATE INDEX IF NOT EXISTS post_history_post ON post_history (post_id, id);
 
--- Search (GET /api-v2-posts?q=): an FTS5 index of the posts' content (an
--- external-content table: it keeps no copy of the text), kept by the
--- triggers below on the posts' rowid. Case-insensitive, whole words,
--- diacritics kept, as PostgreSQL's 'simple' configuration reads them. The
--- service never VACUUMs, which could renumber the rowids; after a manual
--- VACUUM, `INSERT INTO posts_search (posts_search) VALUES ('rebuild')`.
+-- Search (GET /api-v2-posts?q=), version 10: an FTS5 index of the posts'
+-- content, kept by the triggers below. Contentless (it keeps no copy of the
+-- text). Its rowid is the owner's id * 2^40 (1099511627776) + the post's
+-- rowid, so that each owner's entries are one range of rowids, which a
+-- search seeks to and never leaves (content_publishing/store/search.py).
+-- Case-insensitive, whole words, diacritics kept, as PostgreSQL's 'simple'
+-- configuration reads them. The service never VACUUMs, which could
+-- renumber the posts' rowids; after a manual VACUUM, rebuild it:
+--   INSERT INTO posts_search (posts_search) VALUES ('delete-all');
+--   INSERT INTO posts_search (rowid, content)
+--       SELECT user_id * 1099511627776 + rowid, content FROM posts;
 CREATE VIRTUAL TABLE IF NOT EXISTS posts_search USING fts5(
-    content, content = 'posts', content_rowid = 'rowid',
-    tokenize = 'unicode61 remove_diacritics 0'
+    content, content = '', tokenize = 'unicode61 remove_diacritics 0'
 );
 CREATE TRIGGER IF NOT EXISTS posts_search_insert AFTER INSERT ON posts BEGIN
-    INSERT INTO posts_search (rowid, content) VALUES (new.rowid, new.content);
+    INSERT INTO posts_search (rowid, content)
+    VALUES (new.user_id * 1099511627776 + new.rowid, new.content);
 END;
-CREATE TRIGGER IF NOT EXISTS posts_search_update AFTER UPDATE OF content ON posts BEGIN
-    INSERT INTO posts_search (posts_search, rowid, content) VALUES ('delete', old.rowid, old.content);
-    INSERT INTO posts_search (rowid, content) VALUES (new.rowid, new.content);
+CREATE TRIGGER IF NOT EXISTS posts_search_update AFTER UPDATE OF content, user_id ON posts BEGIN
+    INSERT INTO posts_search (posts_search, rowid, content)
+    VALUES ('delete', old.user_id * 1099511627776 + old.rowid, old.content);
+    INSERT INTO posts_search (rowid, content)
+    VALUES (new.user_id * 1099511627776 + new.rowid, new.content);
 END;
 CREATE TRIGGER IF NOT EXISTS posts_search_delete AFTER DELETE ON posts BEGIN
-    INSERT INTO posts_search (posts_search, rowid, content) VALUES ('delete', old.rowid, old.content);
+    INSERT INTO posts_search (posts_search, rowid, content)
+    VALUES ('delete', old.user_id * 1099511627776 + old.rowid, old.content);
 END;
 
 -- Version 8: the key generation. Each worker caches the keys it has seen

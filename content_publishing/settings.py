@@ -40,6 +40,7 @@ def defaults(instance_path):
         "SQLITE_SYNCHRONOUS": "FULL",
         "SQLITE_BUSY_TIMEOUT_MS": 5000,
         "SQLITE_MAX_PAGE_COUNT": None,
+        "SEARCH_TIMEOUT_MS": 1000,
         # Webhooks and the dispatcher
         "PUBLIC_URL": "http://127.0.0.1:8000",
         "HANDOFF_LEASE_SECONDS": 600,
@@ -72,6 +73,7 @@ KINDS = {
     "SQLITE_BUSY_TIMEOUT_MS": "count",
     "SCHEDULE_MIN_LEAD_SECONDS": "integer",
     "SQLITE_MAX_PAGE_COUNT": "optional count",
+    "SEARCH_TIMEOUT_MS": "positive integer",
     "HANDOFF_LEASE_SECONDS": "positive",
     "HANDOFF_MAX_DELAY_SECONDS": "positive",
     "WEBHOOK_TIMEOUT_SECONDS": "positive",

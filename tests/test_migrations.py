@@ -3,9 +3,12 @@
 import sqlite3
 from pathlib import Path
 
+import psycopg
+
 from content_publishing.app import create_app
 from content_publishing.auth import display_prefix, generate_key, hash_key
 from content_publishing.store.versions import SCHEMA_VERSION
+from harness.api import POSTS
 from tests.conftest import Caller
 
 V1_SCHEMA = Path(__file__).parent / "data" / "schema_v1.sql"
@@ -107,3 +110,100 @@ def test_init_db_migrates_a_version_1_database(tmp_path):
     # The old idempotency key still names its post, and the post can be deleted with it.
     r = api.client.delete(f"/functions/v1/api-v2-posts-item/{ids[0]}", headers={"X-API-Key": key})
     assert r.status_code == 204
+
+
+# The search index as versions 7 to 9 made it: the words of every user's
+# posts in one index (store/search.py says why version 10 keys it by owner).
+SEARCH_V8 = {
+    "sqlite": [
+        "DROP TRIGGER posts_search_insert",
+        "DROP TRIGGER posts_search_update",
+        "DROP TRIGGER posts_search_delete",
+        "DROP TABLE posts_search",
+        "CREATE VIRTUAL TABLE posts_search USING fts5(content, content = 'posts',"
+        " content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 0')",
+        "CREATE TRIGGER posts_search_insert AFTER INSERT ON posts BEGIN"
+        " INSERT INTO posts_search (rowid, content) VALUES (new.rowid, new.content); END",
+        "CREATE TRIGGER posts_search_update AFTER UPDATE OF content ON posts BEGIN"
+        " INSERT INTO posts_search (posts_search, rowid, content)"
+        " VALUES ('delete', old.rowid, old.content);"
+        " INSERT INTO posts_search (rowid, content) VALUES (new.rowid, new.content); END",
+        "CREATE TRIGGER posts_search_delete AFTER DELETE ON posts BEGIN"
+        " INSERT INTO posts_search (posts_search, rowid, content)"
+        " VALUES ('delete', old.rowid, old.content); END",
+        "INSERT INTO posts_search (posts_search) VALUES ('rebuild')",
+        "PRAGMA user_version = 8",
+    ],
+    "postgresql": [
+        "DROP INDEX posts_search_owned",
+        "DROP FUNCTION posts_search_terms",
+        "CREATE INDEX posts_search ON posts USING GIN (to_tsvector('simple', content))"
+        " WITH (fastupdate = off)",
+        "UPDATE schema_version SET version = 8",
+    ],
+}
+
+
+def as_version_8(backend, database):
+    if backend == "postgresql":
+        with psycopg.connect(database, autocommit=True) as conn:
+            for statement in SEARCH_V8[backend]:
+                conn.execute(statement)
+        return
+    with sqlite3.connect(database, isolation_level=None) as conn:
+        for statement in SEARCH_V8[backend]:
+            conn.execute(statement)
+
+
+def search_index(backend, database):
+    """(schema version, the search index's definition)."""
+    if backend == "postgresql":
+        with psycopg.connect(database) as conn:
+            version = conn.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+            found = conn.execute(
+                "SELECT string_agg(indexdef, '; ') FROM pg_indexes"
+                " WHERE schemaname = current_schema() AND indexname LIKE 'posts_search%'"
+            ).fetchone()[0]
+            return version, found
+    with sqlite3.connect(database) as conn:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        found = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'posts_search'"
+        ).fetchone()[0]
+        return version, found
+
+
+def test_init_db_rebuilds_the_search_index_of_a_version_8_database(
+    backend, database, app, api, caller, runner
+):
+    """The posts there are found after the upgrade, each by its owner only,
+    and the new index is kept as posts are added, changed and deleted."""
+    bob = caller("bob")
+    mine = {
+        text: api.post(POSTS, json={"type": "personal", "content": text}).get_json()["id"]
+        for text in ("Spring launch notes", "Autumn launch", "Nothing to see")
+    }
+    bob.post(POSTS, json={"type": "personal", "content": "Bob's launch"})
+    as_version_8(backend, database)
+    assert search_index(backend, database)[0] == 8
+    for _ in range(2):  # idempotent
+        result = runner.invoke(args=["init-db"])
+        assert result.exit_code == 0, result.output
+    version, index = search_index(backend, database)
+    assert version == SCHEMA_VERSION
+    assert "posts_search_terms(user_id, content)" in index or "content = ''" in index, index
+
+    def found(client, words):
+        page = client.get(POSTS, query_string={"q": words}).get_json()
+        assert page["total"] == len(page["data"]) and page["total_is_estimate"] is False
+        return {p["content"] for p in page["data"]}
+
+    assert found(api, "launch") == {"Spring launch notes", "Autumn launch"}
+    assert found(bob, "launch") == {"Bob's launch"}
+    assert found(api, "bob") == set()
+    api.post(POSTS, json={"type": "personal", "content": "Winter launch"})
+    api.patch(f"{POSTS}-item/{mine['Autumn launch']}", json={"content": "Autumn release"})
+    api.client.delete(f"{POSTS}-item/{mine['Spring launch notes']}", headers={"X-API-Key": api.key})
+    assert found(api, "launch") == {"Winter launch"}
+    assert found(api, "autumn release") == {"Autumn release"}
+    assert api.get(POSTS).get_json()["total"] == 3

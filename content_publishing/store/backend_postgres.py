@@ -19,6 +19,7 @@ Timestamps stay fixed-width UTC text, as in SQLite, so every comparison and
 every answer is the same on both backends.
 """
 
+import contextlib
 from pathlib import Path
 
 import psycopg
@@ -40,23 +41,62 @@ CONNECT_TIMEOUT = 5
 APPLICATION_NAME = "content-publishing"
 
 
+# What the GIN index posts_search_owned holds for a post: its words, each
+# with its owner in front ('42:launch'; schema_postgresql.sql's function
+# posts_search_terms), so that each owner's words are keys of their own: a
+# search looks up the caller's keys alone and never reads another user's
+# matches. The query's words go through the same function, so they are
+# read as the content is ('simple' configuration: lower case, no stemming).
+# Words the configuration reads as nothing ('²') leave no key: NULL then
+# matches nothing, where an empty array would be held by every post.
+OWNED_TERMS = "posts_search_terms(user_id, content) @> nullif(posts_search_terms(?, ?), '{}')"
+
+
+def _owned_query(user_id, words):
+    """(fragment, parameters): the owner's posts holding every word."""
+    return OWNED_TERMS, [user_id, " ".join(words)]
+
+
 class Dialect:
     for_update = " FOR UPDATE"
     skip_locked = " FOR UPDATE SKIP LOCKED"
     # ASC puts NULLs last in PostgreSQL, so the index order serves this.
     scheduled_order = "scheduled_at, id"
-    # The owner's clause beside a search: with plain `user_id = ?` the planner
-    # walked the user's posts newest first and computed to_tsvector for each
-    # (1.2 s for a word in 20 of 100,000 posts; 0.23 ms led by the GIN index,
-    # `make bench`, growth). The unary + keeps the owner's index out.
+    # The owner's clause beside a search led by the text index: with plain
+    # `user_id = ?` the planner walked the owner's posts newest first and
+    # computed to_tsvector for each (1.2 s for a word in 20 of 100,000
+    # posts; 0.23 ms led by the GIN index). The unary + keeps the owner's
+    # index out; the owner in each key keeps the text index to the owner.
     search_owner = "+user_id = ?"
 
     @staticmethod
-    def search(words):
-        """(WHERE fragment, parameters): posts whose content holds every word,
-        through the GIN index posts_search (the words are letters and digits
-        only, so the tsquery holds nothing but them and &)."""
-        return "to_tsvector('simple', content) @@ to_tsquery('simple', ?)", [" & ".join(words)]
+    def count_matches(user_id, words, filters, params, cap):
+        """(SQL, parameters) counting the owner's posts that hold every word
+        and pass `filters`, up to `cap`, led by the GIN index."""
+        fragment, found = _owned_query(user_id, words)
+        where = " AND ".join(["+user_id = ?", fragment, *filters])
+        return (
+            f"SELECT count(*) FROM (SELECT 1 FROM posts WHERE {where} LIMIT ?) found",
+            [user_id, *found, *params, cap],
+        )
+
+    @staticmethod
+    def matched(user_id, words):
+        """(WHERE fragment, parameters): the owner's posts that hold every
+        word, through the GIN index."""
+        return _owned_query(user_id, words)
+
+    @staticmethod
+    def holds_words(user_id, words):
+        """(expression, parameters, column): whether the post of a row of
+        `walked` holds every word, computed from its content as the index
+        reads it (for a few rows read in order); no column beside the record's."""
+        return (
+            "tsvector_to_array(to_tsvector('simple', walked.content))"
+            " @> nullif(tsvector_to_array(to_tsvector('simple', ?)), '{}')",
+            [" ".join(words)],
+            None,
+        )
 
 
 class Backend:
@@ -134,7 +174,19 @@ class Backend:
         ).fetchone()
         return int(row["size"])
 
+    @contextlib.contextmanager
+    def time_limit(self, conn, milliseconds, send_later):
+        """Cut each statement sent inside after `milliseconds`: the
+        transaction's statement_timeout, set with its next statement and
+        back to the connection's own when the block ends (is_timed_out)."""
+        send_later("SELECT set_config('statement_timeout', ?, true)", (f"{int(milliseconds)}ms",))
+        yield
+        send_later("SET LOCAL statement_timeout TO DEFAULT", ())
+
     # --- errors ---------------------------------------------------------------------
+
+    def is_timed_out(self, error):
+        return isinstance(error, pg_errors.QueryCanceled)
 
     def is_storage_full(self, error):
         return isinstance(error, pg_errors.DiskFull)

@@ -85,4 +85,20 @@ MIGRATIONS: dict[int, list[str | tuple[str, str]]] = {
     # 7 -> 8: the key generation of the per-worker key cache (auth.py);
     # schema.sql makes the table and its triggers.
     7: [],
+    # 8 -> 9: another change's (nothing of search's).
+    8: [],
+    # 9 -> 10: the search index partitioned by owner (store/search.py):
+    # contentless, its rowid the owner's id * 2^40 + the post's rowid. The
+    # old index and its triggers go; the new one is filled from the posts;
+    # schema.sql then makes its triggers.
+    9: [
+        "DROP TRIGGER IF EXISTS posts_search_insert",
+        "DROP TRIGGER IF EXISTS posts_search_update",
+        "DROP TRIGGER IF EXISTS posts_search_delete",
+        "DROP TABLE IF EXISTS posts_search",
+        "CREATE VIRTUAL TABLE posts_search USING fts5(content, content = '',"
+        " tokenize = 'unicode61 remove_diacritics 0')",
+        "INSERT INTO posts_search (rowid, content)"
+        " SELECT user_id * 1099511627776 + rowid, content FROM posts",
+    ],
 }
