@@ -87,15 +87,24 @@ class Dialect:
         return _owned_query(user_id, words)
 
     @staticmethod
-    def holds_words(user_id, words):
-        """(expression, parameters, column): whether the post of a row of
-        `walked` holds every word, computed from its content as the index
-        reads it (for a few rows read in order); no column beside the record's."""
+    def walk(columns, condition, order, user_id, words):
+        """(SQL, parameters) of a walk (store/search.py): the first `?`
+        rows of posts matching `condition` in `order`, numbered (n), and of
+        them the `?` after the first `?` that hold every word, tested as
+        the index reads a post's content, row by row as the outer query
+        takes them. Parameters: the condition's, the rows to read, these,
+        the limit and offset.
+
+        The levels between the read and the test keep the planner from
+        pushing the test down into the read (a LIMIT and a window function
+        stop it), where it would plan around a text match it cannot
+        estimate and read every row."""
         return (
-            "tsvector_to_array(to_tsvector('simple', walked.content))"
-            " @> nullif(tsvector_to_array(to_tsvector('simple', ?)), '{}')",
+            f"SELECT {columns}, n FROM (SELECT ordered.*, row_number() OVER (ORDER BY {order})"
+            f" AS n FROM (SELECT {columns} FROM posts WHERE {condition} ORDER BY {order}"
+            " LIMIT ?) ordered) walked WHERE tsvector_to_array(to_tsvector('simple', walked.content))"
+            " @> nullif(tsvector_to_array(to_tsvector('simple', ?)), '{}') LIMIT ? OFFSET ?",
             [" ".join(words)],
-            None,
         )
 
 

@@ -85,15 +85,27 @@ class Dialect:
         )
 
     @staticmethod
-    def holds_words(user_id, words):
-        """(expression, parameters, column): whether the post of a row of
-        `walked` holds every word, looked up in the index by its rowid,
-        which `walked` selects as `column` says."""
+    def walk(columns, condition, order, user_id, words):
+        """(SQL, parameters) of a walk (store/search.py): the first `?`
+        rows of posts matching `condition` in `order`, numbered (n), and of
+        them the `?` after the first `?` that hold every word. Parameters:
+        the condition's, the rows to read, these, the limit and offset.
+
+        The words are looked up once for the rows read, in the FTS5 range
+        from their least to their greatest rowid, rather than row by row: a
+        lookup reads every segment of the index, and one per row cost 0.3 ms
+        each on an index built by the triggers a thousand posts at a time.
+        Rows come in rowid order as they are created, so for the newest
+        first the range holds the rows read and little else."""
+        first = _owned(user_id)[0]
         return (
-            "EXISTS (SELECT 1 FROM posts_search WHERE posts_search MATCH ?"
-            " AND posts_search.rowid = ? + walked.post_rowid)",
-            [_match(words), _owned(user_id)[0]],
-            "rowid AS post_rowid",
+            f"WITH walked AS MATERIALIZED (SELECT ordered.*, row_number() OVER (ORDER BY {order})"
+            f" AS n FROM (SELECT {columns}, rowid AS post_rowid FROM posts WHERE {condition}"
+            f" ORDER BY {order} LIMIT ?) ordered) SELECT {columns}, n FROM walked"
+            " WHERE post_rowid + ? IN (SELECT rowid FROM posts_search WHERE posts_search MATCH ?"
+            " AND rowid BETWEEN ? + (SELECT min(post_rowid) FROM walked)"
+            " AND ? + (SELECT max(post_rowid) FROM walked)) ORDER BY n LIMIT ? OFFSET ?",
+            [first, _match(words), first, first],
         )
 
 

@@ -15,9 +15,10 @@ A page is found one of two ways, by how many posts match:
   sorted; their number bounds the work;
 - more: led by the page's order, the owner's posts that pass the other
   filters are read in it, and each is tested against the words until the
-  page is full (a word in most posts fills a page within a few rows). If
-  the walk meets too few matches in the rows it may read (they lie further
-  on), the page is led by the text index after all.
+  page is full (a word in most posts fills a page within a few rows): 64
+  rows first, then 1,000 (or twice the page's end, for a deep offset). If
+  the walk meets too few matches there (they lie further on), the page is
+  led by the text index after all.
 
 The total is counted up to CAP. Past it, it is an estimate (Page.estimate):
 the share of matches among the rows walked for the page, times the owner's
@@ -32,6 +33,7 @@ from content_publishing.store.db import dialect, rows, time_limit, value
 from content_publishing.store.paging import Page, after_row, counted, page_rows
 
 CAP = 10_000  # matches counted exactly; past this the total is an estimate
+WALK_FIRST = 64  # rows a walk reads first: a common word fills a page within them
 WALK_ROWS = 1_000  # rows a walk reads at least before it gives up on the order
 
 
@@ -66,10 +68,13 @@ def search_posts(columns, where, params, words, order, limit, offset, after, cou
             else value(f"SELECT COUNT(*) FROM posts WHERE {' AND '.join(where)}", params)
         )
         walk = _Walk(columns, where, params, words, order, after)
-        bound = max(WALK_ROWS, 2 * (offset + limit + 1))
-        page = walk.page(limit, offset, bound)
-        more = len(page) > limit
-        if not more and passing > bound:  # too few matches among the rows read
+        end = offset + limit + 1
+        for bound in (max(WALK_FIRST, 2 * end), max(WALK_ROWS, 2 * end)):
+            page = walk.page(limit, offset, bound)
+            more = len(page) > limit
+            if more or passing <= bound:  # a full page, or every row read
+                break
+        else:  # too few matches among the rows read: they lie further on
             page, more = led_by_index()
         total = max(CAP + 1, round(walk.share(offset) * passing))
         return Page(page[:limit], total, more, estimate=True)
@@ -80,22 +85,11 @@ class _Walk:
     numbered, so that the share of matches among them is known."""
 
     def __init__(self, columns, where, params, words, order, after):
-        holds, found, key_column = dialect().holds_words(params[0], words)
         keyset, key = after_row(order, after)
-        inner = f"{columns}, {key_column}" if key_column else columns
-        # The innermost query reads at most `bound` rows in order (by an
-        # index where the order has one; a sort keeps only those); the one
-        # around numbers them; the outer one tests each, as it takes them,
-        # until the page is full. The levels between keep the planner from
-        # pushing the test down into the read, where it would plan around a
-        # text match it cannot estimate.
-        self.sql = (
-            f"SELECT {columns}, n FROM (SELECT ordered.*, row_number() OVER (ORDER BY {order})"
-            f" AS n FROM (SELECT {inner} FROM posts WHERE {' AND '.join(where)}{keyset}"
-            f" ORDER BY {order} LIMIT ?) ordered) walked WHERE {holds} LIMIT ? OFFSET ?"
+        self.sql, self.found = dialect().walk(
+            columns, f"{' AND '.join(where)}{keyset}", order, params[0], words
         )
         self.params = [*params, *key]
-        self.found = found
         self.walked = self.hits = 0
 
     def page(self, limit, offset, bound):
