@@ -1,4 +1,4 @@
-"""Planning figures (issue: channels, the queue and import): how long a
+"""Planning figures (channels, the queue and import): how long a
 1,000-row import takes, and how many "add to queue" requests a second the
 service answers while they contend for one channel's slots.
 

@@ -18,7 +18,7 @@ from content_publishing.store.db import rows, value
 # always counted; else whether `total` is an estimate (a broad search).
 Page = namedtuple("Page", "rows total more estimate", defaults=(None,))
 
-# The kinds counted in content_counts. schema.sql's triggers write the same
+# The kinds counted in content_counts. The schema's triggers write the same
 # strings ('post:' || type, 'article').
 POST_KINDS = {"personal": "post:personal", "brand": "post:brand"}
 ARTICLE_KIND = "article"

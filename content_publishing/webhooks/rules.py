@@ -3,7 +3,7 @@
 A due post is handed to exactly one automation, so a user has at most one
 enabled endpoint that wants post.due: a second is a 409, rather than two
 automations each publishing the same post. A unique index holds the rule
-(schema.sql, webhook_endpoints_one_post_due); the read before the write only
+(webhook_endpoints_one_post_due, store/migrations/); the read before the write only
 finds the other endpoint's id for the message, and a save that races another
 one past it is refused by the index with the same 409.
 """
@@ -162,6 +162,13 @@ def delivery_headers(endpoint, unseal):
 def delete(user_id, endpoint, now):
     outbox.cancel_for_endpoint(endpoint["id"], "the endpoint was deleted", now)
     webhook_store.delete_endpoint(user_id, endpoint["id"])
+
+
+def disable_gone(endpoint_id, reason, now):
+    """The receiver answered 410 Gone: the endpoint is disabled and nothing
+    more is sent to it (the dispatcher's one change of an endpoint)."""
+    webhook_store.disable(endpoint_id, reason, now)
+    outbox.cancel_for_endpoint(endpoint_id, reason, now)
 
 
 def ping(user_id, endpoint, now):

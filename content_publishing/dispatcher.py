@@ -1,0 +1,406 @@
+"""`flask --app app dispatch`: push due posts and deliver the webhook outbox.
+
+One loop, several threads:
+
+- every poll (FLASK_DISPATCH_POLL_SECONDS, 0.25 s) the loop hands due posts of
+  users with an enabled post.due endpoint to that endpoint (a claim, written
+  with its post.due event in one transaction), turns handoffs whose lease
+  ran out into Failed posts (with their post.failed events), and leases
+  ready deliveries; in its first round and then hourly it forgets the
+  delivery log older than FLASK_DELIVERY_LOG_DAYS, a batch per round;
+- a pool of delivery threads sends each leased delivery and records the
+  attempt, the delivery's next step (delivered, retry at a time, gave up),
+  and for post.due the handoff's acknowledgement.
+
+Several dispatchers may run at once, on one host or several: a delivery is
+leased to one of them at a time (FLASK_DISPATCH_LEASE_SECONDS), renewed by a
+thread of the holder's own every quarter of a lease while it lives, and never
+sent when less of the lease is left than an attempt may take (an attempt is
+cut at FLASK_WEBHOOK_TIMEOUT_SECONDS, however its receiver drips). The holder
+counts its lease from a clock read before the database's, so it never thinks
+it holds more than it does; claims are transactions. So nothing is sent twice
+while no process dies. After a SIGKILL, what the dead one held is sent again once its lease runs out, with
+the same webhook-id: at least once, never lost. On SIGTERM (or Ctrl-C) it
+stops taking work, waits for what is in flight for at most
+FLASK_DISPATCH_GRACE_SECONDS, gives back the leases of the rest, and exits 0.
+"""
+
+import contextlib
+import json
+import logging
+import os
+import queue
+import random
+import signal
+import socket
+import threading
+import time
+import uuid
+from email.utils import parsedate_to_datetime
+
+import click
+from flask import current_app
+from flask.cli import with_appcontext
+
+from content_publishing import logs, posts, timestamps
+from content_publishing.store import outbox
+from content_publishing.store import posts as post_store
+from content_publishing.store.db import dispose_db, needs_database, transaction
+from content_publishing.webhooks import rules as webhook_rules
+from content_publishing.webhooks import secrets as webhook_secrets
+from content_publishing.webhooks.sender import Guard, Sender
+
+log = logging.getLogger("dispatcher")
+CALLBACK_PATH = "/functions/v1/make-post-callback"
+PUSH_BATCH = 50  # due posts handed over per round: small, so that sending starts at once
+RETRY_AFTER_CAP = 86400
+LEASE_MARGIN = 2  # seconds kept between the end of an attempt and the end of its lease
+PURGE_INTERVAL = 3600  # seconds between two purges of the delivery log
+GIVE_BACK = "give back"  # a result that is not an attempt: return the lease unused
+
+
+class Dispatcher:
+    def __init__(self, app, name=None):
+        self.app = app
+        self.config = app.config
+        self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.stopping = threading.Event()
+        self.finished = threading.Event()
+        self.tasks = queue.Queue()
+        self.results = queue.Queue()
+        self.held = {}  # delivery id -> time.monotonic() at which its lease ends
+        self.lock = threading.Lock()
+        self.sender = Sender(
+            self.config["WEBHOOK_TIMEOUT_SECONDS"],
+            Guard.of(self.config),
+            pool_size=self.config["DISPATCH_WORKERS"],
+        )
+        self.schedule = self.config["WEBHOOK_RETRY_SCHEDULE"]
+        self.secrets = {}  # sealed -> plain, so that each secret is decrypted once
+        self.next_purge = None  # time.monotonic() of the next purge; None: the first round
+        self.purged_rows = self.purged_batches = 0  # of the purge under way
+        self.delivered = 0
+
+    # --- the loop -----------------------------------------------------------------------
+
+    def run(self, seconds=None):
+        """Until SIGTERM/SIGINT (or `seconds`); returns the exit status."""
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: self.stopping.set())
+        for i in range(self.config["DISPATCH_WORKERS"]):
+            threading.Thread(target=self._work, daemon=True, name=f"send-{i}").start()
+        threading.Thread(target=self._keep, daemon=True, name="keep-leases").start()
+        log.info("dispatcher %s started", self.name)
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while not self.stopping.is_set():
+            busy = self._tick()
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            if not busy:
+                self._wait(self.config["DISPATCH_POLL_SECONDS"])
+        return self._shut_down()
+
+    def _wait(self, seconds):
+        """Until a result comes back (to record it at once), SIGTERM, or `seconds`."""
+        with contextlib.suppress(queue.Empty):
+            self.results.put(self.results.get(timeout=seconds))
+
+    def _tick(self):
+        """One round; True when it found work (so the next one comes at once)."""
+        try:
+            with self.app.app_context():
+                recorded = self.record()
+                pushed = self.push_due(timestamps.now_text())
+                now = timestamps.now_text()
+                if posts.leases_ran_out(now):
+                    with transaction():
+                        posts.settle_all(now, self.config["SCHEDULE_MIN_LEAD_SECONDS"])
+                leased = self.lease()
+                purged = self._purge_now_and_then()
+            return bool(recorded or pushed or leased or purged)
+        except Exception:
+            log.exception("dispatcher round failed; trying again")
+            self.stopping.wait(1)
+            return False
+
+    def push_due(self, now):
+        if not post_store.any_pushable(now):  # a read; the write lock only when there is work
+            return 0
+        handoff = posts.Handoff(
+            callback_url=self.config["PUBLIC_URL"].rstrip("/") + CALLBACK_PATH,
+            lease_seconds=self.config["HANDOFF_LEASE_SECONDS"],
+            linkedin_version=self.config["LINKEDIN_VERSION"],
+            linkedin_api_base=self.config["LINKEDIN_API_BASE"],
+        )
+        with transaction():
+            return posts.push_due(
+                now,
+                PUSH_BATCH,
+                self.config["HANDOFF_MAX_DELAY_SECONDS"],
+                handoff,
+                self.config["SCHEDULE_MIN_LEAD_SECONDS"],
+            )
+
+    def lease(self):
+        """As many ready deliveries as there are idle sending threads: a
+        delivery never waits in a queue while its lease runs out."""
+        with self.lock:
+            free = self.config["DISPATCH_WORKERS"] - len(self.held)
+        if free <= 0 or not outbox.any_ready(timestamps.now_text()):
+            return 0
+        lease = self.config["DISPATCH_LEASE_SECONDS"]
+        started = time.monotonic()  # before the database's clock: the lease is never overrated
+        now = timestamps.now_text()
+        with transaction():
+            leased = outbox.lease_ready(self.name, now, timestamps.later(now, lease), free)
+        with self.lock:
+            self.held.update((d["id"], started + lease) for d in leased)
+        for delivery in leased:
+            self.tasks.put(delivery)
+        return len(leased)
+
+    def _keep(self):
+        """Renew the leases this dispatcher holds every quarter of a lease, in
+        a thread of its own, so that a slow round of the loop cannot let
+        them run out while an attempt is under way."""
+        lease = self.config["DISPATCH_LEASE_SECONDS"]
+        while not self.finished.wait(lease / 4):
+            try:
+                self.renew()
+            except Exception:
+                log.exception("renewing leases failed; trying again")
+
+    def renew(self):
+        with self.lock:
+            if not self.held:
+                return
+        lease = self.config["DISPATCH_LEASE_SECONDS"]
+        started = time.monotonic()
+        now = timestamps.now_text()
+        with self.app.app_context(), transaction():
+            renewed = outbox.renew(self.name, now, timestamps.later(now, lease))
+        with self.lock:
+            for delivery_id in renewed & self.held.keys():
+                self.held[delivery_id] = started + lease
+
+    def record(self):
+        """Every result the senders handed back, in one transaction: one
+        commit for many deliveries, and the write lock taken once."""
+        done = []
+        while True:
+            try:
+                done.append(self.results.get_nowait())
+            except queue.Empty:
+                break
+        if not done:
+            return 0
+        try:
+            with transaction():
+                for delivery, attempt, reason in done:
+                    self._record_one(delivery, attempt, reason)
+        except Exception:
+            for result in done:  # recorded next round; the leases are still ours
+                self.results.put(result)
+            raise
+        with self.lock:
+            for delivery, _, _ in done:
+                self.held.pop(delivery["id"], None)
+        return len(done)
+
+    def _purge_now_and_then(self):
+        """Forget the delivery log older than FLASK_DELIVERY_LOG_DAYS: in the
+        first round after start (time.monotonic() counts from boot, so no
+        fixed origin can stand for "never"), then hourly. One batch a round,
+        each in a transaction of its own, so that a big backlog neither holds
+        the write lock for long nor keeps due posts waiting; returns the rows
+        deleted (while there are, the next round comes at once)."""
+        if self.next_purge is not None and time.monotonic() < self.next_purge:
+            return 0
+        days = self.config["DELIVERY_LOG_DAYS"]
+        before = timestamps.later(timestamps.now_text(), -86400 * days)
+        found = outbox.purgeable(before, outbox.PURGE_BATCH)  # a read: no lock yet
+        deleted = 0
+        if found:
+            with transaction():
+                deleted = outbox.purge(*found, before)
+        if deleted:
+            self.purged_rows += deleted
+            self.purged_batches += 1
+            return deleted
+        self.next_purge = time.monotonic() + PURGE_INTERVAL
+        if self.purged_rows:
+            log.info(
+                "delivery log: forgot %d rows older than %g days, in %d batches",
+                self.purged_rows,
+                days,
+                self.purged_batches,
+            )
+        self.purged_rows = self.purged_batches = 0
+        return 0
+
+    def _shut_down(self):
+        grace = time.monotonic() + self.config["DISPATCH_GRACE_SECONDS"]
+        with self.app.app_context():
+            while time.monotonic() < grace:
+                self.record()
+                with self.lock:
+                    if not self.held:
+                        break
+                time.sleep(0.05)
+            self.record()
+            self.finished.set()
+            with self.lock:
+                left = len(self.held)
+                self.held.clear()
+            with transaction():
+                outbox.release(self.name)
+            dispose_db()
+        log.info(
+            "dispatcher %s stopped (%d delivered; %d given back)", self.name, self.delivered, left
+        )
+        return 0
+
+    # --- one delivery: sent by a thread, recorded by the loop ----------------------------
+
+    def _work(self):
+        while True:
+            delivery = self.tasks.get()
+            if self.stopping.is_set():
+                continue  # its lease is given back on the way out
+            try:
+                if self._lease_too_short(delivery):
+                    self.results.put((delivery, None, GIVE_BACK))
+                    continue
+                now = timestamps.now_text()
+                reason = self._reason_not_to_send(delivery, now)
+                attempt = None
+                if reason is None:
+                    attempt = self.sender.send(
+                        delivery["url"],
+                        delivery["event_id"],
+                        delivery["body"],
+                        [self._unseal(s) for s in webhook_rules.signing_secrets(delivery, now)],
+                        webhook_rules.delivery_headers(delivery, self._unseal),
+                    )
+                self.results.put((delivery, attempt, reason))
+            except Exception:
+                log.exception("delivery %s failed; it will be tried again", delivery["id"])
+                with self.lock:
+                    self.held.pop(delivery["id"], None)
+
+    def _lease_too_short(self, delivery):
+        """Whether the lease could run out before an attempt starting now
+        ends: another dispatcher could then send it too."""
+        with self.lock:
+            left = self.held.get(delivery["id"], 0) - time.monotonic()
+        return left < self.config["WEBHOOK_TIMEOUT_SECONDS"] + LEASE_MARGIN
+
+    def _reason_not_to_send(self, delivery, now):
+        if delivery["url"] is None:
+            return "the endpoint was deleted"
+        if not delivery["enabled"]:
+            return "the endpoint is disabled"
+        if delivery["event_type"] == "post.due":
+            if delivery["post_status"] is None:
+                return "the post was deleted"
+            if (
+                delivery["handoff_id"] != _handoff_id(delivery)
+                or delivery["handoff_expires_at"] <= now
+            ):
+                return "the handoff ended before this attempt: the post is no longer in it"
+        return None
+
+    def _unseal(self, sealed):
+        if sealed not in self.secrets:
+            with self.app.app_context():
+                self.secrets[sealed] = webhook_secrets.unseal(sealed)
+        return self.secrets[sealed]
+
+    def _record_one(self, delivery, attempt, reason):
+        now = timestamps.now_text()
+        if reason is GIVE_BACK:
+            outbox.release(self.name, [delivery["id"]])
+            return
+        if reason is not None:
+            outbox.cancel(delivery["id"], self.name, reason, now)
+            return
+        outcome = self._next_step(delivery, attempt, now)
+        row = {**attempt, "attempted_at": timestamps.to_text(attempt["attempted_at"])}
+        if not outbox.record_attempt(delivery["id"], self.name, row, outcome):
+            return  # the lease ran out and another dispatcher has it now
+        if attempt["status_code"] == 410:
+            reason = "the receiver answered 410 Gone"
+            webhook_rules.disable_gone(delivery["endpoint_id"], reason, now)
+        if delivery["event_type"] == "post.due":
+            self._note_handoff(delivery, attempt, now)
+        if attempt["outcome"] == "delivered":
+            self.delivered += 1
+
+    def _next_step(self, delivery, attempt, now):
+        if attempt["outcome"] == "delivered":
+            return {"outcome": "delivered", "next_attempt_at": None, "last_error": None, "now": now}
+        made = delivery["attempt_count"] + 1
+        if attempt["status_code"] == 410 or made >= len(self.schedule):
+            why = (
+                "the receiver answered 410 Gone"
+                if attempt["status_code"] == 410
+                else f"gave up after {made} attempts"
+            )
+            return {
+                "outcome": "failed",
+                "next_attempt_at": None,
+                "last_error": f"{attempt['error']}; {why}",
+                "now": now,
+            }
+        delay = self.schedule[made] * (1 + random.uniform(0, 0.1))
+        if attempt["status_code"] in (429, 503):
+            delay = _retry_after(attempt["retry_after"], delay)
+        return {
+            "outcome": "pending",
+            "next_attempt_at": timestamps.later(now, delay),
+            "last_error": attempt["error"],
+            "now": now,
+        }
+
+    def _note_handoff(self, delivery, attempt, now):
+        handoff_id = _handoff_id(delivery)
+        if attempt["outcome"] == "delivered":
+            lease = timestamps.later(now, self.config["HANDOFF_LEASE_SECONDS"])
+            posts.acknowledge(delivery["post_id"], handoff_id, now, lease)
+        else:
+            posts.note_delivery_error(delivery["post_id"], handoff_id, attempt["error"])
+
+
+def _handoff_id(delivery):
+    return json.loads(delivery["body"])["data"]["handoff_id"]
+
+
+def _retry_after(value, default):
+    """Seconds from a Retry-After header (seconds or an HTTP date), capped; else default."""
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError):
+            return default
+    return min(max(seconds, 0.0), RETRY_AFTER_CAP)
+
+
+@click.command("dispatch")
+@click.option("--name", help="This dispatcher's name in the leases (default: host:pid:random).")
+@click.option("--seconds", type=float, help="Stop after this long (default: run until SIGTERM).")
+@with_appcontext
+@needs_database
+def dispatch_command(name, seconds):
+    """Push due posts to post.due endpoints and deliver webhook events, until SIGTERM."""
+    app = current_app._get_current_object()
+    logs.configure(app.config["LOG_FORMAT"])  # the service's format (FLASK_LOG_FORMAT)
+    dispose_db()  # the loop and each thread open their own connections
+    raise SystemExit(Dispatcher(app, name).run(seconds))
+
+
+def init_app(app):
+    app.cli.add_command(dispatch_command)

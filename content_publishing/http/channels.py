@@ -1,0 +1,144 @@
+"""Channels: where posts go, with their time zone, posting slots and guards.
+
+GET    /functions/v1/channels               list (posts:read)
+POST   /functions/v1/channels               create (posts:write)
+GET    /functions/v1/channels-item/{id}     read (posts:read)
+PATCH  /functions/v1/channels-item/{id}     change (posts:write)
+DELETE /functions/v1/channels-item/{id}     delete; its posts stay (posts:write)
+GET    /functions/v1/channels-slots/{id}    the slot instants of the next days (posts:read)
+
+A channel's id is `personal` or a brand_id, which may hold any character a
+brand_id may, a slash included: hence `<path:...>` in the routes.
+"""
+
+from datetime import timedelta
+
+from flask import Blueprint, g, url_for
+
+from content_publishing import timestamps
+from content_publishing.auth import require_scope
+from content_publishing.errors import not_found
+from content_publishing.http.apidoc import doc
+from content_publishing.http.common import check_if_match, page_body, render, with_etag
+from content_publishing.planning import channels, clock
+from content_publishing.planning.plan import ChannelPlan
+from content_publishing.schemas.channels import (
+    channel_list_query_schema,
+    channel_schema,
+    channel_update_schema,
+    channels_page_schema,
+    slots_query_schema,
+    upcoming_slots_schema,
+)
+from content_publishing.store import channels as channel_store
+from content_publishing.store.db import snapshot, transaction
+
+bp = Blueprint("channels", __name__)
+
+
+def owned(fetch, channel_id):
+    channel = fetch(g.user_id, channel_id)
+    if channel is None:
+        raise not_found("channel")
+    return channel
+
+
+@bp.get("/channels")
+@doc("List the caller's channels", query=channel_list_query_schema, response=channels_page_schema)
+@require_scope("posts:read")
+def list_channels(query):
+    with snapshot():
+        page = channel_store.list_channels(g.user_id, query)
+    return page_body(channel_schema, page, query)
+
+
+@bp.post("/channels")
+@doc(
+    "Set up a channel",
+    body=channel_schema,
+    response=channel_schema,
+    status=201,
+    errors=[409],
+    headers=["ETag", "Location"],
+    description="`personal` (no brand_id) or a brand page (its brand_id becomes the id). A "
+    "second channel with the same id is a 409.",
+)
+@require_scope("posts:write")
+def create_channel(body):
+    with transaction():
+        channel = channels.create(g.user_id, body, timestamps.now_text())
+    location = url_for("api.channels.get_channel_item", channel_id=channel["id"])
+    return with_etag(render(channel_schema, channel), channel, 201, {"Location": location})
+
+
+@bp.get("/channels-item/<path:channel_id>")
+@doc("Get one channel", response=channel_schema, headers=["ETag"])
+@require_scope("posts:read")
+def get_channel_item(channel_id):
+    channel = owned(channel_store.get_channel, channel_id)
+    return with_etag(render(channel_schema, channel), channel)
+
+
+@bp.patch("/channels-item/<path:channel_id>")
+@doc(
+    "Change a channel",
+    body=channel_update_schema,
+    response=channel_schema,
+    errors=[412],
+    headers=["ETag"],
+    request_headers=["If-Match"],
+    description="Its name, author, zone, slots and guards; the id and type never change. "
+    "Posts already planned stay where they are.",
+)
+@require_scope("posts:write")
+def update_channel_item(channel_id, body):
+    with transaction():
+        channel = owned(channel_store.lock_channel, channel_id)
+        check_if_match(channel)
+        channel = channels.update(g.user_id, channel, body, timestamps.now_text())
+    return with_etag(render(channel_schema, channel), channel)
+
+
+@bp.delete("/channels-item/<path:channel_id>")
+@doc(
+    "Delete a channel",
+    status=204,
+    errors=[412],
+    request_headers=["If-Match"],
+    description="Its posts stay, as posts of a channel that is not set up.",
+)
+@require_scope("posts:write")
+def delete_channel_item(channel_id):
+    with transaction():
+        channel = owned(channel_store.lock_channel, channel_id)
+        check_if_match(channel)
+        channels.delete(g.user_id, channel)
+    return "", 204
+
+
+@bp.get("/channels-slots/<path:channel_id>")
+@doc(
+    "The channel's slot instants of the next days",
+    query=slots_query_schema,
+    response=upcoming_slots_schema,
+    description="Each slot from now on, in UTC and in the channel's zone, with the post planned "
+    "there (Scheduled, Publishing or Published) or null. A slot whose wall time does not exist "
+    "that day (spring forward) is left out; an ambiguous one (fall back) is listed once.",
+)
+@require_scope("posts:read")
+def list_channel_slots(channel_id, query):
+    with snapshot():
+        channel = owned(channel_store.get_channel, channel_id)
+        plan = ChannelPlan(g.user_id, channel)
+        start = timestamps.now()
+        end = start + timedelta(days=query["days"])
+        plan.cover(start, end)
+        slots = [
+            {
+                "at": timestamps.to_text(moment),
+                "local": moment.astimezone(plan.zone).isoformat(),
+                "post_id": plan.occupant(moment),
+            }
+            for moment in clock.slot_instants(channel["slots"], plan.zone, start, end)
+        ]
+    return {"data": slots}

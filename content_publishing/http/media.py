@@ -1,0 +1,127 @@
+"""The media library.
+
+POST   /functions/v1/media             upload an image (posts:write)
+GET    /functions/v1/media             list the caller's media, newest first (posts:read)
+DELETE /functions/v1/media-item/{id}   delete one; 409 while a planned post links it (posts:write)
+GET    /media/{id}.{ext}               the image itself, without a key (FLASK_MEDIA_PUBLIC=0: the
+                                       owner's key with posts:read)
+
+The upload's body is the image itself, so it is not declared as a JSON
+requestBody: generated clients would refuse an image/* one.
+"""
+
+import io
+import re
+
+from flask import Blueprint, current_app, g, request, send_file
+
+from content_publishing import auth, media, timestamps
+from content_publishing.auth import require_scope
+from content_publishing.errors import not_found
+from content_publishing.http.apidoc import doc
+from content_publishing.http.common import page_body, render
+from content_publishing.schemas.media import (
+    media_list_query_schema,
+    media_page_schema,
+    media_schema,
+)
+from content_publishing.store import media as media_store
+from content_publishing.store.db import snapshot, transaction
+
+bp = Blueprint("media", __name__)
+files = Blueprint("media_files", __name__)
+MEDIA_ID = re.compile(r"[0-9a-f]{32}")
+YEAR = 365 * 24 * 3600
+# A served image is inert: nothing in it may run or load, and no browser may
+# take it for another type.
+FILE_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'",
+}
+
+
+def media_url(record):
+    return f"{current_app.config['PUBLIC_URL'].rstrip('/')}/media/{record['id']}.{record['ext']}"
+
+
+def shown(record):
+    return render(media_schema, {**record, "url": media_url(record)})
+
+
+@bp.post("/media")
+@doc(
+    "Upload an image to the media library",
+    response=media_schema,
+    status=201,
+    errors=[413, 415],
+    description="The body is the image itself, with Content-Type image/jpeg, image/png, image/gif "
+    "or image/webp, at most FLASK_MEDIA_MAX_BYTES (5 MiB; 413 over it). It is decoded: a body "
+    "that is not an image of that type, or is cut off, or has more than 36 million pixels, is a "
+    "400. EXIF (with GPS), XMP and comments are stripped, a JPEG turned upright by its EXIF "
+    "orientation first; `bytes` and `sha256` describe the stored image. The same bytes uploaded "
+    "again answer the same media with 200. Put `url` in a post's media_urls.",
+)
+@require_scope("posts:write")
+def upload_media():
+    data = request.get_data(cache=False)
+    with transaction():
+        record, created = media.upload(g.user_id, data, request.mimetype, timestamps.now_text())
+    return shown(record), 201 if created else 200
+
+
+@bp.get("/media")
+@doc("List the caller's media", query=media_list_query_schema, response=media_page_schema)
+@require_scope("posts:read")
+def list_media(query):
+    with snapshot():
+        page = media_store.list_media(g.user_id, query)
+    return page_body(media_schema, page, query, [{**r, "url": media_url(r)} for r in page.rows])
+
+
+@bp.delete("/media-item/<media_id>")
+@doc(
+    "Delete a media",
+    status=204,
+    errors=[404, 409],
+    description="Gone for good, and its URL with it; a 409 while one of the caller's Scheduled or "
+    "Publishing posts links it (`details.post_ids`).",
+)
+@require_scope("posts:write")
+def delete_media_item(media_id):
+    with transaction():
+        record = MEDIA_ID.fullmatch(media_id) and media_store.get_media(g.user_id, media_id)
+        if not record:
+            raise not_found("media")
+        media.delete(g.user_id, record)
+    return "", 204
+
+
+@files.get("/media/<media_id>.<ext>")
+def media_file(media_id, ext):
+    """Range and If-None-Match through send_file (conditional); an id, or an
+    extension, that is not the media's own is a 404."""
+    record = MEDIA_ID.fullmatch(media_id) and media_store.get_file(media_id)
+    if not record or record["ext"] != ext:
+        raise not_found("media")
+    if not current_app.config["MEDIA_PUBLIC"]:
+        auth.authenticate()
+        auth.ensure_scope("posts:read")
+        if g.user_id != record["user_id"]:
+            raise not_found("media")
+    response = send_file(
+        io_of(record["data"]),
+        mimetype=record["content_type"],
+        conditional=True,
+        etag=record["sha256"],
+        max_age=YEAR,
+        last_modified=None,
+    )
+    response.headers["Cache-Control"] = f"public, max-age={YEAR}, immutable"
+    if not current_app.config["MEDIA_PUBLIC"]:
+        response.headers["Cache-Control"] = f"private, max-age={YEAR}, immutable"
+    response.headers.update(FILE_HEADERS)
+    return response
+
+
+def io_of(data):
+    return io.BytesIO(bytes(data))  # psycopg may give a memoryview

@@ -1,0 +1,130 @@
+"""Bulk import: rows of posts (schemas/imports.py), all or nothing.
+
+Each row becomes a Draft; a Scheduled post when it gives scheduled_at (the
+lead time and its channel's guards apply, the rows above it counted); or a
+queued one when it says queue (its channel's next free slot, taken in row
+order). A row that schedules or queues needs a text that fits LinkedIn's
+limit once escaped (linkedin.py); a Draft row may be longer. Every row is
+checked before anything is written: any bad row fails the import with every
+bad row named (errors.row_errors), and nothing is stored. Rows that schedule
+need posts:publish.
+
+The same Idempotency-Key with the same rows answers the posts the first
+import made, as a create does; the key is claimed before the rows are
+planned, so that concurrent imports with one key wait for the first and
+answer what it made (idempotency.run_once), rather than each planning the
+rows again and finding the first one's posts in the way.
+"""
+
+import json
+import uuid
+
+from content_publishing import linkedin, timestamps
+from content_publishing.errors import ApiError, insufficient_scope, row_errors
+from content_publishing.idempotency import run_once
+from content_publishing.planning import clock, queue
+from content_publishing.planning.plan import ChannelPlan, channel_of
+from content_publishing.posts.moves import PUBLISH_SCOPE
+from content_publishing.posts.writes import insert
+from content_publishing.store import channels as channel_store
+from content_publishing.store import posts as post_store
+from content_publishing.store.idempotency import import_keys
+
+KEPT = ("type", "brand_id", "content", "media_urls", "repeat")
+
+
+def import_posts(user_id, rows, invalid, scopes, lead_seconds, idempotency_key, now, actor=None):
+    """The imported posts in row order (inside the caller's transaction).
+    `rows`: the loaded rows, None where the row did not load; `invalid`: the
+    messages of those rows, {1-based row: {field: [messages]}}."""
+    good = [row for row in rows if row is not None]
+    if PUBLISH_SCOPE not in scopes and any(r["scheduled_at"] or r["queue"] for r in good):
+        raise insufficient_scope(PUBLISH_SCOPE)
+    if invalid:  # before the key: a request that cannot import is never remembered
+        _import(user_id, rows, invalid, lead_seconds, now, actor)
+    batch = run_once(
+        import_keys,
+        user_id,
+        idempotency_key,
+        {"posts": rows},
+        run=lambda: _import(user_id, rows, invalid, lead_seconds, now, actor),
+        get=_batch,
+        now=now,
+    )
+    return batch["data"]
+
+
+def _batch(user_id, post_ids):
+    """What an earlier import with the key made: the posts still there, in row order."""
+    found = [post_store.get_post(user_id, post_id) for post_id in json.loads(post_ids)]
+    return {"data": [post for post in found if post is not None]}
+
+
+def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
+    plans = _Plans(user_id)
+    earliest = timestamps.later(now, lead_seconds)
+    planned, errors = [], dict(invalid)
+    for n, row in enumerate(rows, start=1):
+        if row is None:
+            continue
+        post_id = str(uuid.uuid4())
+        fields = {name: row[name] for name in KEPT}
+        try:
+            if (row["scheduled_at"] or row["queue"]) and not linkedin.fits(fields["content"]):
+                raise _RowError({"content": [linkedin.too_long(fields["content"])]})
+            if row["scheduled_at"]:
+                fields.update(status="Scheduled", scheduled_at=row["scheduled_at"])
+                _check_time(plans, post_id, fields, earliest, lead_seconds)
+            elif row["queue"]:
+                slot = queue.first_free_slot(
+                    user_id,
+                    {"id": post_id, **fields},
+                    lead_seconds,
+                    now,
+                    plans.get(channel_of(fields)),
+                )
+                fields.update(status="Scheduled", scheduled_at=slot)
+        except _RowError as e:
+            errors[n] = e.messages
+        except ApiError as e:  # no free slot for a queued row
+            errors[n] = {"queue": [e.message]}
+        planned.append((post_id, fields))
+    if errors:
+        raise row_errors(errors)
+    made = [insert(user_id, post_id, fields, now, actor) for post_id, fields in planned]
+    return {"id": json.dumps([p["id"] for p in made]), "data": made}
+
+
+class _RowError(Exception):
+    def __init__(self, messages):
+        super().__init__(messages)
+        self.messages = messages
+
+
+def _check_time(plans, post_id, fields, earliest, lead_seconds):
+    if fields["scheduled_at"] < earliest:
+        raise _RowError(
+            {"scheduled_at": [f"Must be at least {lead_seconds} seconds in the future."]}
+        )
+    plan = plans.get(channel_of(fields))
+    if plan is None:
+        return
+    moment = clock.parse(fields["scheduled_at"])
+    found = plan.breach(moment, post_id)
+    if found:
+        raise _RowError({"scheduled_at": [found[2]]})
+    plan.take(post_id, moment)
+
+
+class _Plans:
+    """One ChannelPlan per channel the rows schedule into, its row locked once."""
+
+    def __init__(self, user_id):
+        self.user_id = user_id
+        self.plans = {}
+
+    def get(self, channel_id):
+        if channel_id not in self.plans:
+            channel = channel_store.lock_channel(self.user_id, channel_id)
+            self.plans[channel_id] = ChannelPlan(self.user_id, channel) if channel else None
+        return self.plans[channel_id]
