@@ -27,6 +27,7 @@ CODES = {
     413: "payload_too_large",
     414: "uri_too_long",
     415: "unsupported_media_type",
+    416: "range_not_satisfiable",
     417: "expectation_failed",
     422: "validation_error",
     429: "rate_limited",  # answered by nginx (deploy/nginx.conf), in the same envelope
@@ -38,7 +39,7 @@ CODES = {
 }
 # Codes beside each status's own, each raised by its helper below:
 # validation_error (400), schedule_conflict and no_free_slot (409),
-# search_too_broad (503). The OpenAPI text (blueprints/apidoc.py,
+# search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
 # ERROR_TEXT) and docs/api.md's table name every code.
 
 
@@ -190,6 +191,8 @@ def init_app(app):
         headers = {}
         if e.code == 405 and e.valid_methods:
             headers["Allow"] = ", ".join(e.valid_methods)
+        if e.code == 416 and getattr(e, "length", None) is not None:  # RFC 9110, 15.5.17
+            headers["Content-Range"] = f"{e.units} */{e.length}"
         return error_response(e.code, code, e.description or e.name, headers=headers)
 
     @app.errorhandler(Exception)
