@@ -78,7 +78,6 @@ TRICKY_COMMENTARY = (
 )
 SERVER_ENV = {
     "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "-1000000000",  # posts may be due at once
-    "FLASK_WEBHOOK_ALLOWED_PRIVATE": "127.0.0.1/32",  # n8n on the same host
     "FORWARDED_ALLOW_IPS": "127.0.0.1",
     "FLASK_WEBHOOK_TIMEOUT_SECONDS": str(DELIVERY_TIMEOUT),
     "FLASK_HANDOFF_LEASE_SECONDS": str(LEASE),
@@ -124,8 +123,10 @@ def stack(tmp_path_factory):
         linkedin.drop_on("DROP-ME")
         linkedin.refuse_uploads_for(REFUSED_OWNER, 403, "Not enough permissions to upload")
         linkedin.fail_comment_on("REFUSE-COMMENT", 403, "Comments are turned off for this post")
+        n8n = N8n(tmp / "n8n-home", env=n8n_database)
         env = {
             **SERVER_ENV,
+            "FLASK_WEBHOOK_ALLOWED_PRIVATE": f"127.0.0.1/32:{n8n.port}",  # n8n on the same host
             "FLASK_LINKEDIN_API_BASE": linkedin.url,
             "FLASK_PUBLIC_URL": f"http://127.0.0.1:{nginx_port}",
         }
@@ -138,7 +139,6 @@ def stack(tmp_path_factory):
             api = Client(server.url, key, timeout=30)
             r = api.post(CHANNELS, {"type": "personal", "name": "Me", "author_urn": AUTHOR})
             assert r.status == 201, r
-            n8n = N8n(tmp / "n8n-home", env=n8n_database)
             tokens = {}
             hook_ids = {}
             for name, path, events in (
