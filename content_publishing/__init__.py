@@ -9,12 +9,16 @@ Where each rule lives:
     timestamps.py   RFC 3339 in, UTC `Z` out
     logs.py         request ids, log formats, redaction of keys and secrets
     auth.py         API keys: headers, hashing, the scope decorator
-    posts/          the post lifecycle: moves, writes, handoffs (claims, pushes, leases), bulk import
+    posts/          the post lifecycle: moves, writes, handoffs (claims, pushes, leases, the
+                    service's own), bulk import
     planning/       channels, posting slots, the queue, the guards, recurring posts
     articles.py     the article lifecycle, and every article change with its event
     history.py      what a post's history records, and which action each change is
     idempotency.py  Idempotency-Key: a retried create gets the first record
     linkedin.py     the LinkedIn request handed to automations, its escaping, the preview
+    connections.py  a channel's LinkedIn connection: the sign-in, sealed tokens, their lifetime
+    linkedin_api.py LinkedIn's APIs as the service calls them: OAuth, pages, posts
+    publisher.py    the service's own publisher, in the dispatcher process
     media.py        the media library: what an upload must be, its metadata stripped
     images.py       an upload decoded and written anew in a child process, with limits
     webhooks/       events, endpoint rules and the SSRF guard, secrets, sending

@@ -75,7 +75,7 @@ def create_app(test_config=None):
     app.after_request(_vary_on_origin)
     app.after_request(_no_sniffing)
 
-    from content_publishing.http import api, dashboard, docs, health, media
+    from content_publishing.http import api, dashboard, docs, health, linkedin, media
     from content_publishing.http import metrics as metrics_page
 
     app.register_blueprint(health.bp)
@@ -84,6 +84,7 @@ def create_app(test_config=None):
     app.register_blueprint(docs.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(dashboard.root)
+    app.register_blueprint(linkedin.callback)
     app.register_blueprint(media.files)
     app.register_blueprint(api.bp)
     check_declarations(app)

@@ -43,6 +43,7 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from content_publishing import logs, posts, timestamps
+from content_publishing.publisher import Publisher
 from content_publishing.store import outbox
 from content_publishing.store import posts as post_store
 from content_publishing.store.db import dispose_db, needs_database, transaction
@@ -80,6 +81,7 @@ class Dispatcher:
         self.next_purge = None  # time.monotonic() of the next purge; None: the first round
         self.purged_rows = self.purged_batches = 0  # of the purge under way
         self.delivered = 0
+        self.publisher = Publisher.of(app, self.stopping)  # the service's own LinkedIn posts
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -90,6 +92,8 @@ class Dispatcher:
         for i in range(self.config["DISPATCH_WORKERS"]):
             threading.Thread(target=self._work, daemon=True, name=f"send-{i}").start()
         threading.Thread(target=self._keep, daemon=True, name="keep-leases").start()
+        if self.publisher is not None:
+            self.publisher.start()
         log.info("dispatcher %s started", self.name)
         deadline = None if seconds is None else time.monotonic() + seconds
         while not self.stopping.is_set():
@@ -240,6 +244,8 @@ class Dispatcher:
 
     def _shut_down(self):
         grace = time.monotonic() + self.config["DISPATCH_GRACE_SECONDS"]
+        if self.publisher is not None:  # its posts in flight, then the deliveries
+            self.publisher.wait(self.config["DISPATCH_GRACE_SECONDS"])
         with self.app.app_context():
             while time.monotonic() < grace:
                 self.record()
@@ -256,7 +262,11 @@ class Dispatcher:
                 outbox.release(self.name)
             dispose_db()
         log.info(
-            "dispatcher %s stopped (%d delivered; %d given back)", self.name, self.delivered, left
+            "dispatcher %s stopped (%d delivered; %d given back%s)",
+            self.name,
+            self.delivered,
+            left,
+            f"; {self.publisher.published} published at LinkedIn" if self.publisher else "",
         )
         return 0
 

@@ -38,8 +38,8 @@ CODES = {
     507: "storage_full",
 }
 # Codes beside each status's own, each raised by its helper below:
-# validation_error (400), schedule_conflict and no_free_slot (409),
-# search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
+# validation_error (400), schedule_conflict, no_free_slot and
+# linkedin_not_configured (409), search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
 # ERROR_TEXT) and docs/api.md's table name every code.
 
 
@@ -113,6 +113,21 @@ def schedule_conflict(channel_id, rule, conflicting, message):
 def no_free_slot(channel_id, message):
     """409: the queue found no slot for the post (planning/queue.py)."""
     return ApiError(409, message, "no_free_slot", {"channel": channel_id})
+
+
+LINKEDIN_SETTINGS = ("FLASK_LINKEDIN_CLIENT_ID", "FLASK_LINKEDIN_CLIENT_SECRET")
+
+
+def linkedin_not_configured():
+    """409: connecting to LinkedIn, or letting the service publish, needs the
+    operator's LinkedIn app (its client id and secret)."""
+    return ApiError(
+        409,
+        "The service is not set up to sign in to LinkedIn: its operator must set "
+        f'{" and ".join(LINKEDIN_SETTINGS)} (docs/linkedin.md, "Connecting a channel").',
+        "linkedin_not_configured",
+        {"settings": list(LINKEDIN_SETTINGS)},
+    )
 
 
 def search_too_broad(limit_ms):

@@ -17,6 +17,9 @@ for the service itself, and the handoff. Actions:
     reported_failed     a move to Failed made with a key
     lease_expired       a move to Failed the service made (a handoff ran out)
     refused             a move to Failed the service made: a due post too long for LinkedIn
+    publish_failed      a move to Failed the service's own publisher made: LinkedIn refused
+                        the post, its connection expired, or an unknown outcome was not
+                        found on LinkedIn
     published           the publish callback
     occurrence_created  the next occurrence of a recurring post
 """

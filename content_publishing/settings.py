@@ -58,6 +58,16 @@ def defaults(instance_path):
         # The LinkedIn request handed to automations (linkedin.py)
         "LINKEDIN_VERSION": "202610",
         "LINKEDIN_API_BASE": "https://api.linkedin.com",
+        # Connecting a channel to LinkedIn, and the service's own publisher
+        "LINKEDIN_CLIENT_ID": None,
+        "LINKEDIN_CLIENT_SECRET": None,
+        "LINKEDIN_CLIENT_SECRET_FILE": None,
+        "LINKEDIN_AUTH_BASE": "https://www.linkedin.com",
+        "LINKEDIN_MEMBER_POSTS_READABLE": False,
+        "LINKEDIN_PUBLISH": True,
+        "LINKEDIN_PUBLISH_WORKERS": 4,
+        "LINKEDIN_TIMEOUT_SECONDS": 30,
+        "LINKEDIN_CHECK_DELAY_SECONDS": 30,
         # Metrics and logs
         "METRICS": False,
         "LOG_FORMAT": "text",
@@ -90,7 +100,14 @@ KINDS = {
     "PUBLIC_URL": "url",
     "LINKEDIN_API_BASE": "url",
     "LINKEDIN_VERSION": "linkedin version",
+    "LINKEDIN_AUTH_BASE": "url",
+    "LINKEDIN_MEMBER_POSTS_READABLE": "flag",
+    "LINKEDIN_PUBLISH": "flag",
+    "LINKEDIN_PUBLISH_WORKERS": "positive integer",
+    "LINKEDIN_TIMEOUT_SECONDS": "positive",
+    "LINKEDIN_CHECK_DELAY_SECONDS": "non-negative",
 }
+CLIENT_SECRET_FILE = "linkedin-client-secret"  # in the instance folder, like secrets.key
 
 
 def _is_int(value):
@@ -224,6 +241,7 @@ def check(config, instance_path):
     """Raise SettingError for the first setting that cannot work; normalise the rest."""
     config["DATABASE"] = database(config["DATABASE"], instance_path)
     _check_kinds(config)
+    _linkedin_client(config, instance_path)
     if config["DISPATCH_LEASE_SECONDS"] < config["WEBHOOK_TIMEOUT_SECONDS"] + 3:
         raise SettingError(
             "FLASK_DISPATCH_LEASE_SECONDS must exceed FLASK_WEBHOOK_TIMEOUT_SECONDS by 3 or more: "
@@ -266,3 +284,38 @@ def _check_kinds(config):
                 config[name] = normalise(value)
             except (ValueError, TypeError, AttributeError, ValidationError):
                 raise SettingError(f"FLASK_{name} must be {wanted}, not {value!r}") from None
+
+
+def _linkedin_client(config, instance_path):
+    """FLASK_LINKEDIN_CLIENT_ID, and its secret from FLASK_LINKEDIN_CLIENT_SECRET,
+    or read from the file FLASK_LINKEDIN_CLIENT_SECRET_FILE names (a
+    container's or systemd's secret), or from instance/linkedin-client-secret,
+    as the secrets key may come from instance/secrets.key. Empty means unset.
+    A client id without a secret cannot sign anyone in: refused at start."""
+    client_id = str(config["LINKEDIN_CLIENT_ID"] or "").strip() or None
+    secret = str(config["LINKEDIN_CLIENT_SECRET"] or "").strip() or None
+    path = str(config["LINKEDIN_CLIENT_SECRET_FILE"] or "").strip() or None
+    if secret and path:
+        raise SettingError(
+            "FLASK_LINKEDIN_CLIENT_SECRET and FLASK_LINKEDIN_CLIENT_SECRET_FILE are both set: "
+            "give the secret one way"
+        )
+    kept = os.path.join(instance_path, CLIENT_SECRET_FILE)
+    if secret is None and path is None and client_id and os.path.exists(kept):
+        path = kept
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as file:
+                secret = file.read().strip() or None
+        except OSError as error:
+            raise SettingError(
+                f"FLASK_LINKEDIN_CLIENT_SECRET_FILE cannot be read: {error.strerror} ({path})"
+            ) from None
+    if client_id and not secret:
+        raise SettingError(
+            "FLASK_LINKEDIN_CLIENT_ID is set but the client secret is not: set "
+            "FLASK_LINKEDIN_CLIENT_SECRET or FLASK_LINKEDIN_CLIENT_SECRET_FILE (or write it to "
+            f"instance/{CLIENT_SECRET_FILE})"
+        )
+    config["LINKEDIN_CLIENT_ID"], config["LINKEDIN_CLIENT_SECRET"] = client_id, secret
+    config["LINKEDIN_CLIENT_SECRET_FILE"] = None  # read: a second check finds the secret alone

@@ -23,6 +23,8 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "idempotency_keys",
     "article_idempotency_keys",
     "import_idempotency_keys",
+    "linkedin_states",
+    "linkedin_connections",
     "channels",
     "media",
     "post_history",

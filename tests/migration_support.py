@@ -332,6 +332,75 @@ ROWS = [
         },
         1,
     ),
+    # Since version 10: a channel the service publishes itself, its LinkedIn
+    # connection, a sign-in under way, and a post the service is sending.
+    (
+        "channels",
+        {
+            "user_id": 1,
+            "id": "personal",
+            "type": "personal",
+            "name": "Me",
+            "author_urn": "urn:li:person:abc",
+            "publisher": "linkedin",
+            "created_at": T0,
+            "updated_at": T1,
+            "version": 2,
+        },
+        10,
+    ),
+    (
+        "linkedin_connections",
+        {
+            "user_id": 1,
+            "channel_id": "personal",
+            "status": "connected",
+            "member_urn": "urn:li:person:abc",
+            "member_name": "Ada Lovelace",
+            "organizations": "[]",
+            "scopes": "openid profile w_member_social",
+            "access_token": "sealed-access",
+            "access_expires_at": FUTURE,
+            "refresh_token": "sealed-refresh",
+            "refresh_expires_at": FUTURE,
+            "connected_at": T1,
+            "updated_at": T1,
+        },
+        10,
+    ),
+    (
+        "linkedin_states",
+        {
+            "state_hash": "c" * 64,
+            "user_id": 1,
+            "channel_id": "personal",
+            "key_id": 1,
+            "browser_hash": "d" * 64,
+            "expires_at": T2,
+            "created_at": T1,
+        },
+        10,
+    ),
+    (
+        "posts",
+        _post(
+            7,
+            status="Publishing",
+            scheduled_at=T1,
+            handoff_id="00000000-0000-4000-8000-0000000000a7",
+            handoff_expires_at=T2,
+            handoff_count=1,
+            handoff_holder="service",
+            handoff_sending_at=T1,
+            handoff_error="LinkedIn answered 503",
+        ),
+        10,
+    ),
+    (
+        "posts",
+        _post(8, status="Scheduled", scheduled_at=T1, retry_not_before=T2),
+        10,
+    ),
 ]
 
 # What a migration does to rows, for the comparison to expect it. A row of

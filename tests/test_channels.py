@@ -32,6 +32,13 @@ def test_create_the_personal_channel_with_defaults(api):
         "slots": [],
         "min_gap_minutes": 0,
         "daily_cap": None,
+        "publisher": "automation",
+        "connection": {
+            "status": "none",
+            "member_name": None,
+            "expires_at": None,
+            "organizations": [],
+        },
         "created_at": channel["created_at"],
         "updated_at": channel["created_at"],
         "version": 1,

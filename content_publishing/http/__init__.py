@@ -8,6 +8,7 @@ planning.py   add to queue, bulk import
 callback.py   the publish callback
 articles.py   articles
 channels.py   channels and their upcoming slots
+linkedin.py   connecting a channel to LinkedIn: start, disconnect, and the callback (no key)
 media.py      the media library: upload, list, serve
 webhooks.py   webhook endpoints and the delivery log
 me.py         GET /me: the calling key

@@ -11,6 +11,7 @@ from content_publishing.http import (
     articles,
     callback,
     channels,
+    linkedin,
     me,
     media,
     planning,
@@ -40,5 +41,6 @@ bp.register_blueprint(articles.bp)
 bp.register_blueprint(webhooks.bp)
 bp.register_blueprint(me.bp)
 bp.register_blueprint(channels.bp)
+bp.register_blueprint(linkedin.bp)
 bp.register_blueprint(planning.bp)
 bp.register_blueprint(media.bp)

@@ -40,7 +40,9 @@ ERROR_TEXT = {
     404: "Unknown id, not a UUID, or another user's.",
     409: "The change conflicts with the record's state (`conflict`); for scheduling, "
     "`schedule_conflict` (a channel's guard: `details.rule`, `details.conflicting_post_ids`) or "
-    "`no_free_slot` (the queue found no slot).",
+    "`no_free_slot` (the queue found no slot); for LinkedIn connections, "
+    "`linkedin_not_configured` (the operator has not set the LinkedIn app's client id and "
+    "secret: `details.settings` names them).",
     412: "If-Match names a stale version; the ETag header carries the current one.",
     413: "The request body is larger than MAX_CONTENT_LENGTH.",
     414: "The request line is longer than 4094 bytes (answered by gunicorn, same envelope).",
@@ -202,6 +204,7 @@ def build_spec(app):
         }
         spec.path(path=path, operations=operations)
     spec.path(path="/health", operations={"get": HEALTH_OPERATION})
+    spec.path(path="/functions/v1/linkedin/callback", operations={"get": CALLBACK_OPERATION})
     spec.path(path="/media/{media_id}.{ext}", operations={"get": MEDIA_FILE_OPERATION})
     return spec.to_dict()
 
@@ -302,6 +305,37 @@ HEALTH_OPERATION = {
             "description": "Success.",
             "content": {"application/json": {"schema": health_schema}},
         }
+    },
+}
+
+
+CALLBACK_OPERATION = {
+    "operationId": "linkedin_callback",
+    "summary": "Where LinkedIn sends the browser back after a sign-in",
+    "description": "Needs no key: a browser arrives here from LinkedIn's consent page, with the "
+    "`state` that POST /functions/v1/channels-connect/{id} put in the authorize URL. Trades "
+    "the `code` for tokens (kept encrypted), finds the author (the member, or the pages they "
+    "administer), then 303 to the dashboard's channels page. A missing, expired, reused or "
+    "foreign state is a 400 page and nothing is stored; `error` (the person cancelled) "
+    "redirects to the dashboard with the message shown. Register "
+    "`<FLASK_PUBLIC_URL>/functions/v1/linkedin/callback` as the app's redirect URL at LinkedIn.",
+    "tags": ["linkedin"],
+    "security": [],
+    "parameters": [
+        {"in": "query", "name": name, "required": False, "schema": {"type": "string"}}
+        for name in ("code", "state", "error", "error_description")
+    ],
+    "responses": {
+        "303": {"description": "To the dashboard's channels page, which says what happened."},
+        "400": {
+            "description": "A page: the state is missing, unknown, used, expired or "
+            "another browser's, or LinkedIn refused the code. Nothing is stored."
+        },
+        "409": {
+            "description": "A page: the service is not set up for LinkedIn "
+            "(`linkedin_not_configured`)."
+        },
+        "502": {"description": "A page: LinkedIn did not answer as it should."},
     },
 }
 

@@ -13,13 +13,14 @@ brand_id may, a slash included: hence `<path:...>` in the routes.
 
 from datetime import timedelta
 
-from flask import Blueprint, g, url_for
+from flask import Blueprint, current_app, g, url_for
 
-from content_publishing import timestamps
+from content_publishing import connections, timestamps
 from content_publishing.auth import require_scope
-from content_publishing.errors import not_found
+from content_publishing.errors import linkedin_not_configured, not_found
 from content_publishing.http.apidoc import doc
 from content_publishing.http.common import check_if_match, page_body, render, with_etag
+from content_publishing.http.linkedin import revoke_quietly
 from content_publishing.planning import channels, clock
 from content_publishing.planning.plan import ChannelPlan
 from content_publishing.schemas.channels import (
@@ -43,13 +44,20 @@ def owned(fetch, channel_id):
     return channel
 
 
+def _publishing_needs_linkedin(body):
+    """The service publishes a channel itself only with the operator's LinkedIn app."""
+    if body.get("publisher") == "linkedin" and not current_app.config["LINKEDIN_CLIENT_ID"]:
+        raise linkedin_not_configured()
+
+
 @bp.get("/channels")
 @doc("List the caller's channels", query=channel_list_query_schema, response=channels_page_schema)
 @require_scope("posts:read")
 def list_channels(query):
     with snapshot():
         page = channel_store.list_channels(g.user_id, query)
-    return page_body(channel_schema, page, query)
+        shown = connections.attach(g.user_id, page.rows, timestamps.now_text())
+    return page_body(channel_schema, page, query, shown)
 
 
 @bp.post("/channels")
@@ -61,10 +69,12 @@ def list_channels(query):
     errors=[409],
     headers=["ETag", "Location"],
     description="`personal` (no brand_id) or a brand page (its brand_id becomes the id). A "
-    "second channel with the same id is a 409.",
+    "second channel with the same id is a 409, and so is `publisher: linkedin` (a new channel "
+    "is not connected yet).",
 )
 @require_scope("posts:write")
 def create_channel(body):
+    _publishing_needs_linkedin(body)
     with transaction():
         channel = channels.create(g.user_id, body, timestamps.now_text())
     location = url_for("api.channels.get_channel_item", channel_id=channel["id"])
@@ -75,7 +85,9 @@ def create_channel(body):
 @doc("Get one channel", response=channel_schema, headers=["ETag"])
 @require_scope("posts:read")
 def get_channel_item(channel_id):
-    channel = owned(channel_store.get_channel, channel_id)
+    with snapshot():
+        channel = owned(channel_store.get_channel, channel_id)
+        channel = connections.attach_one(g.user_id, channel, timestamps.now_text())
     return with_etag(render(channel_schema, channel), channel)
 
 
@@ -84,14 +96,17 @@ def get_channel_item(channel_id):
     "Change a channel",
     body=channel_update_schema,
     response=channel_schema,
-    errors=[412],
+    errors=[409, 412],
     headers=["ETag"],
     request_headers=["If-Match"],
-    description="Its name, author, zone, slots and guards; the id and type never change. "
-    "Posts already planned stay where they are.",
+    description="Its name, author, zone, slots, guards and publisher; the id and type never "
+    "change. Posts already planned stay where they are. `publisher: linkedin` needs a connected "
+    "channel (409 otherwise); a connected channel's author is its member, or one of the pages "
+    "its member may post for.",
 )
 @require_scope("posts:write")
 def update_channel_item(channel_id, body):
+    _publishing_needs_linkedin(body)
     with transaction():
         channel = owned(channel_store.lock_channel, channel_id)
         check_if_match(channel)
@@ -105,14 +120,17 @@ def update_channel_item(channel_id, body):
     status=204,
     errors=[412],
     request_headers=["If-Match"],
-    description="Its posts stay, as posts of a channel that is not set up.",
+    description="Its posts stay, as posts of a channel that is not set up. Its LinkedIn "
+    "connection goes with it: the token is revoked at LinkedIn and forgotten.",
 )
 @require_scope("posts:write")
 def delete_channel_item(channel_id):
     with transaction():
         channel = owned(channel_store.lock_channel, channel_id)
         check_if_match(channel)
-        channels.delete(g.user_id, channel)
+        token = channels.delete(g.user_id, channel)
+    if token:
+        revoke_quietly(current_app.config, token)
     return "", 204
 
 

@@ -8,6 +8,7 @@ leaves its posts as they are: they go on as posts with no channel.
 
 from marshmallow import ValidationError
 
+from content_publishing import connections
 from content_publishing.errors import conflict, validation_error
 from content_publishing.schemas.channels import PERSONAL, check_author
 from content_publishing.store import channels as channel_store
@@ -15,12 +16,17 @@ from content_publishing.store.db import is_unique_violation, savepoint
 
 
 def create(user_id, fields, now):
+    """The new channel, with its (empty) connection; a new channel is never
+    connected, so `publisher: linkedin` is a 409."""
     channel_id = PERSONAL if fields["type"] == "personal" else fields["brand_id"]
     if channel_store.get_channel(user_id, channel_id) is not None:
         raise _exists(channel_id)
+    if fields.get("publisher") == "linkedin":
+        connections.check_change(user_id, {"id": channel_id, "type": fields["type"]}, fields, now)
     try:
         with savepoint():
-            return channel_store.insert_channel(user_id, channel_id, fields, now)
+            channel = channel_store.insert_channel(user_id, channel_id, fields, now)
+            return connections.attach_one(user_id, channel, now)
     except Exception as error:  # a concurrent create committed first
         if not is_unique_violation(error):
             raise
@@ -34,17 +40,25 @@ def _exists(channel_id):
 
 
 def update(user_id, channel, changes, now):
-    """The changed channel; only what differs is written."""
+    """The changed channel, with its connection; only what differs is
+    written. A connected channel's author and publisher keep to its
+    connection (connections.check_change)."""
     changes = {k: v for k, v in changes.items() if channel.get(k) != v}
     if "author_urn" in changes:
         try:
             check_author(channel["type"], changes["author_urn"])
         except ValidationError as error:
             raise validation_error(error.normalized_messages()) from None
-    if not changes:
-        return channel
-    return channel_store.update_channel(user_id, channel["id"], changes, now)
+    connections.check_change(user_id, channel, changes, now)
+    if changes:
+        channel = channel_store.update_channel(user_id, channel["id"], changes, now)
+    return connections.attach_one(user_id, channel, now)
 
 
 def delete(user_id, channel):
+    """The channel goes, and its LinkedIn connection with it (the row
+    cascades); the access token to revoke at LinkedIn once the deletion has
+    committed, or None."""
+    found = connections.for_channel(user_id, channel["id"])
     channel_store.delete_channel(user_id, channel["id"])
+    return found["access_token"] if found else None

@@ -30,9 +30,11 @@ package:
     moves.py     the rules of a PATCH, the callback and a DELETE
     writes.py    every change written with its event and history entry
     handoffs.py  claims, pushes and leases that run out, and a pushed delivery's outcome
+    direct.py    the service's own publisher's handoffs: taken, sending, and LinkedIn's answer
     imports.py   bulk import from CSV or JSON, all or nothing
 """
 
+from content_publishing.posts import direct
 from content_publishing.posts.handoffs import (
     EXPIRED_ERRORS,
     Handoff,
@@ -54,6 +56,7 @@ __all__ = [
     "Handoff",
     "acknowledge",
     "add_to_queue",
+    "direct",
     "claim",
     "create",
     "current",

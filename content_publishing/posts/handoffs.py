@@ -121,7 +121,14 @@ def expired_error(post):
 
 
 def _expired(post, now):
-    return post["status"] == "Publishing" and post["handoff_expires_at"] <= now
+    """An automation's handoff whose lease ran out. The service's own
+    publisher's handoffs are settled by it (posts/direct.py): it knows
+    whether it sent the post."""
+    return (
+        post["status"] == "Publishing"
+        and post.get("handoff_holder", "automation") == "automation"
+        and post["handoff_expires_at"] <= now
+    )
 
 
 def current(post, now):

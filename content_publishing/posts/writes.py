@@ -105,7 +105,8 @@ def write(
     events.post_changed(user_id, post, changed, now)
     action = action or history.action_of(post["status"], changed["status"], columns, actor)
     if action in ("scheduled", "queued", "given_back"):
-        detail = f"for {changed['scheduled_at']}"
+        why = f"; {detail}" if action == "given_back" and detail else ""
+        detail = f"for {changed['scheduled_at']}{why}"
     history.change(user_id, post, changed, columns, actor, now, action, detail)
     if following:
         insert(

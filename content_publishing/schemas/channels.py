@@ -19,6 +19,8 @@ from content_publishing.schemas.common import (
 )
 
 CHANNEL_TYPES = ("personal", "brand")
+PUBLISHERS = ("automation", "linkedin")
+CONNECTION_STATUSES = ("none", "connected", "expiring", "expired", "revoked")
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 MAX_SLOTS = 100
 PERSONAL = "personal"
@@ -100,6 +102,57 @@ def daily_cap_field(**kwargs):
     )
 
 
+def publisher_field(**kwargs):
+    return fields.String(
+        validate=validate.OneOf(PUBLISHERS),
+        metadata={
+            "description": "Who publishes the channel's due posts: `automation` (claims and "
+            "post.due pushes, as always) or `linkedin` (the service itself, with the channel's "
+            "LinkedIn connection; a 409 unless it is connected or expiring)."
+        },
+        **kwargs,
+    )
+
+
+class LinkedInPageSchema(Schema):
+    urn = fields.String(required=True, metadata={"example": "urn:li:organization:1"})
+    name = fields.String(required=True, allow_none=True)
+
+
+class ConnectionSchema(Schema):
+    """What the channel record shows of its LinkedIn connection: never a token."""
+
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(CONNECTION_STATUSES),
+        metadata={
+            "description": "none (never connected), connected, expiring (ends within 7 days "
+            "and cannot be refreshed: reconnect), expired (reconnect), revoked (disconnected)."
+        },
+    )
+    member_name = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Who signed in (personal channels; LinkedIn gives brand "
+            "sign-ins no name)."
+        },
+    )
+    expires_at = Timestamp(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Until when the connection works without signing in again."},
+    )
+    organizations = fields.List(
+        fields.Nested(LinkedInPageSchema),
+        required=True,
+        metadata={
+            "description": "The pages the member administers (brand channels): the channel's "
+            "author_urn is one of them."
+        },
+    )
+
+
 def check_author(channel_type, urn):
     if (
         urn is not None
@@ -134,6 +187,12 @@ class ChannelSchema(Schema):
     slots = slots_field(load_default=list)
     min_gap_minutes = min_gap_field(load_default=0)
     daily_cap = daily_cap_field(load_default=None)
+    publisher = publisher_field(load_default="automation")
+    connection = fields.Nested(
+        ConnectionSchema,
+        dump_only=True,
+        metadata={"description": "The channel's LinkedIn connection (read-only)."},
+    )
     created_at = Timestamp(dump_only=True)
     updated_at = Timestamp(dump_only=True)
     version = fields.Integer(dump_only=True)
@@ -161,6 +220,7 @@ class ChannelUpdateSchema(Schema):
     slots = slots_field()
     min_gap_minutes = min_gap_field()
     daily_cap = daily_cap_field()
+    publisher = publisher_field()
 
 
 class ChannelListQuerySchema(PageQuerySchema):
@@ -203,3 +263,16 @@ channels_page_schema = ChannelPageSchema()
 channel_list_query_schema = ChannelListQuerySchema()
 slots_query_schema = SlotsQuerySchema()
 upcoming_slots_schema = UpcomingSlotsSchema()
+
+
+class ConnectStartSchema(Schema):
+    authorize_url = fields.String(
+        required=True,
+        metadata={
+            "description": "Where to send the person's browser: LinkedIn's consent page, with a "
+            "state that works once, for 10 minutes."
+        },
+    )
+
+
+connect_start_schema = ConnectStartSchema()

@@ -268,7 +268,7 @@ class HistoryEntrySchema(Schema):
         required=True,
         metadata={
             "description": "created, updated, scheduled, unscheduled, queued, claimed, pushed, "
-            "given_back, reported_failed, lease_expired, refused, published or "
+            "given_back, reported_failed, lease_expired, refused, publish_failed, published or "
             "occurrence_created."
         },
     )

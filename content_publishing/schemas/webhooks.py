@@ -7,7 +7,14 @@ from marshmallow import Schema, ValidationError, fields, validate
 from content_publishing.schemas.common import HttpUrl, PageQuerySchema, PageSchema, Text, Timestamp
 
 # The event types an endpoint can ask for; webhooks/events.py says what causes each.
-TYPES = ("post.due", "post.published", "post.failed", "article.published")
+TYPES = (
+    "post.due",
+    "post.published",
+    "post.failed",
+    "article.published",
+    "channel.expiring",
+    "channel.disconnected",
+)
 OUTCOMES = ("pending", "delivered", "failed", "cancelled")
 MAX_DESCRIPTION = 300
 

@@ -37,6 +37,7 @@ The modules:
     posts.py             posts, their handoffs and deletion
     search.py            search among one owner's posts: index-led or order-led, a time limit
     channels.py          channels and the planned posts the queue and guards read
+    connections.py       channels' LinkedIn connections (tokens sealed) and sign-ins under way
     history.py           post history
     articles.py          articles
     media.py             the media library's images

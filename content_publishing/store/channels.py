@@ -4,10 +4,19 @@ from content_publishing.store.db import rows
 from content_publishing.store.records import OwnedTable
 
 COLUMNS = (
-    "id, type, name, author_urn, timezone, slots, min_gap_minutes, daily_cap,"
+    "id, type, name, author_urn, timezone, slots, min_gap_minutes, daily_cap, publisher,"
     " created_at, updated_at, version"
 )
-WRITABLE = ["type", "name", "author_urn", "timezone", "slots", "min_gap_minutes", "daily_cap"]
+WRITABLE = [
+    "type",
+    "name",
+    "author_urn",
+    "timezone",
+    "slots",
+    "min_gap_minutes",
+    "daily_cap",
+    "publisher",
+]
 channels = OwnedTable("channels", COLUMNS, json_columns=["slots"], writable=WRITABLE)
 
 

@@ -36,6 +36,8 @@ TABLES = (
     "webhook_deliveries",
     "webhook_attempts",
     "channels",
+    "linkedin_connections",
+    "linkedin_states",
     "import_idempotency_keys",
     "media",
     "post_history",

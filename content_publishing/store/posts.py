@@ -9,13 +9,15 @@ from content_publishing.store.paging import POST_KINDS, Page, page
 from content_publishing.store.records import OwnedTable
 from content_publishing.store.search import search_posts
 
-# handoff_acknowledged and handoff_error are internal: read for the expiry
-# rule (publishing.current), never shown.
+# handoff_acknowledged, handoff_error, handoff_holder, handoff_sending_at and
+# retry_not_before are internal: read for the expiry rule (posts.current) and
+# the service's own publisher, never shown.
 COLUMNS = (
     "id, type, brand_id, content, media_urls, status, scheduled_at, published_at,"
     " linkedin_post_id, live_url, last_error, handoff_id, handoff_expires_at, handoff_count,"
-    " handoff_acknowledged, handoff_error, repeat, series_id, occurrence, series_start,"
-    " series_continued, created_at, updated_at, version"
+    " handoff_acknowledged, handoff_error, handoff_holder, handoff_sending_at, retry_not_before,"
+    " repeat, series_id, occurrence, series_start, series_continued, created_at, updated_at,"
+    " version"
 )
 # What a new post may be written with: a create's fields, and a Scheduled
 # status and a place in a series for an import row or a series' next occurrence.
@@ -45,6 +47,9 @@ posts = OwnedTable(
         "handoff_expires_at",
         "handoff_acknowledged",
         "handoff_error",
+        "handoff_holder",
+        "handoff_sending_at",
+        "retry_not_before",
         "series_continued",
     ],
 )
@@ -52,7 +57,16 @@ ORDERS = {
     "-created_at": lambda: "created_at DESC, id DESC",
     "scheduled_at": lambda: dialect().scheduled_order,  # soonest first, unscheduled last
 }
-_EXPIRED = "status = 'Publishing' AND handoff_expires_at <= ?"
+# A lease of an automation's handoff that ran out; the service's own
+# publisher settles its own (SERVICE_EXPIRED), since it knows whether it sent.
+_EXPIRED = "status = 'Publishing' AND handoff_expires_at <= ? AND handoff_holder = 'automation'"
+SERVICE_EXPIRED = "status = 'Publishing' AND handoff_expires_at <= ? AND handoff_holder = 'service'"
+# A post whose channel the service publishes itself (publisher 'linkedin'):
+# never offered to a claim or a post.due push.
+_BY_SERVICE = (
+    "EXISTS (SELECT 1 FROM channels c WHERE c.user_id = p.user_id AND c.publisher = 'linkedin'"
+    " AND c.id = CASE WHEN p.type = 'personal' THEN 'personal' ELSE p.brand_id END)"
+)
 
 
 def get_post(user_id, post_id):
@@ -137,13 +151,16 @@ def claim_due(user_id, now, limit, expires_at, post_type=None, sendable=None):
     out until this one commits; on PostgreSQL the rows are locked with SKIP
     LOCKED, so a concurrent claimer takes other rows instead of these.
     """
-    where, params = "user_id = ? AND status = 'Scheduled' AND scheduled_at <= ?", [user_id, now]
+    where = (
+        f"p.user_id = ? AND p.status = 'Scheduled' AND p.scheduled_at <= ? AND NOT {_BY_SERVICE}"
+    )
+    params = [user_id, now]
     if post_type:
-        where += " AND type = ?"
+        where += " AND p.type = ?"
         params.append(post_type)
     found = rows(
-        f"SELECT id, user_id, content FROM posts WHERE {where} ORDER BY scheduled_at, id LIMIT ?"
-        + dialect().skip_locked,
+        f"SELECT p.id, p.user_id, p.content FROM posts p WHERE {where}"
+        " ORDER BY p.scheduled_at, p.id LIMIT ?" + dialect().skip_locked,
         (*params, limit),
     )
     found, held = _sendable(found, sendable)
@@ -164,13 +181,14 @@ def _sendable(found, sendable):
     return kept, [(r["user_id"], r["id"]) for r in held]
 
 
-def _hand_off(ids, expiries, now, acknowledged):
+def _hand_off(ids, expiries, now, acknowledged, holder="automation"):
     execute_many(
         "UPDATE posts SET status = 'Publishing', handoff_id = ?, handoff_expires_at = ?,"
-        " handoff_acknowledged = ?, handoff_error = NULL, handoff_count = handoff_count + 1,"
-        " updated_at = ?, version = version + 1 WHERE id = ?",
+        " handoff_acknowledged = ?, handoff_error = NULL, handoff_holder = ?,"
+        " handoff_sending_at = NULL, retry_not_before = NULL,"
+        " handoff_count = handoff_count + 1, updated_at = ?, version = version + 1 WHERE id = ?",
         [
-            (str(uuid.uuid4()), expires, int(acknowledged), now, post_id)
+            (str(uuid.uuid4()), expires, int(acknowledged), holder, now, post_id)
             for post_id, expires in zip(ids, expiries, strict=True)
         ],
     )
@@ -189,6 +207,7 @@ def _records_in_order(ids):
 _PUSHABLE = (
     "p.status = 'Scheduled' AND p.scheduled_at <= ? AND EXISTS (SELECT 1 FROM webhook_endpoints e"
     " WHERE e.user_id = p.user_id AND e.enabled = 1 AND e.events LIKE '%\"post.due\"%')"
+    f" AND NOT {_BY_SERVICE}"
 )
 
 
@@ -319,3 +338,100 @@ def series_heads(user_id, before):
 def records(post_ids):
     """The records of these posts (any user's), each with its user_id, in that order."""
     return _records_in_order(list(post_ids)) if post_ids else []
+
+
+# --- the service's own publisher (posts/direct.py) ------------------------------------------
+
+_SERVICE_DUE = (
+    "p.status = 'Scheduled' AND p.scheduled_at <= ?"
+    f" AND (p.retry_not_before IS NULL OR p.retry_not_before <= ?) AND {_BY_SERVICE}"
+)
+
+
+def any_service_work(now):
+    """Whether a due post waits for the service's own publisher, or one of its
+    handoffs ran out (a read, before the write lock)."""
+    return (
+        value(
+            f"SELECT 1 FROM posts p WHERE {_SERVICE_DUE}"
+            f" UNION ALL SELECT 1 FROM posts WHERE {SERVICE_EXPIRED} LIMIT 1",
+            (now, now, now),
+        )
+        == 1
+    )
+
+
+def take_for_service(now, limit, expires_at, sendable=None):
+    """Hand up to `limit` due posts of channels the service publishes itself
+    to the service, soonest first, exactly as claim_due hands them to a
+    caller (SKIP LOCKED on PostgreSQL, the write lock on SQLite), with the
+    service as the handoff's holder. A post LinkedIn asked to wait for
+    (retry_not_before) waits. Returns (records, [(user_id, id)] held back)."""
+    found = rows(
+        f"SELECT p.id, p.user_id, p.content FROM posts p WHERE {_SERVICE_DUE}"
+        " ORDER BY p.scheduled_at, p.id LIMIT ?" + dialect().skip_locked,
+        (now, now, limit),
+    )
+    found, held = _sendable(found, sendable)
+    if not found:
+        return [], held
+    ids = [r["id"] for r in found]
+    _hand_off(ids, [expires_at] * len(ids), now, acknowledged=True, holder="service")
+    return _records_in_order(ids), held
+
+
+def mark_sending(post_id, handoff_id, now, expires_at):
+    """The service's handoff is about to send the post itself: marked so, and
+    its lease set to outlast the request, only while the handoff is current,
+    its lease unexpired and it was never marked before. True if it was: the
+    one condition under which the post may be sent."""
+    return (
+        value(
+            "UPDATE posts SET handoff_sending_at = ?, handoff_expires_at = ?, updated_at = ?,"
+            " version = version + 1 WHERE id = ? AND handoff_id = ? AND status = 'Publishing'"
+            " AND handoff_holder = 'service' AND handoff_sending_at IS NULL"
+            " AND handoff_expires_at > ? RETURNING 1",
+            (now, expires_at, now, post_id, handoff_id, now),
+        )
+        == 1
+    )
+
+
+def note_unknown(post_id, handoff_id, why, check_at, now):
+    """A sent post whose outcome is unknown: kept Publishing with the reason
+    (handoff_error), its lease ending when it is to be checked at LinkedIn."""
+    return (
+        value(
+            "UPDATE posts SET handoff_error = ?, handoff_expires_at = ?, updated_at = ?,"
+            " version = version + 1 WHERE id = ? AND handoff_id = ? AND status = 'Publishing'"
+            " AND handoff_holder = 'service' AND handoff_sending_at IS NOT NULL RETURNING 1",
+            (why, check_at, now, post_id, handoff_id),
+        )
+        == 1
+    )
+
+
+def service_expired(now, limit):
+    """[{id, user_id, handoff_id, handoff_sending_at, handoff_error}] of the
+    service's handoffs whose lease ran out, oldest first (SKIP LOCKED on
+    PostgreSQL: another dispatcher takes others)."""
+    return rows(
+        "SELECT id, user_id, handoff_id, handoff_sending_at, handoff_error FROM posts"
+        f" WHERE {SERVICE_EXPIRED} ORDER BY handoff_expires_at, id LIMIT ?" + dialect().skip_locked,
+        (now, limit),
+    )
+
+
+def extend_service_lease(post_id, handoff_id, now, expires_at):
+    """A service handoff whose lease ran out, taken on to be checked at
+    LinkedIn: its lease set anew, only if it still ran out (so that one
+    dispatcher checks it). True if this caller took it."""
+    return (
+        value(
+            "UPDATE posts SET handoff_expires_at = ?, updated_at = ?, version = version + 1"
+            " WHERE id = ? AND handoff_id = ? AND status = 'Publishing'"
+            " AND handoff_holder = 'service' AND handoff_expires_at <= ? RETURNING 1",
+            (expires_at, now, post_id, handoff_id, now),
+        )
+        == 1
+    )

@@ -4,6 +4,10 @@
     post.published     a post became Published (the publish callback)
     post.failed        a post became Failed (a failure report, or a handoff that ran out)
     article.published  an article became Published
+    channel.expiring      a channel's LinkedIn connection ends within 7 days and cannot be
+                          refreshed: reconnect it
+    channel.disconnected  a channel's LinkedIn connection expired, or LinkedIn refused to
+                          refresh it: its posts cannot be published until it is reconnected
 
 An event is written to the outbox (store/outbox.py) in the transaction of
 the change that causes it, with one delivery per enabled endpoint of the
@@ -17,6 +21,7 @@ import json
 import uuid
 
 from content_publishing.schemas.articles import article_schema
+from content_publishing.schemas.channels import channel_schema
 from content_publishing.schemas.common import render
 from content_publishing.schemas.posts import post_schema
 from content_publishing.store import outbox
@@ -60,6 +65,12 @@ def post_changed(user_id, before, after, now):
 def article_changed(user_id, before, after, now):
     if after["status"] == "Published" and before["status"] != "Published":
         emit(user_id, "article.published", render(article_schema, after), now)
+
+
+def channel_changed(user_id, event_type, channel, now):
+    """channel.expiring or channel.disconnected, with the channel record
+    (its `connection` included, never a token)."""
+    emit(user_id, event_type, render(channel_schema, channel), now)
 
 
 def ping(user_id, endpoint_id, now):

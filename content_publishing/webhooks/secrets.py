@@ -1,4 +1,5 @@
-"""Webhook signing secrets and header tokens: made, shown once, stored encrypted.
+"""Webhook signing secrets and header tokens: made, shown once, stored encrypted;
+and the sealing itself, which LinkedIn tokens (connections.py) use too.
 
 A secret is `whsec_` followed by the base64 of 32 random bytes (the Standard
 Webhooks form). Unlike an API key it cannot be stored as a hash: the
@@ -68,6 +69,6 @@ def unseal(stored):
         return _fernet().decrypt(stored.encode("ascii")).decode("ascii")
     except InvalidToken:
         raise ValueError(
-            "cannot read a webhook secret: FLASK_SECRETS_KEY (or instance/secrets.key) is not "
-            "the key it was stored with"
+            "cannot read a stored secret (a webhook secret or a LinkedIn token): "
+            "FLASK_SECRETS_KEY (or instance/secrets.key) is not the key it was stored with"
         ) from None

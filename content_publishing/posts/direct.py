@@ -1,0 +1,144 @@
+"""The service's own publisher's side of a handoff (publisher.py runs it):
+due posts of channels the service publishes itself, taken exactly as a
+claim takes them, and what LinkedIn's answer makes of each.
+
+    take        Scheduled -> Publishing: the service holds the handoff (history
+                `claimed`, no key), posts too long for LinkedIn refused as by a claim
+    sending     marked in the database just before the POST of the post itself,
+                once: the one condition under which the post is sent
+    published   LinkedIn's 201 (or the post found after an unknown outcome)
+    failed      a refusal, a connection that expired, an unknown outcome that
+                was not found (history `publish_failed`)
+    give_back   Publishing -> Scheduled untried: LinkedIn's 429 (not taken again
+                before `retry_not_before`), or a publisher that stopped before sending
+    recover     handoffs whose lease ran out: never sent, given back; sent, kept to
+                be checked at LinkedIn, never sent again blind
+
+Every change after `take` holds only while the post is still in that very
+handoff (its handoff_id, held by the service), so that a late answer never
+changes a post that has moved on.
+"""
+
+from content_publishing import history, linkedin, timestamps
+from content_publishing.posts.handoffs import refuse
+from content_publishing.posts.moves import HANDOFF_CLEARED, plan_publish
+from content_publishing.posts.writes import write
+from content_publishing.store import posts as post_store
+
+SERVICE_CLEARED = {**HANDOFF_CLEARED, "handoff_holder": "automation", "handoff_sending_at": None}
+CONFIRMED = "confirmed after an unknown outcome"
+
+
+def any_work(now):
+    """Whether a due post waits for the service, or one of its handoffs ran
+    out: a read that takes no lock, before a round's transaction."""
+    return post_store.any_service_work(now)
+
+
+def take(now, limit, lease_seconds, lead_seconds):
+    """Up to `limit` due posts handed to the service (inside a transaction),
+    each Publishing with a lease of `lease_seconds`; their records."""
+    until = timestamps.later(now, lease_seconds)
+    taken, held = post_store.take_for_service(now, limit, until, linkedin.fits)
+    refuse(held, lead_seconds, now)
+    history.record(
+        [
+            history.entry(
+                post["user_id"],
+                post["id"],
+                "claimed",
+                "Scheduled",
+                "Publishing",
+                ["status", "handoff_id", "handoff_expires_at", "handoff_count"],
+                None,
+                now,
+                post["handoff_id"],
+                f"by the service's own publisher, until {post['handoff_expires_at']}",
+            )
+            for post in taken
+        ]
+    )
+    return taken
+
+
+def sending(post_id, handoff_id, now, until):
+    """Mark the handoff sending (its lease until `until`); True if the post
+    may be sent: the handoff is current, unexpired and was never sent."""
+    return post_store.mark_sending(post_id, handoff_id, now, until)
+
+
+def unknown(post_id, handoff_id, why, check_at, now):
+    """A sent post with an unknown outcome: kept Publishing, with `why`, to
+    be checked at LinkedIn once its lease ends at `check_at`."""
+    return post_store.note_unknown(post_id, handoff_id, why, check_at, now)
+
+
+def _held(user_id, post_id, handoff_id):
+    """The post, locked, while it is still in this service handoff; else None."""
+    post = post_store.lock_post(user_id, post_id)
+    if (
+        post is None
+        or post["status"] != "Publishing"
+        or post["handoff_id"] != handoff_id
+        or post["handoff_holder"] != "service"
+    ):
+        return None
+    return post
+
+
+def published(user_id, post_id, handoff_id, urn, now, lead_seconds, confirmed=False):
+    """LinkedIn made the post `urn`: Published (its post.published event,
+    history `published`); None if the post is no longer in this handoff."""
+    post = _held(user_id, post_id, handoff_id)
+    if post is None:
+        return None
+    columns = {
+        **plan_publish(post, urn, f"https://www.linkedin.com/feed/update/{urn}/", now),
+        **SERVICE_CLEARED,
+    }
+    detail = f"{CONFIRMED}: {urn}" if confirmed else urn
+    return write(user_id, post, columns, lead_seconds, now, detail=detail)
+
+
+def failed(user_id, post_id, handoff_id, error, now, lead_seconds, detail=None):
+    """Failed with `error` as its last_error (post.failed, history
+    `publish_failed`); None if the post is no longer in this handoff."""
+    post = _held(user_id, post_id, handoff_id)
+    if post is None:
+        return None
+    columns = {"status": "Failed", "last_error": error, **SERVICE_CLEARED}
+    return write(user_id, post, columns, lead_seconds, now, action="publish_failed", detail=detail)
+
+
+def give_back(user_id, post_id, handoff_id, not_before, why, now, lead_seconds):
+    """Back to Scheduled untried, not to be taken before `not_before` (None:
+    at once); None if the post is no longer in this handoff."""
+    post = _held(user_id, post_id, handoff_id)
+    if post is None:
+        return None
+    columns = {"status": "Scheduled", "retry_not_before": not_before, **SERVICE_CLEARED}
+    return write(user_id, post, columns, lead_seconds, now, action="given_back", detail=why)
+
+
+def recover(now, limit, check_seconds, lead_seconds):
+    """The service's handoffs whose lease ran out (inside a transaction). One
+    never marked sending was not sent: given back, to be taken again. One
+    marked sending has an unknown outcome: taken on for `check_seconds` by
+    this caller, to be checked at LinkedIn, and returned ([post records])."""
+    to_check = []
+    for row in post_store.service_expired(now, limit):
+        if row["handoff_sending_at"] is None:
+            give_back(
+                row["user_id"],
+                row["id"],
+                row["handoff_id"],
+                None,
+                "the service's publisher stopped before sending it (its lease ran out)",
+                now,
+                lead_seconds,
+            )
+        elif post_store.extend_service_lease(
+            row["id"], row["handoff_id"], now, timestamps.later(now, check_seconds)
+        ):
+            to_check.append({**post_store.get_post(row["user_id"], row["id"]), **row})
+    return to_check
