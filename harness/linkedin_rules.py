@@ -4,8 +4,8 @@ the stand-in (harness/linkedin_standin.py) can catch the service's mistakes.
 Each check returns None, or (status, code, message) as LinkedIn would refuse:
 
 - `headers_problem`: `Authorization: Bearer <token>` (401), a six-digit
-  `LinkedIn-Version`, `X-Restli-Protocol-Version: 2.0.0` (400) and a JSON
-  `Content-Type` (415);
+  `LinkedIn-Version` (400) that is active (426 NONEXISTENT_VERSION),
+  `X-Restli-Protocol-Version: 2.0.0` (400) and a JSON `Content-Type` (415);
 - `post_problem`: the Posts API body: `author` a person or organization
   URN, `commentary`, `visibility`, `distribution`, `lifecycleState`, no
   field the API does not know, and `commentary` in LinkedIn's "little" text
@@ -59,6 +59,9 @@ _URL_CHARACTERS = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#@!$&'()*+,;=%"
 )
 COMMENTARY_LIMIT = 3000
+# LinkedIn serves each monthly version for about a year: the stand-in takes
+# those of 2026 (the service's default, 202610, among them).
+ACTIVE_VERSIONS = frozenset(f"2026{month:02d}" for month in range(1, 13))
 AUTHOR = re.compile(r"urn:li:(?:person|organization):[A-Za-z0-9_-]+")
 IMAGE_URN = re.compile(r"urn:li:image:[A-Za-z0-9_-]+")
 DOCUMENT_URN = re.compile(r"urn:li:document:[A-Za-z0-9_-]+")
@@ -140,8 +143,11 @@ def headers_problem(headers, token, json_body=True):
     """`headers` with lower-case names."""
     if headers.get("authorization") != f"Bearer {token}":
         return 401, "INVALID_ACCESS_TOKEN", "Invalid access token"
-    if not re.fullmatch(r"\d{6}", headers.get("linkedin-version", "")):
+    version = headers.get("linkedin-version", "")
+    if not re.fullmatch(r"\d{6}", version):
         return 400, "VERSION_MISSING", "A version must be present in LinkedIn-Version"
+    if version not in ACTIVE_VERSIONS:
+        return 426, "NONEXISTENT_VERSION", f"Requested version {version}01 is not active"
     if headers.get("x-restli-protocol-version") != "2.0.0":
         return 400, "BAD_REQUEST", "X-Restli-Protocol-Version must be 2.0.0"
     if json_body and (

@@ -1,6 +1,8 @@
-"""A stand-in for LinkedIn's Posts, Images, Documents and Comments APIs on
-127.0.0.1, faithful to what the publish plan uses of them, so that a
-workflow proven against it sends what LinkedIn takes.
+"""A stand-in for LinkedIn on 127.0.0.1: its sign-in (OAuth 2.0, the
+authorize page, tokens, revoke: harness/linkedin_accounts.py), userinfo
+and organizationAcls, and the Posts, Images, Documents and Comments APIs,
+faithful to what the service and the publish plan use of them, so that
+what is proven against it is what LinkedIn takes.
 
     POST /rest/images?action=initializeUpload      {"initializeUploadRequest": {"owner": urn}}
     POST /rest/documents?action=initializeUpload   the same
@@ -9,6 +11,14 @@ workflow proven against it sends what LinkedIn takes.
     POST /rest/posts                               -> 201, x-restli-id: urn:li:share:<n>
     POST /rest/socialActions/<post URN, percent-encoded>/comments
          {"actor", "object", "message": {"text"}}  -> 201, the comment
+    GET  /rest/posts?q=author&author=<URN>&count=N  the author's posts, newest first
+
+A request carries either the stand-in's own `token` (an automation's
+credential, which may act as any author), or a token the sign-in issued:
+that one may post and upload only as its member or a page they administer
+(w_member_social, w_organization_social; 403 otherwise), and list an
+author's posts only with r_member_social or r_organization_social. A
+LinkedIn-Version that is not active is a 426 NONEXISTENT_VERSION.
 
 What LinkedIn checks is checked (harness/linkedin_rules.py): the headers,
 the body's fields, the escaping of `commentary` and of a comment's text.
@@ -41,9 +51,10 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from harness import linkedin_rules as rules
+from harness.linkedin_accounts import Accounts, OAuthRefusal
 from harness.linkedin_rules import unescaped_reserved, url_length  # noqa: F401 (the tests' names)
 from harness.loopback import LoopbackServer, QuietHandler
 from harness.server import free_port
@@ -140,14 +151,16 @@ class LinkedInStandIn(LoopbackServer):
     """`with LinkedInStandIn(token) as linkedin:`; `linkedin.url` is the API
     base (FLASK_LINKEDIN_API_BASE)."""
 
-    def __init__(self, token, port=None):
+    def __init__(self, token=None, port=None):
         self.token = token
+        self.accounts = Accounts()
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.received = []
         self.uploads = {}  # URN -> Upload
         self.comments = []  # (post URN, comment URN, body)
         self.posts = {}  # URN -> body
+        self.made_at = {}  # URN -> milliseconds since the epoch
         self.on = Behaviours()
         self.lock = threading.Lock()
         self._next = 7_100_000_000_000_000_000
@@ -206,6 +219,18 @@ class LinkedInStandIn(LoopbackServer):
     def route(self, received):
         """(status, headers, body) for one request, or raises Answer."""
         method, path = received.method, received.path
+        if path.startswith("/oauth/v2/"):
+            return self.sign_in(received)
+        if method == "GET" and path == "/v2/userinfo":
+            return 200, {}, self.accounts.userinfo(self._grant(received))
+        if method == "GET" and path == "/rest/organizationAcls":
+            grant = self._check_headers(received, json_body=False)
+            return 200, {}, self.accounts.organization_acls(grant, received.query)
+        if method == "GET" and path == "/rest/organizations":
+            grant = self._check_headers(received, json_body=False)
+            return 200, {}, self.accounts.organizations(grant, received.query)
+        if method == "GET" and path == "/rest/posts":
+            return self.list_posts(received)
         if method == "PUT" and path.startswith("/upload/"):
             return self.put_bytes(received)
         if method == "POST" and path in ("/rest/images", "/rest/documents"):
@@ -216,13 +241,41 @@ class LinkedInStandIn(LoopbackServer):
             return self.create_comment(received)
         raise Answer(404, "NOT_FOUND", f"No resource at {method} {path}")
 
+    def sign_in(self, received):
+        method, path = received.method, received.path
+        accounts = self.accounts
+        if method == "GET" and path == "/oauth/v2/authorization":
+            return accounts.authorize(received.query)
+        if method == "POST" and path == "/oauth/v2/authorization/decision":
+            return accounts.decision(received.raw)
+        if method == "POST" and path == "/oauth/v2/accessToken":
+            return accounts.token(received.raw)
+        if method == "POST" and path == "/oauth/v2/revoke":
+            return accounts.revoke(received.raw)
+        raise Answer(404, "NOT_FOUND", f"No resource at {method} {path}")
+
+    def _grant(self, received):
+        """The sign-in's Grant of the request's token; None for the stand-in's
+        own token; 401 for any other."""
+        presented = received.headers.get("authorization", "").removeprefix("Bearer ")
+        if self.token is not None and presented == self.token:
+            return None
+        return self.accounts.caller(presented)
+
     def _check_headers(self, received, json_body=True):
-        problem = rules.headers_problem(received.headers, self.token, json_body)
+        grant = self._grant(received)
+        presented = received.headers.get("authorization", "").removeprefix("Bearer ")
+        problem = rules.headers_problem(received.headers, presented, json_body)
         if problem:
             raise Answer(*problem)
+        return grant
+
+    def _may_act_as(self, grant, author, what):
+        if grant is not None and not self.accounts.may_act_as(grant, author):
+            raise Answer(403, "ACCESS_DENIED", f"Not enough permissions to {what} as {author}")
 
     def initialize(self, received, kind):
-        self._check_headers(received)
+        grant = self._check_headers(received)
         if received.query != "action=initializeUpload":
             raise Answer(400, "BAD_REQUEST", f"Unknown action: {received.query!r}")
         request = (received.body or {}).get("initializeUploadRequest")
@@ -233,6 +286,7 @@ class LinkedInStandIn(LoopbackServer):
                 "UNPROCESSABLE_ENTITY",
                 "/initializeUploadRequest/owner: a person or organization URN is required",
             )
+        self._may_act_as(grant, owner, "upload")
         if owner in self.on.upload_refusals:
             status, message = self.on.upload_refusals[owner]
             raise Answer(status, "ACCESS_DENIED", message)
@@ -248,8 +302,7 @@ class LinkedInStandIn(LoopbackServer):
         return 200, {}, {"value": value}
 
     def put_bytes(self, received):
-        if received.headers.get("authorization") != f"Bearer {self.token}":
-            raise Answer(401, "INVALID_ACCESS_TOKEN", "Invalid access token")
+        self._grant(received)
         token = received.path.removeprefix("/upload/")
         with self.lock:
             upload = next((u for u in self.uploads.values() if u.token == token), None)
@@ -262,12 +315,13 @@ class LinkedInStandIn(LoopbackServer):
         return 201, {}, None
 
     def create_post(self, received):
-        self._check_headers(received)
+        grant = self._check_headers(received)
         problem = rules.post_problem(received.body) or rules.content_shape_problem(
             received.body.get("content")
         )
         if problem:
             raise Answer(*problem)
+        self._may_act_as(grant, received.body["author"], "create a post")
         self._check_content_urns(received.body)
         commentary = received.commentary
         for text, status, message in self.on.failures:
@@ -287,7 +341,41 @@ class LinkedInStandIn(LoopbackServer):
         urn = f"urn:li:share:{self._new_id()}"
         with self.lock:
             self.posts[urn] = received.body
+            self.made_at[urn] = int(time.time() * 1000)
         return 201, {"x-restli-id": urn, "x-linkedin-id": urn}, None
+
+    def list_posts(self, received):
+        """GET /rest/posts?q=author: the author's posts, newest first, as LinkedIn
+        answers them (id, author, commentary, createdAt, ...)."""
+        grant = self._check_headers(received, json_body=False)
+        args = {k: v[0] for k, v in parse_qs(received.query).items()}
+        if args.get("q") != "author" or not args.get("author"):
+            raise Answer(400, "BAD_REQUEST", "The author finder needs q=author and author")
+        author = args["author"]
+        if grant is not None and not self.accounts.may_read(grant, author):
+            raise Answer(403, "ACCESS_DENIED", f"Not enough permissions to read posts of {author}")
+        count = min(int(args.get("count", 10)), 100)
+        with self.lock:
+            mine = [
+                (self.made_at[urn], urn, body)
+                for urn, body in self.posts.items()
+                if body.get("author") == author
+            ]
+        mine.sort(reverse=True)
+        elements = [
+            {
+                "id": urn,
+                "author": author,
+                "commentary": body.get("commentary"),
+                "visibility": body.get("visibility"),
+                "lifecycleState": body.get("lifecycleState"),
+                "createdAt": made,
+                "publishedAt": made,
+                "lastModifiedAt": made,
+            }
+            for made, urn, body in mine[:count]
+        ]
+        return 200, {}, {"paging": {"start": 0, "count": count, "links": []}, "elements": elements}
 
     def _check_content_urns(self, body):
         for where, urn in rules.content_urns(body.get("content")):
@@ -321,7 +409,7 @@ class LinkedInStandIn(LoopbackServer):
                 )
 
     def create_comment(self, received):
-        self._check_headers(received)
+        grant = self._check_headers(received)
         encoded = received.path.removeprefix("/rest/socialActions/").removesuffix("/comments")
         if ":" in encoded or not received.path.endswith("/comments"):
             raise Answer(
@@ -337,6 +425,7 @@ class LinkedInStandIn(LoopbackServer):
         problem = rules.comment_problem(received.body, post_urn)
         if problem:
             raise Answer(*problem)
+        self._may_act_as(grant, received.body["actor"], "comment")
         text = received.body["message"]["text"]
         for on, status, message in self.on.comment_failures:
             if on in text:
@@ -395,6 +484,9 @@ class LinkedInStandIn(LoopbackServer):
             return
         try:
             status, headers, body = self.route(received)
+        except OAuthRefusal as refusal:
+            status, headers, body = refusal.status, refusal.headers, refusal.body
+            received.error = str(body.get("message") or body.get("error_description"))
         except Answer as refusal:
             status, headers = refusal.status, refusal.headers
             body = {"status": refusal.status, "code": refusal.code, "message": refusal.message}
@@ -410,12 +502,13 @@ class LinkedInStandIn(LoopbackServer):
         for text, seconds in self.on.delays:
             if status == 201 and self._matches([text], received):
                 time.sleep(seconds)
-        payload = json.dumps(body).encode() if body is not None else b""
+        raw = isinstance(body, bytes)  # a page, with its own Content-Type
+        payload = body if raw else json.dumps(body).encode() if body is not None else b""
         try:
             handler.send_response(status)
             for name, value in headers.items():
                 handler.send_header(name, value)
-            if payload:
+            if payload and not raw:
                 handler.send_header("Content-Type", "application/json")
             handler.send_header("Content-Length", str(len(payload)))
             handler.end_headers()

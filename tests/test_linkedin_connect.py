@@ -1,0 +1,343 @@
+"""Connecting a channel to LinkedIn, against the LinkedIn stand-in: the
+authorize URL, LinkedIn's consent, the callback that keeps the connection
+and finds the author, the channel's `connection` and `publisher`, and
+disconnecting. The refusals: no LinkedIn app set up, a state missing,
+replayed, expired or foreign, a cancelled consent, a code LinkedIn refuses,
+and a publisher or author a connection does not allow. No token the
+stand-in issues ever shows in an answer or in the database in the clear."""
+
+import pytest
+
+from content_publishing.auth import SCOPES
+from harness import Client
+from tests.conftest import assert_error
+from tests.linkedin_support import (
+    ADA,
+    CALLBACK,
+    CHANNEL,
+    CHANNELS,
+    CONNECT,
+    authorize,
+    callback_args,
+    leaked,
+    linkedin_for,
+    settings,
+)
+
+PUBLIC = "http://cps.test"
+DASHBOARD = f"{PUBLIC}/functions/v1/dashboard#/channels?"
+
+
+@pytest.fixture
+def linkedin(app):
+    with linkedin_for(PUBLIC) as standin:
+        app.config.update(settings(standin, PUBLIC))
+        yield standin
+
+
+@pytest.fixture
+def answers():
+    """Every answer a test read, to look for tokens in."""
+    return []
+
+
+def channel(api, **fields):
+    body = {"type": "personal", "name": "Me", **fields}
+    r = api.post(CHANNELS, json=body)
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def start(api, channel_id, answers=None, **headers):
+    r = api.post(CONNECT + channel_id, headers=headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    if answers is not None:
+        answers.append(r.get_data(as_text=True))
+    return r.get_json()["authorize_url"]
+
+
+def come_back(client, path_and_query, answers=None):
+    r = client.get(path_and_query)
+    if answers is not None:
+        answers.append(r.get_data(as_text=True) + str(r.headers))
+    return r
+
+
+def connect(api, linkedin, channel_id, answers=None):
+    status, back = authorize(linkedin, start(api, channel_id, answers))
+    assert status == 302, back
+    return come_back(api.client, back, answers)
+
+
+def read(api, channel_id):
+    return api.get(CHANNEL + channel_id).get_json()
+
+
+# --- connecting --------------------------------------------------------------------------
+
+
+def test_a_personal_channel_connects_as_its_member(api, linkedin, answers, stored):
+    channel(api, author_urn="urn:li:person:typed-by-hand")
+    url = start(api, "personal", answers)
+    assert url.startswith(f"{linkedin.url}/oauth/v2/authorization?response_type=code&")
+    args = callback_args(url)
+    assert args["client_id"] == "cps-test-app"
+    assert args["redirect_uri"] == f"{PUBLIC}{CALLBACK}"
+    assert args["scope"] == "openid profile w_member_social"
+    assert len(args["state"]) >= 43
+
+    status, back = authorize(linkedin, url)
+    assert status == 302 and back.startswith(CALLBACK + "?code=")
+    r = come_back(api.client, back, answers)
+    assert r.status_code == 303
+    assert r.headers["Location"] == DASHBOARD + "channel=personal&connected=personal"
+    assert r.headers["Referrer-Policy"] == "no-referrer"
+
+    shown = read(api, "personal")
+    answers.append(str(shown))
+    assert shown["author_urn"] == f"urn:li:person:{ADA}"  # no URN typed by a person
+    assert shown["publisher"] == "linkedin"  # connecting is meant to publish
+    connection = shown["connection"]
+    assert connection["status"] == "connected" and connection["member_name"] == "Ada Lovelace"
+    assert connection["organizations"] == []
+    assert connection["expires_at"] > "2027"  # the refresh token's year
+    assert shown["version"] == 2
+    assert not leaked(linkedin, *answers)
+    assert not leaked(linkedin, stored().decode("latin-1"))  # sealed at rest
+
+
+def test_a_brand_channel_with_one_page_takes_it_as_its_author(api, linkedin):
+    linkedin.accounts.members[ADA].pages = {"777": ("Solo Page", "ADMINISTRATOR")}
+    channel(api, type="brand", brand_id="solo", name="Solo")
+    url = start(api, "solo")
+    assert callback_args(url)["scope"] == (
+        "r_organization_admin w_organization_social r_organization_social"
+    )
+    status, back = authorize(linkedin, url)
+    assert come_back(api.client, back).status_code == 303
+    shown = read(api, "solo")
+    assert shown["author_urn"] == "urn:li:organization:777"
+    assert shown["connection"]["organizations"] == [
+        {"urn": "urn:li:organization:777", "name": "Solo Page"}
+    ]
+    assert shown["connection"]["member_name"] is None
+
+
+def test_several_pages_keep_the_channels_own_page_or_ask(api, linkedin):
+    channel(api, type="brand", brand_id="acme", name="Acme", author_urn="urn:li:organization:90210")
+    channel(api, type="brand", brand_id="other", name="Other")
+    assert connect(api, linkedin, "acme").status_code == 303
+    assert connect(api, linkedin, "other").status_code == 303
+    acme, other = read(api, "acme"), read(api, "other")
+    assert acme["author_urn"] == "urn:li:organization:90210"  # among the pages: kept
+    assert other["author_urn"] is None  # the dashboard asks which
+    assert {p["urn"] for p in other["connection"]["organizations"]} == {
+        "urn:li:organization:2414183",
+        "urn:li:organization:90210",
+    }
+    # The person picks one of them; no other page is taken.
+    r = api.patch(CHANNEL + "other", json={"author_urn": "urn:li:organization:1234"})
+    assert assert_error(r, 400, "validation_error")["details"].keys() == {"author_urn"}
+    assert read(api, "other")["author_urn"] is None
+    r = api.patch(CHANNEL + "other", json={"author_urn": "urn:li:organization:2414183"})
+    assert r.status_code == 200 and r.get_json()["author_urn"] == "urn:li:organization:2414183"
+
+
+def test_a_member_without_pages_connects_no_brand_channel(api, linkedin):
+    linkedin.accounts.members[ADA].pages = {}
+    channel(api, type="brand", brand_id="acme", name="Acme")
+    r = connect(api, linkedin, "acme")
+    assert r.status_code == 303 and "error=no_pages" in r.headers["Location"]
+    assert read(api, "acme")["connection"]["status"] == "none"
+    assert all(grant.revoked for grant in linkedin.accounts.grants)  # its token given back
+
+
+def test_a_connected_personal_channel_keeps_its_member_as_author(api, linkedin):
+    channel(api)
+    connect(api, linkedin, "personal")
+    r = api.patch(CHANNEL + "personal", json={"author_urn": "urn:li:person:someone-else"})
+    assert assert_error(r, 400, "validation_error")["details"].keys() == {"author_urn"}
+    assert read(api, "personal")["author_urn"] == f"urn:li:person:{ADA}"
+
+
+def test_the_publisher_can_be_chosen_once_connected(api, linkedin):
+    channel(api)
+    r = api.patch(CHANNEL + "personal", json={"publisher": "linkedin"})
+    error = assert_error(r, 409, "conflict")
+    assert error["details"] == {"connection": "none"} and "channels-connect" in error["message"]
+    assert read(api, "personal")["publisher"] == "automation"
+    connect(api, linkedin, "personal")
+    r = api.patch(CHANNEL + "personal", json={"publisher": "automation"})
+    assert r.status_code == 200 and r.get_json()["publisher"] == "automation"
+    # A reconnection keeps the person's choice.
+    connect(api, linkedin, "personal")
+    assert read(api, "personal")["publisher"] == "automation"
+    r = api.patch(CHANNEL + "personal", json={"publisher": "linkedin"})
+    assert r.status_code == 200 and r.get_json()["publisher"] == "linkedin"
+
+
+@pytest.mark.backend_independent
+@pytest.mark.parametrize("publisher", ["robot", "", None, 1, "LinkedIn"])
+def test_a_publisher_that_is_none_of_the_two_is_refused(api, publisher):
+    channel(api)
+    r = api.patch(CHANNEL + "personal", json={"publisher": publisher})
+    assert assert_error(r, 400, "validation_error")["details"].keys() == {"publisher"}
+    assert read(api, "personal")["publisher"] == "automation"
+
+
+def test_a_new_channel_cannot_start_published_by_the_service(api, linkedin):
+    r = api.post(CHANNELS, json={"type": "personal", "name": "Me", "publisher": "linkedin"})
+    assert assert_error(r, 409, "conflict")["details"] == {"connection": "none"}
+    assert api.get(CHANNELS).get_json()["data"] == []
+
+
+def test_disconnecting_revokes_the_token_and_gives_the_channel_back(api, linkedin, answers):
+    channel(api)
+    connect(api, linkedin, "personal", answers)
+    [token] = [g.access_token for g in linkedin.accounts.grants]
+    r = api.client.delete(CONNECT + "personal", headers={"X-API-Key": api.key})
+    assert r.status_code == 200
+    shown = r.get_json()
+    answers.append(r.get_data(as_text=True))
+    assert shown["connection"]["status"] == "revoked" and shown["publisher"] == "automation"
+    assert shown["connection"]["expires_at"] is None
+    assert shown["author_urn"] == f"urn:li:person:{ADA}"
+    with Client(linkedin.url) as client:  # LinkedIn no longer takes it
+        refused = client.get("/v2/userinfo", headers={"Authorization": f"Bearer {token}"})
+    assert refused.status == 401 and refused.json["code"] == "REVOKED_ACCESS_TOKEN"
+    assert any(r.path == "/oauth/v2/revoke" for r in linkedin.received)
+    # Twice is the same answer; the service can be connected again.
+    again = api.client.delete(CONNECT + "personal", headers={"X-API-Key": api.key})
+    assert again.status_code == 200 and again.get_json()["connection"]["status"] == "revoked"
+    connect(api, linkedin, "personal")
+    assert read(api, "personal")["connection"]["status"] == "connected"
+    assert read(api, "personal")["publisher"] == "linkedin"
+    assert not leaked(linkedin, *answers)
+
+
+def test_deleting_a_channel_revokes_its_token(api, linkedin):
+    channel(api)
+    connect(api, linkedin, "personal")
+    r = api.client.delete(CHANNEL + "personal", headers={"X-API-Key": api.key})
+    assert r.status_code == 204
+    assert all(grant.revoked for grant in linkedin.accounts.grants)
+    assert api.get(CHANNEL + "personal").status_code == 404
+
+
+# --- refused ---------------------------------------------------------------------------------
+
+
+def test_without_a_linkedin_app_everything_is_a_409_naming_the_settings(api):
+    channel(api)
+    for r in (
+        api.post(CONNECT + "personal"),
+        api.client.delete(CONNECT + "personal", headers={"X-API-Key": api.key}),
+        api.patch(CHANNEL + "personal", json={"publisher": "linkedin"}),
+    ):
+        error = assert_error(r, 409, "linkedin_not_configured")
+        assert error["details"] == {
+            "settings": ["FLASK_LINKEDIN_CLIENT_ID", "FLASK_LINKEDIN_CLIENT_SECRET"]
+        }
+    page = api.client.get(CALLBACK + "?code=x&state=y")
+    assert page.status_code == 409 and "linkedin_not_configured" in page.get_data(as_text=True)
+    assert read(api, "personal")["publisher"] == "automation"
+
+
+def test_connecting_needs_posts_publish_and_ones_own_channel(api, linkedin, caller):
+    channel(api)
+    writer = caller("alice", scopes=[s for s in SCOPES if s != "posts:publish"])
+    assert_error(writer.post(CONNECT + "personal"), 403, "insufficient_scope")
+    bob = caller("bob")
+    assert_error(bob.post(CONNECT + "personal"), 404, "not_found")
+    assert_error(api.post(CONNECT + "no-such-channel"), 404, "not_found")
+
+
+def test_a_replayed_state_is_refused_and_changes_nothing(api, linkedin):
+    channel(api)
+    status, back = authorize(linkedin, start(api, "personal"))
+    assert come_back(api.client, back).status_code == 303
+    before = read(api, "personal")
+    page = come_back(api.client, back)
+    assert page.status_code == 400 and page.mimetype == "text/html"
+    assert "works once" in page.get_data(as_text=True)
+    assert read(api, "personal") == before
+
+
+def test_an_expired_state_is_refused_and_nothing_is_stored(api, linkedin, clock):
+    channel(api)
+    status, back = authorize(linkedin, start(api, "personal"))
+    clock.advance(601)
+    page = come_back(api.client, back)
+    assert page.status_code == 400 and "10 minutes" in page.get_data(as_text=True)
+    assert read(api, "personal")["connection"]["status"] == "none"
+
+
+def test_foreign_and_missing_states_are_refused(api, linkedin, app):
+    channel(api)
+    _, back = authorize(linkedin, start(api, "personal"))
+    code = callback_args(back)["code"]
+    for query in (f"?code={code}&state=not-one-we-issued", f"?code={code}", "?state=&code=x"):
+        page = api.client.get(CALLBACK + query)
+        assert page.status_code == 400, query
+    # A sign-in the dashboard started is bound to its browser: another
+    # browser that brings its state back (the link was passed on) is refused.
+    url = start(api, "personal", **{"Sec-Fetch-Site": "same-origin"})
+    _, back = authorize(linkedin, url)
+    other_browser = app.test_client()
+    page = come_back(other_browser, back)
+    assert page.status_code == 400 and "another browser" in page.get_data(as_text=True)
+    assert read(api, "personal")["connection"]["status"] == "none"
+    # The browser that started it (the test client kept the cookie) finishes it.
+    url = start(api, "personal", **{"Sec-Fetch-Site": "same-origin"})
+    _, back = authorize(linkedin, url)
+    r = come_back(api.client, back)
+    assert r.status_code == 303 and "connected=personal" in r.headers["Location"]
+    assert "cps_linkedin_signin=;" in r.headers["Set-Cookie"]  # the binding is cleared
+
+
+def test_a_cancelled_consent_comes_back_with_the_message(api, linkedin):
+    channel(api)
+    linkedin.accounts.auto_approve = False  # a person sees the page and clicks Cancel
+    url = start(api, "personal")
+    status, back = authorize(linkedin, url, decision="cancel")
+    assert status == 302 and "error=user_cancelled_authorize" in back
+    r = come_back(api.client, back)
+    assert r.status_code == 303
+    location = r.headers["Location"]
+    assert "error=user_cancelled_authorize" in location and "You%20cancelled" in location
+    assert read(api, "personal")["connection"]["status"] == "none"
+    assert come_back(api.client, back).status_code == 400  # its state is spent
+
+
+def test_a_person_approves_on_the_page(api, linkedin):
+    channel(api)
+    linkedin.accounts.auto_approve = False
+    status, page = authorize(linkedin, start(api, "personal"))
+    assert status == 200 and "Allow" in page and "Ada Lovelace" in page
+    status, back = authorize(linkedin, start(api, "personal"), decision="approve")
+    assert come_back(api.client, back).status_code == 303
+    assert read(api, "personal")["connection"]["status"] == "connected"
+
+
+def test_a_code_linkedin_refuses_stores_nothing(api, linkedin):
+    channel(api)
+    _, back = authorize(linkedin, start(api, "personal"))
+    code = callback_args(back)["code"]
+    with Client(linkedin.url) as client:  # the code is spent at LinkedIn meanwhile
+        client.post(
+            "/oauth/v2/accessToken",
+            f"grant_type=authorization_code&code={code}&client_id=cps-test-app"
+            "&client_secret=cps-test-app-secret-0123456789"
+            f"&redirect_uri={PUBLIC}{CALLBACK}",
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
+    page = come_back(api.client, back)
+    assert page.status_code == 400 and "authorization code" in page.get_data(as_text=True)
+    assert read(api, "personal")["connection"]["status"] == "none"
+
+
+def test_a_redirect_uri_linkedin_does_not_know_never_comes_back(api, linkedin, app):
+    channel(api)
+    app.config["PUBLIC_URL"] = "http://elsewhere.test"  # not what the app registered
+    status, page = authorize(linkedin, start(api, "personal"))
+    assert status == 400 and "redirect_uri does not match" in page
