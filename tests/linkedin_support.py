@@ -78,3 +78,15 @@ def leaked(standin, *texts):
         if any(token in text for text in texts):
             found.append(token[:6] + "...")
     return found
+
+
+def connect_live(client, standin, channel_id):
+    """Connect one of `client`'s channels through a live server, as the
+    dashboard and a browser do; the channel record after it."""
+    r = client.post(CONNECT + channel_id)
+    assert r.status == 200, r
+    status, back = authorize(standin, r.json["authorize_url"])
+    assert status == 302, back
+    r = client.get(back)
+    assert r.status == 303 and "connected=" in r.headers["location"], r
+    return client.get(CHANNEL + channel_id).json
