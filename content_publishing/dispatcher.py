@@ -81,7 +81,9 @@ class Dispatcher:
         self.next_purge = None  # time.monotonic() of the next purge; None: the first round
         self.purged_rows = self.purged_batches = 0  # of the purge under way
         self.delivered = 0
-        self.publisher = Publisher.of(app, self.stopping)  # the service's own LinkedIn posts
+        self.publisher = Publisher.of(
+            app, self.name, self.stopping
+        )  # the service's own LinkedIn posts
 
     # --- the loop -----------------------------------------------------------------------
 

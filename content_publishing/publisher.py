@@ -69,8 +69,9 @@ class Publisher:
     """Its threads: one loop that takes work, FLASK_LINKEDIN_PUBLISH_WORKERS
     that publish; `stopping` is the dispatcher's."""
 
-    def __init__(self, app, stopping):
+    def __init__(self, app, name, stopping):
         self.app = app
+        self.name = name
         self.config = app.config
         self.stopping = stopping
         self.api = Api(app.config)
@@ -83,12 +84,13 @@ class Publisher:
         self.published = 0
 
     @classmethod
-    def of(cls, app, stopping):
-        """The publisher, or None where the service publishes nothing itself."""
+    def of(cls, app, name, stopping):
+        """The publisher of the dispatcher `name`, or None where the service
+        publishes nothing itself."""
         config = app.config
         if not config["LINKEDIN_PUBLISH"] or not config["LINKEDIN_CLIENT_ID"]:
             return None
-        return cls(app, stopping)
+        return cls(app, name, stopping)
 
     @property
     def workers(self):
@@ -133,7 +135,9 @@ class Publisher:
         lead = self.config["SCHEDULE_MIN_LEAD_SECONDS"]
         with transaction():
             checks = direct.recover(now, free, self._check_seconds(), lead)
-            taken = direct.take(now, free - len(checks), self.config["HANDOFF_LEASE_SECONDS"], lead)
+            taken = direct.take(
+                now, free - len(checks), self.config["HANDOFF_LEASE_SECONDS"], lead, self.name
+            )
         for post in checks:
             self._submit(self.check, post)
         for post in taken:

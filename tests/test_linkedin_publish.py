@@ -8,12 +8,14 @@ blind), a LinkedIn-Version LinkedIn does not serve; the tokens' upkeep; and
 FLASK_LINKEDIN_PUBLISH=0. No token shows in any answer, log, event or history."""
 
 import time
+import uuid
 from datetime import datetime
 
 import pytest
 
-from harness import Receiver, free_port, serve
+from harness import Receiver, free_port, read_posts, serve
 from harness.api import CHANNELS, CLAIM, DELIVERIES, HISTORY, ITEM, POSTS
+from harness.claims import past, schedule_posts
 from tests.conftest import live_database_for
 from tests.dispatch_support import (
     SERVER_ENV,
@@ -161,9 +163,7 @@ def test_a_due_post_is_published_by_the_service_once(server, user, linkedin, dis
         assert not any(a.type == "post.due" for a in published)  # never pushed
         time.sleep(0.5)
         assert len(linkedin.posts_with("service's own publisher")) == 1
-        assert not leaked(
-            linkedin, *answers_of(user, post), *(a.body for a in receiver.arrivals)
-        )
+        assert not leaked(linkedin, *answers_of(user, post), *(a.body for a in receiver.arrivals))
 
 
 def test_claims_never_take_a_post_the_service_publishes(server, user, linkedin):
@@ -374,3 +374,28 @@ def test_a_token_that_cannot_be_refreshed_warns_once_as_expiring(
         dispatchers()  # a second dispatcher, a second look: still one event
         time.sleep(1.5)
         assert [a.type for a in receiver.arrivals] == ["channel.expiring"]
+
+
+# --- several dispatchers ----------------------------------------------------------------------
+
+
+def test_two_dispatchers_publish_200_due_posts_once_each(server, user, linkedin, dispatchers):
+    """The database holds the rule: each post is taken by one dispatcher and
+    marked sending once, so LinkedIn gets each exactly once."""
+    personal(user, linkedin)
+    tag = f"Two dispatchers {uuid.uuid4().hex[:8]}"
+    names = {dispatchers(FLASK_LINKEDIN_PUBLISH_WORKERS="8").name for _ in range(2)}
+    ids = schedule_posts(server.url, user.key, [past(i) for i in range(200)], content=tag)
+    wait_until(
+        lambda: all(p["status"] == "Published" for p in read_posts(user).values()),
+        timeout=120,
+        what="200 posts Published",
+    )
+    made = linkedin.posts_with(tag)
+    assert len(made) == 200 and all(m.status == 201 for m in made)
+    assert sorted(m.commentary for m in made) == sorted(f"{tag} {i}" for i in range(200))
+    posts = read_posts(user)
+    assert {p["linkedin_post_id"] for p in posts.values()} == {m.urn for m in made}
+    for post_id in ids[::20]:
+        actions = [e["action"] for e in user.get(HISTORY + post_id).json["data"]]
+        assert actions.count("claimed") == 1 and actions.count("published") == 1, actions

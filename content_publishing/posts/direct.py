@@ -35,9 +35,10 @@ def any_work(now):
     return post_store.any_service_work(now)
 
 
-def take(now, limit, lease_seconds, lead_seconds):
+def take(now, limit, lease_seconds, lead_seconds, taker):
     """Up to `limit` due posts handed to the service (inside a transaction),
-    each Publishing with a lease of `lease_seconds`; their records."""
+    each Publishing with a lease of `lease_seconds`; their records. `taker`
+    names the dispatcher, in the history."""
     until = timestamps.later(now, lease_seconds)
     taken, held = post_store.take_for_service(now, limit, until, linkedin.fits)
     refuse(held, lead_seconds, now)
@@ -53,7 +54,7 @@ def take(now, limit, lease_seconds, lead_seconds):
                 None,
                 now,
                 post["handoff_id"],
-                f"by the service's own publisher, until {post['handoff_expires_at']}",
+                f"by the service's own publisher ({taker}), until {post['handoff_expires_at']}",
             )
             for post in taken
         ]
