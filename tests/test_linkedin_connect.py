@@ -6,6 +6,8 @@ replayed, expired or foreign, a cancelled consent, a code LinkedIn refuses,
 and a publisher or author a connection does not allow. No token the
 stand-in issues ever shows in an answer or in the database in the clear."""
 
+import logging
+
 import pytest
 
 from content_publishing.auth import SCOPES
@@ -33,6 +35,16 @@ def linkedin(app):
     with linkedin_for(PUBLIC) as standin:
         app.config.update(settings(standin, PUBLIC))
         yield standin
+
+
+@pytest.fixture(autouse=True)
+def no_token_in_the_logs(request, caplog):
+    """Whatever a test does, no token the stand-in issued reaches a log line."""
+    caplog.set_level(logging.DEBUG)
+    standin = request.getfixturevalue("linkedin") if "linkedin" in request.fixturenames else None
+    yield
+    if standin is not None:
+        assert not leaked(standin, caplog.text)
 
 
 @pytest.fixture
@@ -76,7 +88,9 @@ def read(api, channel_id):
 # --- connecting --------------------------------------------------------------------------
 
 
-def test_a_personal_channel_connects_as_its_member(api, linkedin, answers, stored):
+def test_a_personal_channel_connects_as_its_member(
+    api, linkedin, answers, stored, runner, tmp_path
+):
     channel(api, author_urn="urn:li:person:typed-by-hand")
     url = start(api, "personal", answers)
     assert url.startswith(f"{linkedin.url}/oauth/v2/authorization?response_type=code&")
@@ -104,6 +118,10 @@ def test_a_personal_channel_connects_as_its_member(api, linkedin, answers, store
     assert shown["version"] == 2
     assert not leaked(linkedin, *answers)
     assert not leaked(linkedin, stored().decode("latin-1"))  # sealed at rest
+    backup = tmp_path / "backup.db"
+    assert runner.invoke(args=["backup", str(backup)]).exit_code == 0
+    assert backup.stat().st_size > 0
+    assert not leaked(linkedin, backup.read_bytes().decode("latin-1"))  # and in a backup
 
 
 def test_a_brand_channel_with_one_page_takes_it_as_its_author(api, linkedin):

@@ -13,7 +13,7 @@ from datetime import datetime
 
 import pytest
 
-from harness import Receiver, free_port, read_posts, serve
+from harness import Client, Receiver, free_port, read_posts, serve
 from harness.api import CHANNELS, CLAIM, DELIVERIES, HISTORY, ITEM, POSTS
 from harness.claims import past, schedule_posts
 from tests.conftest import live_database_for
@@ -47,7 +47,7 @@ def server(tmp_path_factory, live_backend):
     url = f"http://127.0.0.1:{port}"
     tmp = tmp_path_factory.mktemp("publish")
     with linkedin_for(url) as standin, live_database_for(live_backend) as database:
-        env = {**SERVER_ENV, **environment(standin, url)}
+        env = {**SERVER_ENV, **environment(standin, url), "FLASK_METRICS": "1"}
         with serve(
             tmp, workers=2, env=env, log=tmp / "server.log", database=database, port=port
         ) as server:
@@ -82,10 +82,13 @@ def dispatchers(server, linkedin):
 @pytest.fixture(autouse=True)
 def no_token_leaks(server, linkedin, request):
     """After each test: no token the stand-in issued is in the server's or a
-    dispatcher's log."""
+    dispatcher's log, or in the metrics."""
     yield
     logs = [p.read_text(errors="replace") for p in server.tmp.glob("*.log")]
-    assert not leaked(linkedin, *logs)
+    with Client(server.url) as client:
+        metrics = client.get("/metrics").text
+    assert "cps_http_requests_total" in metrics
+    assert not leaked(linkedin, *logs, metrics)
 
 
 def personal(user, linkedin):
