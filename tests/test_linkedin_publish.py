@@ -399,6 +399,11 @@ def test_two_dispatchers_publish_200_due_posts_once_each(server, user, linkedin,
     assert sorted(m.commentary for m in made) == sorted(f"{tag} {i}" for i in range(200))
     posts = read_posts(user)
     assert {p["linkedin_post_id"] for p in posts.values()} == {m.urn for m in made}
-    for post_id in ids[::20]:
-        actions = [e["action"] for e in user.get(HISTORY + post_id).json["data"]]
+    takers = set()
+    for post_id in ids:
+        steps = user.get(HISTORY + post_id).json["data"]
+        actions = [e["action"] for e in steps]
         assert actions.count("claimed") == 1 and actions.count("published") == 1, actions
+        [claimed] = [e for e in steps if e["action"] == "claimed"]
+        takers |= {name for name in names if f"({name})" in claimed["detail"]}
+    assert takers == names  # both took a share
