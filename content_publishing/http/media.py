@@ -100,8 +100,8 @@ def delete_media_item(media_id):
 def media_file(media_id, ext):
     """Range and If-None-Match through send_file (conditional); an id, or an
     extension, that is not the media's own is a 404."""
-    record = MEDIA_ID.fullmatch(media_id) and media_store.get_file(media_id)
-    if not record or record["ext"] != ext:
+    record = MEDIA_ID.fullmatch(media_id) and media_store.get_file(media_id, ext)
+    if not record:
         raise not_found("media")
     if not current_app.config["MEDIA_PUBLIC"]:
         auth.authenticate()

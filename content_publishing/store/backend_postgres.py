@@ -40,6 +40,7 @@ APPLICATION_NAME = "content-publishing"
 
 class Dialect:
     for_update = " FOR UPDATE"
+    for_share = " FOR SHARE"
     skip_locked = " FOR UPDATE SKIP LOCKED"
     # ASC puts NULLs last in PostgreSQL, so the index order serves this.
     scheduled_order = "scheduled_at, id"
