@@ -18,6 +18,7 @@ Where each rule lives:
     publish_plan.py the publish plan handed to automations: uploads, the post, the first comment
     preview.py      the preview of a post's plan, with its warnings
     media.py        the media library: what an upload must be, its metadata stripped
+    images.py       an upload decoded and written anew in a child process, with limits
     documents.py    a PDF of the library: checked by parsing it, written anew without metadata
     webhooks/       events, endpoint rules and the SSRF guard, secrets, sending
     dispatcher.py   the dispatcher process: pushes due posts, works the outbox

@@ -38,10 +38,10 @@ ALICES_MEDIA, ALICES_WEBP, BOBS_MEDIA = (
     "fedcba98" * 4,
 )
 # A post of the days when media_urls held the URLs the library answered,
-# built from the FLASK_PUBLIC_URL of the time (the migration to 9 keeps
+# built from the FLASK_PUBLIC_URL of the time (the migration to 10 keeps
 # alice's own media by id; bob's media, a URL with a query and another
 # site's URL stay as written).
-URLS_BEFORE_9 = [
+URLS_BEFORE_10 = [
     f"http://127.0.0.1:8000/media/{ALICES_MEDIA}.png",
     "https://cdn.example.com/a.png",
     f"https://cps.example.com/base/media/{ALICES_WEBP}.webp",
@@ -126,9 +126,9 @@ ROWS = [
             media_urls=json.dumps(
                 [
                     f"media:{ALICES_MEDIA}.png",
-                    URLS_BEFORE_9[1],
+                    URLS_BEFORE_10[1],
                     f"media:{ALICES_WEBP}.webp",
-                    *URLS_BEFORE_9[3:],
+                    *URLS_BEFORE_10[3:],
                 ],
                 separators=(",", ":"),
             ),
@@ -150,7 +150,7 @@ ROWS = [
             first_comment="The link: https://example.com/notes",
             first_comment_error="LinkedIn answered 422",
         ),
-        9,
+        10,
     ),
     (
         "posts",
@@ -413,7 +413,7 @@ ROWS = [
             "data": b"\x89PNG\r\n\x1a\n",
             "created_at": T1,
         },
-        9,
+        10,
     ),
     (
         "post_history",
@@ -447,8 +447,8 @@ ROWS = [
 EARLIER = {
     ("webhook_endpoints", DUPLICATE_ENDPOINT): (4, {"enabled": 1, "disabled_reason": None}),
     ("posts", POST(7)): (
-        9,
-        {"media_urls": json.dumps(URLS_BEFORE_9)},
+        10,
+        {"media_urls": json.dumps(URLS_BEFORE_10)},
     ),
 }
 MIGRATED_AT = "(the time of the migration)"

@@ -56,7 +56,6 @@ TRICKY_COMMENTARY = (
 )
 SERVER_ENV = {
     "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "-1000000000",  # posts may be due at once
-    "FLASK_WEBHOOK_ALLOWED_PRIVATE": "127.0.0.1/32",  # n8n on the same host
     "FORWARDED_ALLOW_IPS": "127.0.0.1",
 }
 
@@ -69,8 +68,10 @@ def stack(tmp_path_factory):
         linkedin.fail_on("FAIL-ME", 422, "Stand-in refusal: this post breaks a rule (FAIL-ME)")
         linkedin.fail_on("FAIL-500", 500, "Internal Server Error")
         linkedin.drop_on("DROP-ME")
+        n8n = N8n(tmp / "n8n-home")
         env = {
             **SERVER_ENV,
+            "FLASK_WEBHOOK_ALLOWED_PRIVATE": f"127.0.0.1/32:{n8n.port}",  # n8n on the same host
             "FLASK_LINKEDIN_API_BASE": linkedin.url,
             "FLASK_PUBLIC_URL": f"http://127.0.0.1:{nginx_port}",
         }
@@ -83,7 +84,6 @@ def stack(tmp_path_factory):
             api = Client(server.url, key, timeout=30)
             r = api.post(CHANNELS, {"type": "personal", "name": "Me", "author_urn": AUTHOR})
             assert r.status == 201, r
-            n8n = N8n(tmp / "n8n-home")
             hook = api.post(
                 HOOKS,
                 {

@@ -1,4 +1,4 @@
--- Version 8 -> 9: posts name library media by id, not by a URL built from
+-- Version 9 -> 10: posts name library media by id, not by a URL built from
 -- whatever FLASK_PUBLIC_URL was in force when they were saved; alt text,
 -- PDF documents, the PNG renditions of WebP images; a document's title and
 -- a first comment on posts (the SQLite migration says more).
