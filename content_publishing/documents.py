@@ -16,18 +16,25 @@ trailer, a page tree or an object it names that cannot be read. Bytes inside
 a page's drawing or an image are not decoded (LinkedIn renders them; a
 reader skips what it cannot draw), so they are not checked.
 
-The work is bounded as an image's is (images.py): `clean` runs in a child
-process with memory and time limits (media.py calls it there).
+The work is bounded as an image's is (bounded.py): `clean` reads and writes
+the PDF in a child process with memory and time limits, so that a crafted
+file (object streams that inflate without end, objects nested or linked
+without end) costs the web worker nothing.
 """
 
 import io
 import logging
+import struct
 
 from pypdf import PdfReader, PdfWriter
 from pypdf.errors import PyPdfError
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject
 
+from content_publishing import bounded
+
 MAX_PAGES = 300  # LinkedIn's limit for a document post
+MEMORY_BYTES = 768 * 1024 * 1024  # a PDF of 100 MiB is read and written anew in well under this
+SECONDS = 20  # under gunicorn's timeout (30 s): the worker answers in time
 # Actions that run something when the PDF is opened or touched: JavaScript,
 # and a Launch action, which starts a program.
 RUNNING_ACTIONS = {"/JavaScript": "a JavaScript action", "/Launch": "a Launch action"}
@@ -35,13 +42,32 @@ RUNNING_ACTIONS = {"/JavaScript": "a JavaScript action", "/Launch": "a Launch ac
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # its repair notes are not ours to log
 
 
-class Refused(ValueError):
-    """The upload is not a PDF the library takes; the message says why."""
+Refused = bounded.Refused
 
 
 def clean(data):
     """(the PDF written anew without metadata, pages, width, height of the
-    first page in points, as shown), or Refused saying why not."""
+    first page in points, as shown), or Refused saying why not. In a child
+    process with limits (bounded.py)."""
+    answer = bounded.run(
+        lambda upload: _packed(*_read(upload)),
+        data,
+        what="PDF",
+        verb=("read", "read"),
+        seconds=SECONDS,
+        memory_bytes=MEMORY_BYTES,
+        max_output=2 * len(data) + 2**20,
+    )
+    pages, width, height = struct.unpack(">III", answer[:12])
+    return answer[12:], pages, width, height
+
+
+def _packed(written, pages, width, height):
+    return struct.pack(">III", pages, width, height) + written
+
+
+def _read(data):
+    """What the child does: (the PDF written anew, pages, width, height)."""
     if not data.startswith(b"%PDF-"):
         raise Refused("The body is not a PDF (it does not start with %PDF-).")
     try:

@@ -65,6 +65,7 @@ def defaults(instance_path):
         "CORS_ORIGINS": "*",
         "MAX_CONTENT_LENGTH": 1024 * 1024,
         "MEDIA_MAX_BYTES": 5 * 1024 * 1024,
+        "MEDIA_MAX_DOCUMENT_BYTES": 100 * 1024 * 1024,
         "MEDIA_PUBLIC": True,
         "KEY_TOUCH_INTERVAL": 60,
         "SCHEDULE_MIN_LEAD_SECONDS": 60,
@@ -99,6 +100,7 @@ def defaults(instance_path):
 KINDS = {
     "MAX_CONTENT_LENGTH": "count",
     "MEDIA_MAX_BYTES": "count",
+    "MEDIA_MAX_DOCUMENT_BYTES": "count",
     "MEDIA_PUBLIC": "flag",
     "KEY_TOUCH_INTERVAL": "count",
     "SQLITE_BUSY_TIMEOUT_MS": "count",
