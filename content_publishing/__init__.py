@@ -19,6 +19,7 @@ Where each rule lives:
     preview.py      the preview of a post's plan, with its warnings
     media.py        the media library: what an upload must be, its metadata stripped
     images.py       an upload decoded and written anew in a child process, with limits
+    bounded.py      the child process with memory, CPU and time limits that images and PDFs use
     documents.py    a PDF of the library: checked by parsing it, written anew without metadata
     webhooks/       events, endpoint rules and the SSRF guard, secrets, sending
     dispatcher.py   the dispatcher process: pushes due posts, works the outbox
@@ -31,8 +32,7 @@ Where each rule lives:
 
 The HTTP layer's views load, open a transaction, call a function of the
 domain (posts, planning, articles, history, idempotency, linkedin,
-publish_plan, preview, media, documents, webhooks' rules and events), and
-render.
+publish_plan, preview, media, webhooks' rules and events), and render.
 """
 
 from pathlib import Path
