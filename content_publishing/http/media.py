@@ -133,7 +133,8 @@ def update_media_item(media_id, body):
     with transaction():
         record = owned(media_store.lock_media, media_id)
         check_if_match(record)
-        record = media.set_alt_text(g.user_id, record, body["alt_text"])
+        if "alt_text" in body:
+            record = media.set_alt_text(g.user_id, record, body["alt_text"])
     return with_etag(shown(record), record)
 
 

@@ -54,9 +54,10 @@ class MediaSchema(Schema):
 
 
 class MediaUpdateSchema(Schema):
-    """PATCH /media-item/{id}: what of an item can change."""
+    """PATCH /media-item/{id}: what of an item can change (a field left out
+    stays as it is)."""
 
-    alt_text = alt_text_field(required=True)
+    alt_text = alt_text_field()
 
 
 class MediaListQuerySchema(PageQuerySchema):
