@@ -21,6 +21,8 @@ for the service itself, and the handoff. Actions:
                         the post, its connection expired, or an unknown outcome was not
                         found on LinkedIn
     published           the publish callback
+    commented           the first comment was posted (reported after the post's own callback)
+    comment_failed      the first comment could not be posted (the post stays Published)
     occurrence_created  the next occurrence of a recurring post
 """
 

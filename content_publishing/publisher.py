@@ -51,12 +51,22 @@ import queue
 import threading
 import time
 
-from content_publishing import connections, linkedin, timestamps
+from content_publishing import connections, linkedin, publish_plan, timestamps
 from content_publishing.linkedin_api import Api, LinkedInError, retry_delay
 from content_publishing.planning.plan import channel_of
 from content_publishing.posts import direct
+from content_publishing.publish_run import (
+    Expired,
+    NothingPosted,
+    Token,
+    filled,
+    run_after,
+    upload_all,
+)
+from content_publishing.schemas import media_refs
 from content_publishing.store import channels as channel_store
 from content_publishing.store.db import dispose_db, transaction
+from content_publishing.webhooks.sender import Guard, Sender
 
 log = logging.getLogger("publisher")
 UPKEEP_INTERVAL = 60  # seconds between two looks at the tokens
@@ -75,6 +85,9 @@ class Publisher:
         self.config = app.config
         self.stopping = stopping
         self.api = Api(app.config)
+        self.fetch = Sender(  # media named by URL, fetched under the webhooks' SSRF guard
+            app.config["LINKEDIN_TIMEOUT_SECONDS"], Guard.of(app.config), pool_size=4
+        )
         self.tasks = queue.Queue()
         self.lock = threading.Lock()
         self.in_flight = 0
@@ -112,6 +125,7 @@ class Publisher:
         while not self.stopping.is_set():
             try:
                 with self.app.app_context():
+                    media_refs.PUBLIC_URL.set(self.config["PUBLIC_URL"])  # events' media URLs
                     busy = self.round()
                     if time.monotonic() >= self.next_upkeep:
                         self.next_upkeep = time.monotonic() + UPKEEP_INTERVAL
@@ -159,6 +173,7 @@ class Publisher:
             job, post = self.tasks.get()
             try:
                 with self.app.app_context():
+                    media_refs.PUBLIC_URL.set(self.config["PUBLIC_URL"])
                     job(post)
             except Exception:
                 log.exception(
@@ -182,51 +197,70 @@ class Publisher:
                 direct.give_back(
                     user_id, post["id"], handoff_id, None, "the dispatcher stopped", now, self.lead
                 )
-            return
+            return None
         channel = channel_store.get_channel(user_id, channel_of(post))
         connection = connections.for_channel(user_id, channel_of(post))
         problem = _unpublishable(channel, connection, now)
         if problem:
             return self._fail(post, problem)
-        token = self._fresh_token(user_id, channel["id"], connection)
-        if token is None:
+        value = self._fresh_token(user_id, channel["id"], connection)
+        if value is None:
             return self._fail(post, connections.EXPIRED_ERROR, expired=channel["id"])
-        step = self._plan(post, channel)
+        token = Token(self, user_id, channel["id"], connection, value)
+        plan = self._plan(post)
+        try:
+            refs = upload_all(self.api, token, plan, self.fetch.fetch, self._fetch_limit())
+        except Expired:
+            return self._fail(post, connections.EXPIRED_ERROR, expired=channel["id"])
+        except NothingPosted as stopped:
+            if stopped.give_back:
+                return self._give_back(post, stopped.message, stopped.retry_after)
+            return self._fail(post, stopped.message)
+        step = filled({k: plan[k] for k in ("method", "url", "headers", "body")}, refs)
+        now = timestamps.now_text()
         until = timestamps.later(now, 2 * self.config["LINKEDIN_TIMEOUT_SECONDS"] + 5)
         with transaction():
             may_send = direct.sending(post["id"], handoff_id, now, until)
         if not may_send:
             log.info("post %s moved on before it was sent; not sent", post["id"])
             return None
-        self._send(post, channel, connection, token, step)
-        return None
+        return self._send(post, channel, token, step, plan)
 
     @property
     def lead(self):
         return self.config["SCHEDULE_MIN_LEAD_SECONDS"]
 
-    def _plan(self, post, channel):
-        """The request of the post's publish plan (the channel's author)."""
-        return linkedin.request_for(
-            post,
-            channel["author_urn"],
+    def _fetch_limit(self):
+        return max(self.config["MEDIA_MAX_BYTES"], self.config["MEDIA_MAX_DOCUMENT_BYTES"])
+
+    def _plan(self, post):
+        """The post's publish plan, as an automation would be handed it (the
+        channel's author, the library's media at FLASK_PUBLIC_URL)."""
+        target = publish_plan.Target(
             self.config["LINKEDIN_VERSION"],
             self.config["LINKEDIN_API_BASE"],
+            self.config["PUBLIC_URL"],
         )
+        return publish_plan.requests_for(post["user_id"], [post], target)[post["id"]]
 
-    def _send(self, post, channel, connection, token, step, retried=False):
+    def _send(self, post, channel, token, step, plan):
+        """The POST of the post itself, once (the handoff is marked sending)."""
         try:
-            _, headers, _ = self.api.send(token, step)
+            _, headers, _ = token.use(lambda value: self.api.send(value, step))
+        except Expired:
+            return self._fail(post, connections.EXPIRED_ERROR, expired=channel["id"])
         except LinkedInError as error:
-            if error.status == 401 and not retried:
-                token = self._refreshed_token(post["user_id"], channel["id"], connection)
-                if token is not None:
-                    return self._send(post, channel, connection, token, step, retried=True)
-            return self._refused(post, channel, error)
+            return self._refused(post, error)
         urn = headers.get("x-restli-id")
         if not urn:
             return self._unknown(post, "LinkedIn answered 201 without the post's x-restli-id")
-        self._published(post, urn)
+        if self._published(post, urn) and plan["after"]:
+            outcome = run_after(self.api, token, plan, urn)
+            if outcome:
+                with transaction():
+                    direct.commented(
+                        post["user_id"], post["id"], outcome, timestamps.now_text(), self.lead
+                    )
         return None
 
     def _published(self, post, urn, confirmed=False):
@@ -242,27 +276,30 @@ class Publisher:
             )
         if done is None:
             log.warning("post %s was published at LinkedIn as %s but had moved on", post["id"], urn)
-        else:
-            self.published += 1
+            return False
+        self.published += 1
+        return True
 
-    def _refused(self, post, channel, error):
-        """What LinkedIn's refusal of the post (or its silence) makes of it."""
+    def _give_back(self, post, why, retry_after):
+        """Back to Scheduled: nothing was created, and LinkedIn asked to wait
+        (Retry-After) or could not be reached (NOT_REACHED_RETRY)."""
         now = timestamps.now_text()
-        if error.status == 401:
-            return self._fail(post, connections.EXPIRED_ERROR, expired=channel["id"])
+        wait = retry_delay(retry_after, NOT_REACHED_RETRY)
+        with transaction():
+            direct.give_back(
+                post["user_id"],
+                post["id"],
+                post["handoff_id"],
+                timestamps.later(now, wait),
+                f"{why}; tried again after {wait:g} s",
+                now,
+                self.lead,
+            )
+
+    def _refused(self, post, error):
+        """What LinkedIn's refusal of the post (or its silence) makes of it."""
         if error.status == 429 or not error.sent:
-            wait = retry_delay(error.retry_after, NOT_REACHED_RETRY)
-            with transaction():
-                direct.give_back(
-                    post["user_id"],
-                    post["id"],
-                    post["handoff_id"],
-                    timestamps.later(now, wait),
-                    f"{error.message}; tried again after {wait:g} s",
-                    now,
-                    self.lead,
-                )
-            return None
+            return self._give_back(post, error.message, error.retry_after)
         if error.unknown_outcome:
             return self._unknown(post, error.message)
         return self._fail(post, f"LinkedIn refused the post. {error.message}")
@@ -293,9 +330,9 @@ class Publisher:
         now = timestamps.now_text()
         if connection["access_token"] and connection["access_expires_at"] > now:
             return connection["access_token"]
-        return self._refreshed_token(user_id, channel_id, connection)
+        return self.refreshed_token(user_id, channel_id, connection)
 
-    def _refreshed_token(self, user_id, channel_id, connection):
+    def refreshed_token(self, user_id, channel_id, connection):
         """A new access token from the refresh token, kept; None if there is
         none or LinkedIn refused it."""
         if not connections.can_refresh(connection, timestamps.now_text()):
@@ -366,7 +403,7 @@ class Publisher:
             found = self._find(token, channel["author_urn"], post)
         except LinkedInError as error:
             if error.status == 401:
-                token = self._refreshed_token(post["user_id"], channel["id"], connection)
+                token = self.refreshed_token(post["user_id"], channel["id"], connection)
                 found = self._find(token, channel["author_urn"], post) if token else None
             elif _too_late(post, now):
                 return self._fail(

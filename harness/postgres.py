@@ -26,6 +26,7 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "linkedin_states",
     "linkedin_connections",
     "channels",
+    "media_renditions",
     "media",
     "post_history",
     "posts",

@@ -22,7 +22,7 @@ changes a post that has moved on.
 from content_publishing import history, linkedin, timestamps
 from content_publishing.posts.handoffs import refuse
 from content_publishing.posts.moves import HANDOFF_CLEARED, plan_publish
-from content_publishing.posts.writes import write
+from content_publishing.posts.writes import publish, write
 from content_publishing.store import posts as post_store
 
 SERVICE_CLEARED = {**HANDOFF_CLEARED, "handoff_holder": "automation", "handoff_sending_at": None}
@@ -94,11 +94,29 @@ def published(user_id, post_id, handoff_id, urn, now, lead_seconds, confirmed=Fa
     if post is None:
         return None
     columns = {
-        **plan_publish(post, urn, f"https://www.linkedin.com/feed/update/{urn}/", now),
+        **plan_publish(post, urn, f"https://www.linkedin.com/feed/update/{urn}/", {}, now),
         **SERVICE_CLEARED,
     }
     detail = f"{CONFIRMED}: {urn}" if confirmed else urn
     return write(user_id, post, columns, lead_seconds, now, detail=detail)
+
+
+def commented(user_id, post_id, outcome, now, lead_seconds):
+    """The first comment's outcome on the Published post ({"first_comment_urn"}
+    or {"first_comment_error"}), as the callback keeps it: history
+    `commented` or `comment_failed`; the post stays Published."""
+    post = post_store.lock_post(user_id, post_id)
+    if post is None or post["status"] != "Published":
+        return None
+    return publish(
+        user_id,
+        post,
+        post["linkedin_post_id"],
+        post["live_url"],
+        lead_seconds,
+        now,
+        comment=outcome,
+    )
 
 
 def failed(user_id, post_id, handoff_id, error, now, lead_seconds, detail=None):

@@ -40,6 +40,7 @@ TABLES = (
     "linkedin_states",
     "import_idempotency_keys",
     "media",
+    "media_renditions",
     "post_history",
 )
 IDENTITY_TABLES = (

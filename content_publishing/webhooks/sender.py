@@ -440,6 +440,40 @@ class Sender:
         attempt["outcome"] = "delivered" if attempt["error"] is None else "failed"
         return attempt
 
+    def fetch(self, url, limit):
+        """GET `url` under the same guard and deadline as a delivery (the
+        service's own publisher fetching a post's media named by URL): its
+        bytes and Content-Type; Refused (the guard), or ValueError saying why
+        it could not be had (no 2xx, larger than `limit` bytes, no answer)."""
+        deadline = Deadline(self.timeout)
+        try:
+            with deadline:
+                answer = self.pools.request(
+                    "GET",
+                    url,
+                    headers={"User-Agent": USER_AGENT},
+                    redirect=False,
+                    preload_content=False,
+                )
+                try:
+                    if not 200 <= answer.status < 300:
+                        raise ValueError(f"{url} answered HTTP {answer.status}")
+                    data = answer.read(limit + 1, decode_content=True)
+                finally:
+                    _finish(answer, deadline.settle())
+        except urllib3.exceptions.HTTPError as e:
+            raise ValueError(
+                f"{url}: "
+                + (
+                    f"no answer within {self.timeout:g} s"
+                    if deadline.passed
+                    else _reason(e, self.timeout)
+                )
+            ) from None
+        if len(data) > limit:
+            raise ValueError(f"{url} is larger than {limit} bytes")
+        return data, answer.headers.get("Content-Type")
+
     def close(self):
         self.pools.clear()
 

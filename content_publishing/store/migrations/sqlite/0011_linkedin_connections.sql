@@ -1,4 +1,4 @@
--- Version 9 -> 10: a channel connected to LinkedIn, and the service's own
+-- Version 10 -> 11: a channel connected to LinkedIn, and the service's own
 -- publisher (docs/linkedin.md, "Connecting a channel" and "The service's own
 -- publisher").
 --
