@@ -7,14 +7,17 @@ dropped connection (unknown outcomes, settled at LinkedIn, never sent again
 blind), a LinkedIn-Version LinkedIn does not serve; the tokens' upkeep; and
 FLASK_LINKEDIN_PUBLISH=0. No token shows in any answer, log, event or history."""
 
+import io
 import time
 import uuid
 from datetime import datetime
+from urllib.parse import urlsplit
 
 import pytest
+from PIL import Image
 
 from harness import Client, Receiver, free_port, read_posts, serve
-from harness.api import CHANNELS, CLAIM, DELIVERIES, HISTORY, ITEM, POSTS
+from harness.api import CHANNELS, CLAIM, DELIVERIES, HISTORY, ITEM, MEDIA, POSTS
 from harness.claims import past, schedule_posts
 from tests.conftest import live_database_for
 from tests.dispatch_support import (
@@ -105,11 +108,12 @@ def brand(user, linkedin, brand_id="acme", author="urn:li:organization:2414183")
     return connect_live(user, linkedin, brand_id)
 
 
-def due(user, content, brand_id=None, seconds=-1):
+def due(user, content, brand_id=None, seconds=-1, **fields):
     body = {
         "type": "brand" if brand_id else "personal",
         "content": content,
         "scheduled_at": at(seconds),
+        **fields,
     }
     if brand_id:
         body["brand_id"] = brand_id
@@ -407,3 +411,73 @@ def test_two_dispatchers_publish_200_due_posts_once_each(server, user, linkedin,
         [claimed] = [e for e in steps if e["action"] == "claimed"]
         takers |= {name for name in names if f"({name})" in claimed["detail"]}
     assert takers == names  # both took a share
+
+
+# --- the whole plan: media and a first comment --------------------------------------------------
+
+
+def picture(color="red"):
+    out = io.BytesIO()
+    Image.new("RGB", (12, 8), color).save(out, "PNG")
+    return out.getvalue()
+
+
+def library(user, data, content_type="image/png"):
+    r = user.post(MEDIA, data, headers={"Content-Type": content_type})
+    assert r.status == 201, r
+    return r.json
+
+
+def test_an_image_post_with_a_first_comment_is_published_whole(server, user, linkedin, dispatchers):
+    personal(user, linkedin)
+    data = picture()
+    image = library(user, data)
+    dispatchers()
+    post = due(
+        user,
+        "A picture (with a comment)",
+        media_urls=[image["url"]],
+        media_alt=["A red rectangle"],
+        first_comment="The link: https://example.com/notes_(v2)",
+    )
+    done = settled(user, post)
+    assert done["status"] == "Published", done
+    [made] = linkedin.posts_with("A picture")
+    urn = made.body["content"]["media"]["id"]
+    assert made.body["content"]["media"] == {"id": urn, "altText": "A red rectangle"}
+    kept = user.get(urlsplit(image["url"]).path).body  # the library's file, as written anew
+    assert linkedin.uploads[urn].data == kept and kept.startswith(data[:8])
+    assert linkedin.uploads[urn].owner == f"urn:li:person:{ADA}"
+    [(on, comment_urn, body)] = [c for c in linkedin.comments if c[0] == made.urn]
+    assert body["message"]["text"] == "The link: https://example.com/notes_(v2)"
+    done = wait_until(lambda: (p := user.get(ITEM + post["id"]).json)["first_comment_urn"] and p)
+    assert done["first_comment_urn"] == comment_urn and done["first_comment_error"] is None
+    assert [e["action"] for e in history(user, post)][-2:] == ["published", "commented"]
+
+
+def test_a_comment_linkedin_refuses_leaves_the_post_published(server, user, linkedin, dispatchers):
+    personal(user, linkedin)
+    linkedin.fail_comment_on("Refused comment", 422, "Comment text is not allowed")
+    dispatchers()
+    post = due(user, "Post with a refused comment", first_comment="Refused comment here")
+    done = wait_until(
+        lambda: (p := user.get(ITEM + post["id"]).json)["first_comment_error"] and p,
+        what="the comment's outcome",
+    )
+    assert done["status"] == "Published"
+    assert "Comment text is not allowed" in done["first_comment_error"]
+    assert [e["action"] for e in history(user, post)][-1] == "comment_failed"
+    assert len(linkedin.posts_with("Post with a refused comment")) == 1
+
+
+def test_an_upload_linkedin_refuses_posts_nothing(server, user, linkedin, dispatchers):
+    brand(user, linkedin, brand_id="pictures")
+    linkedin.refuse_uploads_for("urn:li:organization:2414183", 403, "No uploads for this page")
+    image = library(user, picture("blue"))
+    dispatchers()
+    post = due(user, "Never without its image", brand_id="pictures", media_urls=[image["url"]])
+    done = settled(user, post)
+    assert done["status"] == "Failed"
+    assert done["last_error"].startswith("Nothing was posted: LinkedIn refused the image")
+    assert "No uploads for this page" in done["last_error"]
+    assert not linkedin.posts_with("Never without its image")
