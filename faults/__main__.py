@@ -40,6 +40,12 @@ Steps (each bounded in time and requests; each prints figures and PASS/FAIL):
               lost, no post handed out twice, every push arrives (repeats only
               under the same webhook-id), host B refuses the revoked key on
               its next request and answers throughout.
+  7 publish   the service's own publisher (a dispatcher publishing to the
+              LinkedIn stand-in) SIGKILLed after the stand-in created a post
+              and before the service recorded it: after a restart exactly one
+              post at the stand-in, Published after the check at LinkedIn;
+              then SIGKILLed before the POST (during the image's upload): the
+              post is published once after the restart; no token in any log.
 
 Exits 1 if any step fails. Traffic goes to 127.0.0.1 only.
 """

@@ -12,7 +12,9 @@
     claims        schedule_posts() and drain(): due posts and concurrent claimers
     load          run_load(): client threads writing through a Ledger
     receiver      Receiver: a webhook receiver that verifies signatures, answers as scripted
-    linkedin_standin  LinkedInStandIn: LinkedIn's Posts, Images, Documents and Comments APIs
+    linkedin_standin  LinkedInStandIn: LinkedIn's sign-in and its Posts, Images, Documents
+                  and Comments APIs (linkedin_accounts: members, apps, tokens, OAuth)
+    linkedin_signin   the stand-in set up for this service, and a channel connected as a person does
     publish_plan  run(): a publish plan run as an automation runs it (uploads, post, comment)
     loopback      LoopbackServer: the in-process HTTP server the two above share
     linkedin_rules    what LinkedIn checks in a request (headers, bodies, escaping)

@@ -39,6 +39,9 @@ text (`on`):
   released; `Hold.holding` is set while it holds (a test kills the
   client meanwhile);
 - `refuse_uploads_for(owner, status, message)`: initializeUpload refused;
+- `hold_upload()`: the next PUT of an upload's bytes is taken, then held
+  unanswered until its Hold is released (a test kills the client before
+  the post is sent);
 - `fail_comment_on(on, status, message)`: a comment whose text holds `on`.
 
 Every request is recorded in `received`, in order; `created` are the posts
@@ -136,6 +139,7 @@ class Behaviours:
     holds: list = field(default_factory=list)
     upload_refusals: dict = field(default_factory=dict)  # owner -> (status, message)
     comment_failures: list = field(default_factory=list)  # (on, status, message)
+    upload_holds: list = field(default_factory=list)  # each holds one PUT of bytes
 
 
 class Answer(Exception):
@@ -184,6 +188,11 @@ class LinkedInStandIn(LoopbackServer):
     def hold_on(self, text):
         hold = Hold(text)
         self.on.holds.append(hold)
+        return hold
+
+    def hold_upload(self):
+        hold = Hold("the next upload")
+        self.on.upload_holds.append(hold)
         return hold
 
     def refuse_uploads_for(self, owner, status=403, message=None):
@@ -497,6 +506,12 @@ class LinkedInStandIn(LoopbackServer):
         received.urn = headers.get("x-restli-id") if received.is_post else None
         for hold in self.on.holds:
             if status == 201 and self._matches([hold.text], received):
+                hold.holding.set()
+                hold.released.wait()
+        if received.method == "PUT" and status == 201 and self.on.upload_holds:
+            with self.lock:
+                hold = self.on.upload_holds.pop(0) if self.on.upload_holds else None
+            if hold is not None:
                 hold.holding.set()
                 hold.released.wait()
         for text, seconds in self.on.delays:
