@@ -34,9 +34,10 @@ export function onKeyRefused(callback) {
  * call("PATCH", "/api-v2-posts-item/ID", {body, version}) -> {data, etag}.
  * version: sent as If-Match; idempotencyKey: sent as Idempotency-Key;
  * raw and type: a body sent as it is (a Blob or a string) with that Content-Type;
- * quiet: a 401 is only thrown (signing in handles it itself).
+ * quiet: a 401 is only thrown (signing in handles it itself);
+ * cookies: keep the answer's cookie (starting a LinkedIn sign-in).
  */
-export async function call(method, path, { body, raw, type, version, idempotencyKey, quiet = false, as = key } = {}) {
+export async function call(method, path, { body, raw, type, version, idempotencyKey, quiet = false, cookies = false, as = key } = {}) {
   const headers = { "X-API-Key": as };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (raw !== undefined) headers["Content-Type"] = type; // an image or a CSV file, sent as it is
@@ -48,7 +49,9 @@ export async function call(method, path, { body, raw, type, version, idempotency
       method,
       headers,
       body: raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body),
-      credentials: "omit", // answers carry Cache-Control: no-store, so nothing is kept
+      // Answers carry Cache-Control: no-store, so nothing is kept; `cookies`:
+      // the one answer whose cookie must be kept (a LinkedIn sign-in's binding).
+      credentials: cookies ? "same-origin" : "omit",
     });
   } catch {
     throw new ApiError(0, {

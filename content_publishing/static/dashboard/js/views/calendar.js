@@ -11,6 +11,7 @@
 import { call } from "../api.js";
 import { excerpt, h, show } from "../dom.js";
 import { explain } from "../explain.js";
+import { reconnectBanner } from "../linkedin.js";
 import * as time from "../time.js";
 import { heading, loading, notify, typeBadge } from "../widgets.js";
 import { dayCell, draggable } from "./calendar-cells.js";
@@ -53,6 +54,7 @@ async function calendar(view, route, session, mode) {
   const switchLink = (to, text) =>
     h("a", { class: "button", href: `${to === "week" ? "#/calendar" : "#/calendar/month"}/${time.dayKey(chosen)}`, "aria-current": to === mode ? "page" : null, dataset: { focusKey: `mode-${to}` } }, text);
   const messages = h("div", { class: "messages", tabindex: "-1" });
+  const banner = h("div", { class: "banner-slot" }); // a LinkedIn connection to renew
   const steps = h("div", { class: "steps-slot" });
   const body = h("div", { class: "calendar-body" }, loading());
   const side = h("div", { class: "calendar-side" });
@@ -78,6 +80,7 @@ async function calendar(view, route, session, mode) {
         canWrite ? h("a", { class: "button button-primary", href: "#/posts/new" }, "New post") : null,
       ),
     ),
+    banner,
     steps,
     (legend = h(
       "p",
@@ -94,7 +97,7 @@ async function calendar(view, route, session, mode) {
   );
 
   let shown = null;
-  let plan = { posts: [], repeats: [], slots: [], drafts: { posts: [], total: 0 }, progress: null };
+  let plan = { posts: [], repeats: [], slots: [], drafts: { posts: [], total: 0 }, progress: null, channels: [] };
   async function refresh() {
     let fresh;
     try {
@@ -104,7 +107,7 @@ async function calendar(view, route, session, mode) {
       show(body, explain(error));
       return;
     }
-    const signature = JSON.stringify([fresh.posts, fresh.repeats, fresh.slots.map((s) => [s.at, s.channel.id]), fresh.drafts.posts.map((p) => [p.id, p.version]), fresh.progress]);
+    const signature = JSON.stringify([fresh.posts, fresh.repeats, fresh.slots.map((s) => [s.at, s.channel.id]), fresh.drafts.posts.map((p) => [p.id, p.version]), fresh.progress, fresh.channels.map((c) => [c.id, c.version])]);
     if (signature === shown) return;
     shown = signature;
     plan = fresh;
@@ -122,10 +125,11 @@ async function calendar(view, route, session, mode) {
     ]);
     // A slot a series' repeat will take is not free.
     const repeatAt = new Set(repeats.map((r) => `${r.type === "brand" ? r.brand_id : "personal"}|${Date.parse(r.scheduled_at)}`));
-    return { posts, repeats, slots: slots.filter((s) => !repeatAt.has(`${s.channel.id}|${Date.parse(s.at)}`)), drafts: waiting, progress: status };
+    return { posts, repeats, slots: slots.filter((s) => !repeatAt.has(`${s.channel.id}|${Date.parse(s.at)}`)), drafts: waiting, progress: status, channels };
   }
 
   function render() {
+    show(banner, reconnectBanner(plan.channels ?? [], session, messages));
     const status = plan.progress;
     const empty = status && !status.channels && !status.posts;
     show(steps, status && !empty && !(status.slotted && status.posts) ? firstSteps(status, session, false) : null);

@@ -1,10 +1,14 @@
 // Channels: where posts go (the personal profile, or a brand page), each with
 // its name, LinkedIn author, time zone, weekly posting slots (wall times in
 // that zone, which "Add to queue" fills) and guards (min_gap_minutes,
-// daily_cap). Changes send the version shown (If-Match).
+// daily_cap); and its LinkedIn connection: Connect LinkedIn (the author is
+// then filled in from the sign-in), the page it posts for when the member
+// has several, who publishes it (this service or the automation), Reconnect
+// and Disconnect. Changes send the version shown (If-Match).
 import { call } from "../api.js";
 import { h, show } from "../dom.js";
 import { explain, fieldErrors } from "../explain.js";
+import { connectionLine, postsAs, reconnectBanner, startConnect } from "../linkedin.js";
 import * as time from "../time.js";
 import { confirmAction, empty, heading, loading, notify } from "../widgets.js";
 
@@ -70,6 +74,41 @@ export async function showChannels(view, route, session) {
     }
   }
 
+  /** A change of the channel's LinkedIn side (publisher, page): PATCH, then the list again. */
+  async function change(channel, fields, done) {
+    try {
+      const { data } = await call("PATCH", `/channels-item/${encodeURIComponent(channel.id)}`, { body: fields, version: channel.version });
+      notify(done(data));
+      messages.replaceChildren();
+    } catch (error) {
+      show(messages, explain(error));
+      messages.focus();
+    }
+    shown = null;
+    await refresh();
+  }
+
+  async function disconnect(channel) {
+    if (!(await confirmAction(`Disconnect ${channel.name} from LinkedIn? The service forgets its sign-in and your automation publishes it again.`, "Disconnect"))) return;
+    try {
+      await call("DELETE", `/channels-connect/${encodeURIComponent(channel.id)}`, { version: channel.version });
+      notify(`${channel.name} is disconnected from LinkedIn.`);
+      messages.replaceChildren();
+    } catch (error) {
+      show(messages, explain(error));
+      messages.focus();
+    }
+    shown = null;
+    await refresh();
+  }
+
+  const actions = {
+    connect: (channel) => startConnect(channel, messages),
+    disconnect,
+    publisher: (channel, publisher) => change(channel, { publisher }, (c) => (c.publisher === "linkedin" ? `${c.name} is published by this service.` : `${c.name} is published by your automation.`)),
+    page: (channel, urn) => change(channel, { author_urn: urn }, (c) => `${c.name} posts as ${postsAs(c) ?? urn}.`),
+  };
+
   let shown = null;
   async function refresh() {
     if (held) return;
@@ -80,17 +119,19 @@ export async function showChannels(view, route, session) {
       show(body, explain(error));
       return;
     }
-    const signature = JSON.stringify(channels.map((c) => [c.id, c.version]));
+    const signature = JSON.stringify(channels.map((c) => [c.id, c.version, c.connection?.status]));
     if (signature === shown) return;
     shown = signature;
     show(
       body,
+      reconnectBanner(channels, session, messages),
       channels.length
-        ? h("ul", { class: "channel-list plain" }, channels.map((channel) => channelCard(channel, write, { edit: () => openEditor(channel), remove: () => remove(channel) })))
+        ? h("ul", { class: "channel-list plain" }, channels.map((channel) => channelCard(channel, session, { ...actions, edit: () => openEditor(channel), remove: () => remove(channel) })))
         : empty("No channels yet. Set up your personal profile or a brand page to give it posting times."),
     );
   }
   await refresh();
+  cameBack(route.query, channels, messages);
   // #/channels?edit=ID and ?new=ID: from the composer's and the refusals' links.
   const editing = channels.find((c) => c.id === route.query.get("edit"));
   if (write && editing) openEditor(editing);
@@ -98,7 +139,86 @@ export async function showChannels(view, route, session) {
   return { refresh };
 }
 
-function channelCard(channel, write, act) {
+/** Back from LinkedIn (the service's callback sent the browser here): say how it went. */
+function cameBack(query, channels, messages) {
+  const channel = channels.find((c) => c.id === query.get("channel"));
+  if (query.get("connected") && channel) {
+    const who = postsAs(channel);
+    notify(`${channel.name} is connected to LinkedIn${who ? ` as ${who}` : ""}.`);
+    const card = document.querySelector(`[data-channel-id="${CSS.escape(channel.id)}"]`);
+    card?.classList.add("just-connected");
+    if (channel.type === "brand" && !channel.author_urn && channel.connection.organizations.length > 1)
+      show(messages, h("p", { class: "alert alert-warning", role: "status" }, `You administer several LinkedIn pages: pick the one ${channel.name} posts for.`));
+  } else if (query.get("error")) {
+    show(
+      messages,
+      h(
+        "div",
+        { class: "alert alert-error", role: "alert", dataset: { code: query.get("error") } },
+        h("p", { class: "alert-title" }, `${channel ? channel.name : "The channel"} was not connected to LinkedIn`),
+        h("p", {}, query.get("message") ?? query.get("error")),
+      ),
+    );
+    messages.focus();
+  }
+  if (query.get("connected") || query.get("error")) history.replaceState(null, "", "#/channels"); // said once
+}
+
+/** The channel's LinkedIn side: the connection, the page picker, who publishes. */
+function linkedinPanel(channel, session, act) {
+  const status = channel.connection?.status ?? "none";
+  const publish = session.can("posts:publish");
+  const write = session.can("posts:write");
+  const live = status === "connected" || status === "expiring";
+  const connectLabel = status === "none" || status === "revoked" ? "Connect LinkedIn" : "Reconnect";
+  const pages = channel.connection?.organizations ?? [];
+  const picker =
+    channel.type === "brand" && live && pages.length > 1
+      ? h(
+          "label",
+          { class: "page-picker" },
+          "Posts for ",
+          h(
+            "select",
+            { name: "page", disabled: !write, onchange: (event) => event.target.value && act.page(channel, event.target.value) },
+            channel.author_urn ? null : h("option", { value: "" }, "Pick the page…"),
+            pages.map((page) => h("option", { value: page.urn, selected: page.urn === channel.author_urn }, page.name ?? page.urn)),
+          ),
+        )
+      : null;
+  const choice = (value, label) =>
+    h(
+      "label",
+      { class: "publisher-choice" },
+      h("input", {
+        type: "radio",
+        name: `publisher-${channel.id}`,
+        value,
+        checked: channel.publisher === value,
+        disabled: !write || (value === "linkedin" && !live),
+        onchange: () => act.publisher(channel, value),
+      }),
+      ` ${label}`,
+    );
+  return h(
+    "div",
+    { class: `linkedin-panel connection-${status}`, dataset: { connection: status } },
+    h("p", { class: "connection-line" }, h("span", { class: `badge connection connection-${status}` }, "LinkedIn"), " ", connectionLine(channel)),
+    picker,
+    h("fieldset", { class: "publisher" }, h("legend", {}, "Published by"), choice("linkedin", "this service"), choice("automation", "my automation")),
+    publish
+      ? h(
+          "div",
+          { class: "actions" },
+          h("button", { type: "button", class: status === "none" || status === "revoked" || status === "expired" ? "button button-primary" : "button", onclick: () => act.connect(channel) }, connectLabel),
+          live || status === "expired" ? h("button", { type: "button", class: "button", onclick: () => act.disconnect(channel) }, "Disconnect") : null,
+        )
+      : null,
+  );
+}
+
+function channelCard(channel, session, act) {
+  const write = session.can("posts:write");
   const slots = DAYS.map(([day, name]) => [name, channel.slots.filter((s) => s.day === day).map((s) => s.time).sort()]).filter(([, times]) => times.length);
   const upcoming = h("div", { class: "upcoming" });
   const details = h("details", { class: "upcoming-slots" }, h("summary", {}, "Next 7 days of slots"), upcoming);
@@ -124,11 +244,12 @@ function channelCard(channel, write, act) {
     h(
       "dl",
       { class: "channel-fields" },
-      h("div", { class: "field" }, h("dt", {}, "Author"), h("dd", {}, channel.author_urn ? h("code", {}, channel.author_urn) : h("span", { class: "muted" }, "not set: LinkedIn requests carry no author"))),
+      h("div", { class: "field" }, h("dt", {}, "Author"), h("dd", {}, postsAs(channel) ? [postsAs(channel), " ", h("code", { class: "muted" }, channel.author_urn)] : channel.author_urn ? h("code", {}, channel.author_urn) : h("span", { class: "muted" }, "not set: connect LinkedIn to fill it in"))),
       h("div", { class: "field" }, h("dt", {}, "Time zone"), h("dd", {}, channel.timezone)),
       h("div", { class: "field" }, h("dt", {}, "Slots"), h("dd", {}, slots.length ? h("ul", { class: "plain" }, slots.map(([name, times]) => h("li", {}, h("strong", {}, name), " ", times.join(", ")))) : h("span", { class: "muted" }, "none"))),
       h("div", { class: "field" }, h("dt", {}, "Guards"), h("dd", {}, `at least ${channel.min_gap_minutes} min apart; ${channel.daily_cap ? `at most ${channel.daily_cap} a day` : "no daily cap"}`)),
     ),
+    linkedinPanel(channel, session, act),
     details,
     write ? h("div", { class: "actions" }, h("button", { type: "button", class: "button", onclick: act.edit }, "Edit"), h("button", { type: "button", class: "button button-danger", onclick: act.remove }, "Delete")) : null,
   );
@@ -250,7 +371,7 @@ function channelForm(channel, channels, { saved, cancel, proposed }) {
     author.value = authorUrn(author.value, type.value);
     const values = {
       name: name.value.trim(),
-      author_urn: author.value.trim() || null,
+      author_urn: connectedAuthor(channel) ? channel.author_urn : author.value.trim() || null,
       timezone: zone.value.trim(),
       slots,
       min_gap_minutes: Number(gap.value || 0),
@@ -284,7 +405,7 @@ function channelForm(channel, channels, { saved, cancel, proposed }) {
       field("type", "Channel", type),
       brandField,
       field("name", "Name", name),
-      h("div", { class: "form-field" }, h("label", { for: "ch-author_urn" }, "LinkedIn author"), author, authorHint),
+      connectedAuthor(channel) ?? h("div", { class: "form-field" }, h("label", { for: "ch-author_urn" }, "LinkedIn author"), author, authorHint),
       field("timezone", "Time zone", zone, "An IANA name such as Europe/Berlin; slots are wall times there."),
       h("datalist", { id: "ch-zones" }, ZONES.map((z) => h("option", { value: z }))),
       field("min_gap_minutes", "Minimum gap (minutes)", gap, "No two planned posts of the channel closer than this; 0: no gap."),
@@ -293,6 +414,20 @@ function channelForm(channel, channels, { saved, cancel, proposed }) {
     h("fieldset", { class: "form-field" }, h("legend", {}, "Weekly posting slots"), slotEditor),
     problem,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "button button-primary" }, channel ? "Save channel" : "Create channel"), h("button", { type: "button", class: "button", onclick: cancel }, "Cancel")),
+  );
+}
+
+/** A connected channel's author is its sign-in's, shown, not typed (the
+ *  page picker on the card changes a brand's); null for any other channel. */
+function connectedAuthor(channel) {
+  const status = channel?.connection?.status;
+  if (!["connected", "expiring", "expired"].includes(status)) return null;
+  return h(
+    "div",
+    { class: "form-field" },
+    h("span", { class: "label" }, "LinkedIn author"),
+    h("p", {}, postsAs(channel) ?? "No page picked yet", channel.author_urn ? [" ", h("code", { class: "muted" }, channel.author_urn)] : null),
+    h("p", { class: "hint" }, "From the channel's LinkedIn sign-in; a brand's page is picked on its card."),
   );
 }
 

@@ -75,11 +75,15 @@ function sentence(entry) {
     case "unscheduled":
       return entry.status_from === "Failed" ? "Put back to draft after failing" : "Unscheduled, back to draft";
     case "claimed":
-      return entry.key_prefix ? "Claimed by the automation to publish" : "Pushed to the automation's webhook to publish";
+      if (entry.key_prefix) return "Claimed by the automation to publish";
+      return (entry.detail ?? "").startsWith("by the service's own publisher") ? "Taken to publish on LinkedIn" : "Pushed to the automation's webhook to publish";
     case "pushed":
       return "The automation confirmed it received the post";
     case "given_back":
+      if (!entry.key_prefix) return ["Not sent yet (", (entry.detail ?? "").replace(/^for \S+; /, ""), "); it goes out again"];
       return ["Given back untried by the automation, scheduled again for ", at ?? "its time"];
+    case "publish_failed":
+      return ["Failed to publish on LinkedIn", entry.detail ? ` (${entry.detail})` : ""];
     case "reported_failed":
       return entry.status_from === "Publishing" ? "Reported failed by the automation" : "Marked failed";
     case "refused": {
@@ -88,8 +92,11 @@ function sentence(entry) {
     }
     case "lease_expired":
       return ["Failed: the automation did not report back in time (its lease ran out", at ? [" at ", at] : "", ")"];
-    case "published":
-      return ["Published on LinkedIn", entry.detail ? [" as ", h("code", {}, entry.detail)] : ""];
+    case "published": {
+      const confirmed = (entry.detail ?? "").startsWith("confirmed after an unknown outcome: ");
+      const urn = confirmed ? entry.detail.slice("confirmed after an unknown outcome: ".length) : entry.detail;
+      return ["Published on LinkedIn", urn ? [" as ", h("code", {}, urn)] : "", confirmed ? ", found there after LinkedIn's answer was lost" : ""];
+    }
     default:
       return entry.action.replaceAll("_", " ");
   }

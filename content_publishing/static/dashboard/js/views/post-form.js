@@ -9,6 +9,7 @@ import { h, show } from "../dom.js";
 import { explain, fieldErrors } from "../explain.js";
 import { LINKEDIN_LIMIT, cutAt, formatNumber, graphemeCount, linkedinLength } from "../text.js";
 import * as time from "../time.js";
+import { postsAs } from "../linkedin.js";
 import { channelOf, heading, loading, mediaThumbs, notify } from "../widgets.js";
 
 const MAX_MEDIA = 9;
@@ -438,7 +439,7 @@ function renderPreview(values, served, channel, linkedinCount) {
       ? h("p", { class: "hint preview-ok" }, "No warnings.")
       : null;
   return [
-    h("p", { class: "preview-author" }, h("strong", {}, channel.name), served.author ? h("span", { class: "mono muted" }, ` ${served.author}`) : null),
+    h("p", { class: "preview-author" }, h("strong", {}, postsAs(channel) ?? channel.name), authorNote(channel, served.author)),
     text,
     mediaThumbs(values.media_urls),
     warnings,
@@ -453,11 +454,22 @@ function overLength(length) {
   };
 }
 
+/** Beside the author's name: the channel it goes out on, and who publishes it.
+ *  The author comes from the channel (its LinkedIn sign-in): nobody types a URN here. */
+function authorNote(channel, urn) {
+  if (!postsAs(channel)) return urn ? h("span", { class: "mono muted" }, ` ${urn}`) : null;
+  const by = channel.publisher === "linkedin" ? "published by this service" : "published by your automation";
+  return h("span", { class: "posts-as" }, ` on ${channel.name}, ${by}`);
+}
+
 /** The service says the channel has no author_urn; here, how to fix that in the dashboard. */
 function authorUnknown(channel) {
+  const connected = ["connected", "expiring"].includes(channel.connection?.status);
   const where = channel.missing
-    ? [`${channel.name} is not set up as a channel. `, h("a", { href: `#/channels?new=${encodeURIComponent(channel.id)}` }, "Set it up under Channels"), " and give it its LinkedIn author."]
-    : [`${channel.name} has no LinkedIn author yet, so the automation must fill it in. `, h("a", { href: `#/channels?edit=${encodeURIComponent(channel.id)}` }, `Edit ${channel.name}`), " under Channels and fill in its LinkedIn author."];
+    ? [`${channel.name} is not set up as a channel. `, h("a", { href: `#/channels?new=${encodeURIComponent(channel.id)}` }, "Set it up under Channels"), " and connect it to LinkedIn."]
+    : connected
+      ? [`${channel.name} is connected to LinkedIn but no page is picked yet. `, h("a", { href: "#/channels" }, "Pick its page under Channels"), "."]
+      : [`${channel.name} has no LinkedIn author yet. `, h("a", { href: "#/channels" }, "Connect it to LinkedIn under Channels"), ": the author comes from the sign-in."];
   return { code: "author_unknown", message: [h("strong", {}, "No author. "), where] };
 }
 
