@@ -329,10 +329,12 @@ def test_composer_channel_counting_and_spacing_refusals(browser, server, user):
         page.locator(".preview-panel[data-fresh=true]").wait_for()  # the service's answer
         page.wait_for_function(same)
         assert counter.text_content().startswith("13 characters · 53 of 3,000")
-        # The author is missing: how to fix it here, with a link to the channel.
+        # The author is missing: how to fix it here (connect the channel to
+        # LinkedIn, which fills it in), with a link to the channels.
         warning = page.locator(".preview-warnings [data-code=author_unknown]")
         assert "LinkedIn author" in warning.text_content()
-        assert warning.locator("a").get_attribute("href") == "#/channels?edit=acme"
+        assert "Connect it to LinkedIn" in warning.text_content()
+        assert warning.locator("a").get_attribute("href") == "#/channels"
         assert "PATCH" not in warning.text_content()
 
         # Over 3,000: nothing cut, the counter red, the preview warning.
