@@ -59,11 +59,21 @@ TEXT_FORMAT = "%(asctime)s [%(process)d] [%(levelname)s] %(origin)s%(message)s%(
 TEXT_DATE = "[%Y-%m-%d %H:%M:%S %z]"  # gunicorn's own
 
 
+# The code and state LinkedIn sends the browser back with (the sign-in's
+# callback, http/linkedin.py): short-lived and single use, but a sign-in's
+# all the same, so they stay out of every log too.
+SIGN_IN = re.compile(r"(linkedin/callback\?[^\s\"]*)")
+SIGN_IN_VALUE = re.compile(r"(?<=[?&])(code|state)=[^&\s\"]*", re.IGNORECASE)
+
+
 def redact(text):
     """`text` with every key, webhook secret and header token in it written
     as `svc_live_[redacted]`, `whsec_[redacted]` or `whtok_[redacted]`,
-    however it was spelled."""
-    return SECRET.sub(_redacted, text)
+    however it was spelled, and a sign-in's code and state as `[redacted]`."""
+    text = SECRET.sub(_redacted, text)
+    if "linkedin/callback?" in text:
+        text = SIGN_IN.sub(lambda m: SIGN_IN_VALUE.sub(r"\1=[redacted]", m[0]), text)
+    return text
 
 
 def _redacted(match):

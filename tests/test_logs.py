@@ -212,6 +212,14 @@ def send_everything(server, receiver, run):
     send("DELETE", f"{V1}/media-item/{{media_id}}", f"{V1}/media-item/{photo['id']}", expect=204)
     imported = {"posts": [{"type": "personal", "content": marker, "queue": True}]}
     send("POST", f"{V1}/api-v2-posts-import", body=imported, expect=201)
+    # LinkedIn (no app set up on this server: 409s), and a sign-in's callback
+    # whose code and state hold the marker: neither is logged.
+    connect = f"{V1}/channels-connect/{{channel_id}}"
+    send("POST", connect, f"{V1}/channels-connect/personal", expect=409)
+    send("DELETE", connect, f"{V1}/channels-connect/personal", expect=409)
+    callback = f"{V1}/linkedin/callback"
+    sign_in = f"{callback}?code={marker}&state={marker}"
+    send("GET", callback, sign_in, via=anonymous, headers={"Referer": sign_in}, expect=409)
     send("DELETE", channel_item, f"{V1}/channels-item/personal", expect=204)
 
     # Articles: the marker in title and body; publishing sends an event.

@@ -6,7 +6,8 @@ which carries a key sent as `?apikey=...` (the service ignores it, but the
 log would keep it). So the user name is never logged, and anything
 key-shaped (`svc_live_...`, webhook secrets `whsec_...`) in any logged value
 is replaced by its prefix and `[redacted]`, whatever the case of the prefix
-and however it is encoded (`svc%5Flive%5F...`, `SVC_live_...`; logs.SECRET).
+and however it is encoded (`svc%5Flive%5F...`, `SVC_live_...`; logs.SECRET);
+so are the code and state of a LinkedIn sign-in's callback (logs.SIGN_IN).
 
 Behind nginx (deploy/nginx.conf) every request comes from the proxy, so the
 line names the client the proxy reports in X-Forwarded-For instead, but
@@ -76,7 +77,7 @@ class RedactFilter(logging.Filter):
 
     def filter(self, record):
         message = record.getMessage()
-        if logs.SECRET.search(message):
+        if logs.SECRET.search(message) or "linkedin/callback?" in message:
             record.msg, record.args = redact(message), ()
         return True
 
