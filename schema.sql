@@ -63,9 +63,6 @@ CREATE INDEX IF NOT EXISTS posts_handoff_expiry ON posts (handoff_expires_at)
     WHERE status = 'Publishing';
 -- Due posts of every user, for the dispatcher that pushes them (Scheduled only).
 CREATE INDEX IF NOT EXISTS posts_due ON posts (scheduled_at) WHERE status = 'Scheduled';
--- A channel's planned posts by time, for the queue and the guards (planning/).
-CREATE INDEX IF NOT EXISTS posts_channel_planned ON posts (user_id, type, brand_id, scheduled_at)
-    WHERE status IN ('Scheduled', 'Publishing', 'Published');
 -- The occurrences of a recurring post (GET /api-v2-posts?series_id=).
 CREATE INDEX IF NOT EXISTS posts_series ON posts (user_id, series_id, created_at, id)
     WHERE series_id IS NOT NULL;
@@ -86,6 +83,7 @@ CREATE TABLE IF NOT EXISTS channels (
     created_at       TEXT NOT NULL,
     updated_at       TEXT NOT NULL,
     version          INTEGER NOT NULL DEFAULT 1,
+    queue_full_until TEXT,                        -- version 9: see channel_queue_holes below
     PRIMARY KEY (user_id, id),
     CHECK ((type = 'personal') = (id = 'personal'))
 );
@@ -361,4 +359,45 @@ CREATE TRIGGER IF NOT EXISTS api_keys_generation_update
 END;
 CREATE TRIGGER IF NOT EXISTS users_generation_update AFTER UPDATE OF name ON users BEGIN
     UPDATE key_generation SET generation = generation + 1;
+END;
+
+-- Version 9: a channel's planned posts are found by the channel they belong
+-- to: `personal` for a personal post, its brand_id for a brand post (the
+-- rule of planning/plan.py's channel_of, which the channel's row lock uses).
+CREATE INDEX IF NOT EXISTS posts_channel_plan ON posts
+    (user_id, (CASE WHEN type = 'personal' THEN 'personal' ELSE brand_id END), scheduled_at, id)
+    WHERE status IN ('Scheduled', 'Publishing', 'Published');
+
+-- Version 9: "add to queue" without reading the queue (planning/queue.py).
+-- channels.queue_full_until: every slot of the channel before this instant
+-- was found taken, or barred by a guard, when the queue last passed it. A
+-- planned post that leaves its place before it (unscheduled, failed, moved,
+-- deleted) may free slots there again: the triggers note where, and the
+-- queue looks around those instants first. Changing a channel's slots,
+-- zone or guards forgets both (store/channels.py).
+CREATE TABLE IF NOT EXISTS channel_queue_holes (
+    user_id     INTEGER NOT NULL,
+    channel_id  TEXT NOT NULL,
+    at          TEXT NOT NULL,      -- the scheduled_at the post left
+    PRIMARY KEY (user_id, channel_id, at)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS posts_queue_hole_update
+    AFTER UPDATE OF status, scheduled_at, type, brand_id ON posts
+    WHEN OLD.status IN ('Scheduled', 'Publishing', 'Published') AND OLD.scheduled_at IS NOT NULL
+        AND (NEW.status NOT IN ('Scheduled', 'Publishing', 'Published')
+             OR NEW.scheduled_at IS NOT OLD.scheduled_at
+             OR NEW.type IS NOT OLD.type OR NEW.brand_id IS NOT OLD.brand_id) BEGIN
+    INSERT OR IGNORE INTO channel_queue_holes (user_id, channel_id, at)
+    SELECT user_id, id, OLD.scheduled_at FROM channels
+    WHERE user_id = OLD.user_id
+      AND id = (CASE WHEN OLD.type = 'personal' THEN 'personal' ELSE OLD.brand_id END)
+      AND queue_full_until > OLD.scheduled_at;
+END;
+CREATE TRIGGER IF NOT EXISTS posts_queue_hole_delete AFTER DELETE ON posts
+    WHEN OLD.status IN ('Scheduled', 'Publishing', 'Published') AND OLD.scheduled_at IS NOT NULL BEGIN
+    INSERT OR IGNORE INTO channel_queue_holes (user_id, channel_id, at)
+    SELECT user_id, id, OLD.scheduled_at FROM channels
+    WHERE user_id = OLD.user_id
+      AND id = (CASE WHEN OLD.type = 'personal' THEN 'personal' ELSE OLD.brand_id END)
+      AND queue_full_until > OLD.scheduled_at;
 END;

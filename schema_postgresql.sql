@@ -72,8 +72,6 @@ ALTER TABLE posts ADD COLUMN IF NOT EXISTS series_id TEXT;
 ALTER TABLE posts ADD COLUMN IF NOT EXISTS occurrence INTEGER;
 ALTER TABLE posts ADD COLUMN IF NOT EXISTS series_start TEXT;
 ALTER TABLE posts ADD COLUMN IF NOT EXISTS series_continued INTEGER NOT NULL DEFAULT 0;
-CREATE INDEX IF NOT EXISTS posts_channel_planned ON posts (user_id, type, brand_id, scheduled_at)
-    WHERE status IN ('Scheduled', 'Publishing', 'Published');
 CREATE INDEX IF NOT EXISTS posts_series ON posts (user_id, series_id, created_at, id)
     WHERE series_id IS NOT NULL;
 
@@ -361,3 +359,51 @@ CREATE OR REPLACE TRIGGER api_keys_generation AFTER INSERT OR DELETE
     FOR EACH STATEMENT EXECUTE FUNCTION key_generation_bump();
 CREATE OR REPLACE TRIGGER users_generation AFTER UPDATE OF name ON users
     FOR EACH STATEMENT EXECUTE FUNCTION key_generation_bump();
+
+-- Version 9: one channel rule (schema.sql says why). A brand post whose
+-- brand_id is `personal` was planned on the personal channel and went out as
+-- its author, but its guards did not count it: it becomes the personal post
+-- it behaved as, with a history entry saying so. Then a channel's planned
+-- posts are found by the channel they belong to.
+INSERT INTO post_history (post_id, user_id, at, action, status_from, status_to, fields, detail)
+SELECT id, user_id, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+       'updated', status, status, '["type", "brand_id"]',
+       'made a personal post when upgrading: brand_id "personal" names the personal channel, '
+       || 'whose slots, guards and author it had; a brand_id can no longer be "personal"'
+FROM posts WHERE type = 'brand' AND brand_id = 'personal';
+UPDATE posts SET type = 'personal', brand_id = NULL, version = version + 1,
+    updated_at = to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+WHERE type = 'brand' AND brand_id = 'personal';
+DROP INDEX IF EXISTS posts_channel_planned;
+CREATE INDEX IF NOT EXISTS posts_channel_plan ON posts
+    (user_id, (CASE WHEN type = 'personal' THEN 'personal' ELSE brand_id END), scheduled_at, id)
+    WHERE status IN ('Scheduled', 'Publishing', 'Published');
+
+-- Version 9: "add to queue" without reading the queue (schema.sql says how).
+ALTER TABLE channels ADD COLUMN IF NOT EXISTS queue_full_until TEXT;
+CREATE TABLE IF NOT EXISTS channel_queue_holes (
+    user_id     BIGINT NOT NULL,
+    channel_id  TEXT NOT NULL,
+    at          TEXT NOT NULL,
+    PRIMARY KEY (user_id, channel_id, at)
+);
+CREATE OR REPLACE FUNCTION posts_queue_hole() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO channel_queue_holes (user_id, channel_id, at)
+    SELECT user_id, id, OLD.scheduled_at FROM channels
+    WHERE user_id = OLD.user_id
+      AND id = (CASE WHEN OLD.type = 'personal' THEN 'personal' ELSE OLD.brand_id END)
+      AND queue_full_until > OLD.scheduled_at
+    ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER posts_queue_hole_update
+    AFTER UPDATE OF status, scheduled_at, type, brand_id ON posts FOR EACH ROW
+    WHEN (OLD.status IN ('Scheduled', 'Publishing', 'Published') AND OLD.scheduled_at IS NOT NULL
+          AND (NEW.status NOT IN ('Scheduled', 'Publishing', 'Published')
+               OR NEW.scheduled_at IS DISTINCT FROM OLD.scheduled_at
+               OR NEW.type IS DISTINCT FROM OLD.type OR NEW.brand_id IS DISTINCT FROM OLD.brand_id))
+    EXECUTE FUNCTION posts_queue_hole();
+CREATE OR REPLACE TRIGGER posts_queue_hole_delete AFTER DELETE ON posts FOR EACH ROW
+    WHEN (OLD.status IN ('Scheduled', 'Publishing', 'Published') AND OLD.scheduled_at IS NOT NULL)
+    EXECUTE FUNCTION posts_queue_hole();

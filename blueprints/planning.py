@@ -44,9 +44,10 @@ bp = Blueprint("planning", __name__)
     headers=["ETag"],
     request_headers=["If-Match"],
     description="A Draft or Failed post becomes Scheduled at the first free slot of its channel "
-    "at or after now plus the lead time, within 90 days: no Scheduled, Publishing or Published "
-    "post of the channel at that instant, and the channel's guards kept. 409 no_free_slot when "
-    "the channel has no slots (or is not set up) or nothing is free.",
+    "at or after now plus the lead time: no Scheduled, Publishing or Published post of the "
+    "channel at that instant, and the channel's guards kept. The queue has no depth limit. 409 "
+    "no_free_slot when the channel has no slots (or is not set up) or nothing is free in the "
+    "90 days after its last planned post.",
 )
 @require_scope("posts:publish")
 def queue_post(body):

@@ -42,6 +42,16 @@ V1_COLUMNS = (
     " linkedin_post_id, live_url, last_error, created_at, updated_at, version"
 )
 
+# The time of a migration, as timestamps.to_text writes it.
+NOW_TEXT = "strftime('%Y-%m-%dT%H:%M:%S', 'now') || '.000000Z'"
+MOVED_TO_PERSONAL_HISTORY = f"""
+INSERT INTO post_history (post_id, user_id, at, action, status_from, status_to, fields, detail)
+SELECT id, user_id, {NOW_TEXT}, 'updated', status, status, '["type", "brand_id"]',
+       'made a personal post when upgrading: brand_id "personal" names the personal channel, '
+       || 'whose slots, guards and author it had; a brand_id can no longer be "personal"'
+FROM posts WHERE type = 'brand' AND brand_id = 'personal'
+"""
+
 MIGRATIONS: dict[int, list[str | tuple[str, str]]] = {
     1: [
         POSTS_V2,
@@ -85,4 +95,16 @@ MIGRATIONS: dict[int, list[str | tuple[str, str]]] = {
     # 7 -> 8: the key generation of the per-worker key cache (auth.py);
     # schema.sql makes the table and its triggers.
     7: [],
+    # 8 -> 9: one channel rule. A brand post whose brand_id is `personal` was
+    # planned on the personal channel and went out as its author, but its
+    # guards did not count it: it becomes the personal post it behaved as,
+    # with a history entry saying so (docs/planning.md). schema.sql then
+    # indexes planned posts by their channel and adds the queue's holes.
+    8: [
+        ("post_history", MOVED_TO_PERSONAL_HISTORY),
+        "UPDATE posts SET type = 'personal', brand_id = NULL, version = version + 1,"
+        f" updated_at = {NOW_TEXT} WHERE type = 'brand' AND brand_id = 'personal'",
+        "DROP INDEX IF EXISTS posts_channel_planned",
+        ("channels", "ALTER TABLE channels ADD COLUMN queue_full_until TEXT"),
+    ],
 }

@@ -4,7 +4,7 @@ SQLite keeps it in PRAGMA user_version, PostgreSQL in the schema_version
 table; a database with a newer version is refused rather than misread.
 """
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 class SchemaTooNew(Exception):
