@@ -1,7 +1,7 @@
 """What a run prints at the end: resident memory, the targets met or
 missed, the figures side by side, the request counts."""
 
-from bench import handoff
+from bench import handoff, planning
 from bench.config import (
     SCENARIOS,
     TARGET_GROWTH,
@@ -68,6 +68,7 @@ def report_targets(args, results, totals):
         sc, ceiling = {}, None
     else:
         handoff.report(args, results, check)
+        planning.report(results, check)
     if ceiling and "get" in sc:
         ok = sc["get"]["ratio"] >= TARGET_RATIO["get"]
         check(ok, f"GET one post >= {TARGET_RATIO['get']} of ceiling: {sc['get']['ratio']:.2f}")

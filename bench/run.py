@@ -261,6 +261,8 @@ def main(argv=None):
                 run_scenarios(args, pg_wanted, tmp, totals, pg, servers, fresh_pg)
             if not args.no_growth:
                 run_growth(args, tmp, totals, pg, servers, fresh_pg)
+            if "planning" in handoffs:  # the queue's targets are on both backends
+                handoff_ok &= planning.run(args, tmp, totals, results, servers, fresh_pg)
             if args.backend == "both":
                 report_beside(results)
         report_rss(results, servers)

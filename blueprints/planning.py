@@ -52,7 +52,7 @@ bp = Blueprint("planning", __name__)
 @require_scope("posts:publish")
 def queue_post(body):
     lead = lead_seconds()
-    with transaction():
+    with transaction(short_locks=True):  # queue requests of a channel wait on its row
         now = timestamps.now_text()
         post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
         post = posts.settle(g.user_id, post, lead, now)

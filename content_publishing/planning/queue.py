@@ -31,12 +31,16 @@ from content_publishing.store import channels as channel_store
 HORIZON_DAYS = 90  # past the channel's last planned post (or the start, when later)
 FIRST_STRETCH = timedelta(days=1)  # read from queue_full_until on; doubled while nothing is free
 HOLES_AT_ONCE = 20
+# queue_full_until is written when the queue has moved this far past it:
+# about once every 7 requests with 14 slots a day, not on each.
+SAVE_AFTER = timedelta(hours=12)
 
 
 def first_free_slot(user_id, post, lead_seconds, now, plan=None):
     """Stored text of the first free slot for `post`, or no_free_slot (409).
     `plan`: the channel's ChannelPlan when the caller holds one (an import)."""
     channel_id = channel_of(post)
+    given = plan is not None
     if plan is None:
         channel = channel_store.lock_channel(user_id, channel_id)
         if channel is None:
@@ -63,16 +67,33 @@ def first_free_slot(user_id, post, lead_seconds, now, plan=None):
     plan.take(post["id"], moment)
     if plan.full_until is None or moment > plan.full_until:
         plan.full_until = moment
-        channel_store.set_queue_full_until(user_id, channel_id, timestamps.to_text(moment))
+    if not given:
+        remember(plan, SAVE_AFTER)
     return timestamps.to_text(moment)
+
+
+def remember(plan, after=timedelta(0)):
+    """Write the plan's queue_full_until once it is `after` past what the
+    channel holds (an import writes it once, after its rows). One behind the
+    truth is only slower to search from; a row written on every request
+    grows PostgreSQL's versions of it faster than they are pruned."""
+    held = plan.channel.get("queue_full_until")
+    if plan.full_until is None or (held and plan.full_until - clock.parse(held) < after):
+        return
+    if held and plan.full_until <= clock.parse(held):
+        return
+    text = timestamps.to_text(plan.full_until)
+    channel_store.set_queue_full_until(plan.user_id, plan.channel["id"], text)
+    plan.channel["queue_full_until"] = text
 
 
 def _search(plan, start, post_id):
     full_until = plan.full_until
     if full_until is not None and start < full_until:
-        moment = _in_holes(plan, start, full_until, post_id)
-        if moment is not None:
-            return moment
+        if plan.channel.get("queue_hole"):  # read with the channel's lock
+            moment = _in_holes(plan, start, full_until, post_id)
+            if moment is not None:
+                return moment
         start = full_until
     return _onwards(plan, start, post_id)
 

@@ -83,6 +83,7 @@ class Backend:
     begin_read_sql = "BEGIN"  # WAL: one snapshot from the first read on
 
     defers = False  # no round trips to save; BEGIN IMMEDIATE must lock before the first read
+    early_release_sql = None  # a commit is on disk before the write lock goes (synchronous=FULL)
 
     def send(self, conn, batch):
         """Run `batch`, a list of (sql, params, many), in turn; the cursor of

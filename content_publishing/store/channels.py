@@ -1,6 +1,6 @@
 """Channels, and the planned posts of a channel that the queue and the guards read."""
 
-from content_publishing.store.db import rows, value, write
+from content_publishing.store.db import dialect, one, rows, value, write
 from content_publishing.store.records import OwnedTable
 
 COLUMNS = (
@@ -24,8 +24,19 @@ def get_channel(user_id, channel_id):
 def lock_channel(user_id, channel_id):
     """The channel, locked until the transaction ends: every scheduling into
     it (queue, guards, import, recurrence) takes this lock first, so two
-    cannot both find the same slot free or both fit under a cap."""
-    return channels.lock(user_id, channel_id)
+    cannot both find the same slot free or both fit under a cap. With it,
+    `queue_hole`: the first instant at which a planned post left its place
+    before queue_full_until, or None (so that the queue asks for the holes
+    only when there are some)."""
+    row = one(_LOCK + dialect().for_update, (user_id, channel_id, channel_id, user_id))
+    return channels.record(row) if row else None
+
+
+_LOCK = (
+    f"SELECT {COLUMNS}, (SELECT min(at) FROM channel_queue_holes"
+    " WHERE user_id = ? AND channel_id = ?) AS queue_hole"
+    " FROM channels WHERE id = ? AND user_id = ?"
+)
 
 
 def insert_channel(user_id, channel_id, fields, now):
