@@ -23,7 +23,7 @@ SCENARIOS = [
 # and published totals) are what differ by backend.
 SMOKE_ON_POSTGRES = ("get", "create", "callback")
 
-# Targets (docs/performance.md; issue 29 raised them). Ratios are of the ceiling's requests/s.
+# Targets (docs/performance.md). Ratios are of the ceiling's requests/s.
 TARGET_RATIO = {"get": 0.80, "list": 0.50, "create": 0.22, "callback": 0.16}
 TARGET_P99_FACTOR = 2.0  # GET one post p99 <= 2x the ceiling's p99
 TARGET_GROWTH = 1.20  # 1M posts: time per request at most 1.2x that with 1k

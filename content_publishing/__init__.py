@@ -2,24 +2,32 @@
 
 Where each rule lives:
 
-    app.py, wsgi.py     create_app, and what gunicorn serves
-    settings.py         every FLASK_* setting and its check at start
-    posts.py            the post lifecycle: moves, claims, leases, and every post change with its event
-    articles.py         the article lifecycle, and every article change with its event
-    idempotency.py      Idempotency-Key: a retried create gets the first record
-    auth.py             API keys: headers, hashing, the scope decorator
-    errors.py           the one error envelope and its codes
-    timestamps.py       RFC 3339 in, UTC `Z` out
-    logs.py             request ids, log formats, redaction of keys and secrets
-    webhooks/           events, endpoint rules and the SSRF guard, secrets, sending, the dispatcher
-    serving/            access log, gunicorn worker, body cap, metrics
-    cli/                the operator's commands (keys, webhooks, copy-db, backup, restore)
-    schemas/            marshmallow: every body, record and query; what text and URLs are accepted
-    store/              every SQL statement, on SQLite and PostgreSQL, and the transaction rule
-    static/             the dashboard and the docs page's script
+    app.py          create_app: the settings, the store, the HTTP layer
+    wsgi.py         what gunicorn serves
+    settings.py     every FLASK_* setting and its check at start
+    errors.py       the one error envelope and its codes
+    timestamps.py   RFC 3339 in, UTC `Z` out
+    logs.py         request ids, log formats, redaction of keys and secrets
+    auth.py         API keys: headers, hashing, the scope decorator
+    posts/          the post lifecycle: moves, writes, handoffs (claims, pushes, leases), bulk import
+    planning/       channels, posting slots, the queue, the guards, recurring posts
+    articles.py     the article lifecycle, and every article change with its event
+    history.py      what a post's history records, and which action each change is
+    idempotency.py  Idempotency-Key: a retried create gets the first record
+    linkedin.py     the LinkedIn request handed to automations, its escaping, the preview
+    media.py        the media library: what an upload must be, its metadata stripped
+    webhooks/       events, endpoint rules and the SSRF guard, secrets, sending
+    dispatcher.py   the dispatcher process: pushes due posts, works the outbox
+    http/           the HTTP layer: a blueprint per endpoint group, the OpenAPI document
+    serving/        access log, gunicorn worker, body cap, metrics
+    cli/            the operator's commands (keys, webhooks, copy-db, backup, restore)
+    schemas/        marshmallow: every body, record and query; what text and URLs are accepted
+    store/          every SQL statement, on SQLite and PostgreSQL, and the transaction rule
+    static/         the dashboard and the docs page's script
 
-The HTTP layer is `blueprints/` beside this package: views load, open a
-transaction, call a function here, and render.
+The HTTP layer's views load, open a transaction, call a function of the
+domain (posts, planning, articles, history, idempotency, linkedin, media,
+webhooks' rules and events), and render.
 """
 
 from pathlib import Path

@@ -6,15 +6,14 @@ from flask import Flask, request
 from flask_cors import CORS
 from werkzeug.exceptions import NotFound
 
-from blueprints.apidoc import check_declarations
-from content_publishing import errors, logs, settings
+from content_publishing import dispatcher, errors, logs, settings
 from content_publishing.cli import backup as backup_cli
 from content_publishing.cli import copy as copy_cli
 from content_publishing.cli import keys as keys_cli
 from content_publishing.cli import webhooks as webhooks_cli
+from content_publishing.http.apidoc import check_declarations
 from content_publishing.serving import limits, metrics
 from content_publishing.store import db
-from content_publishing.webhooks import dispatcher
 
 # Request headers a browser may send cross-origin (docs/api.md, "CORS").
 CORS_ALLOW_HEADERS = [
@@ -74,8 +73,8 @@ def create_app(test_config=None):
     app.after_request(_vary_on_origin)
     app.after_request(_no_sniffing)
 
-    from blueprints import api, dashboard, docs, health, media
-    from blueprints import metrics as metrics_page
+    from content_publishing.http import api, dashboard, docs, health, media
+    from content_publishing.http import metrics as metrics_page
 
     app.register_blueprint(health.bp)
     if app.config["METRICS"]:  # otherwise /metrics is a 404 like any unknown path

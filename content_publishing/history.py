@@ -16,6 +16,7 @@ for the service itself, and the handoff. Actions:
     given_back          Publishing -> Scheduled, the automation's report
     reported_failed     a move to Failed made with a key
     lease_expired       a move to Failed the service made (a handoff ran out)
+    refused             a move to Failed the service made: a due post too long for LinkedIn
     published           the publish callback
     occurrence_created  the next occurrence of a recurring post
 """

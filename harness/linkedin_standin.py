@@ -11,11 +11,19 @@ so that a workflow proven against the stand-in sends what LinkedIn takes:
   Posts API does not know (422, as LinkedIn answers);
 - `commentary` in LinkedIn's "little" text format: a reserved character
   (``\\ | { } @ [ ] ( ) < > # * _ ~``) must be escaped with a backslash,
-  except in a mention `@[Name](urn:li:person:ID)`, a hashtag (`#` at the
-  start or after white space, then a letter or digit) and an http(s) URL up
-  to the next white space. LinkedIn itself answers 201 and publishes the
-  post cut off at such a character; the stand-in refuses it with a 422 so
-  that a test sees it.
+  except in a mention `@[Name](urn:li:person:ID)` (at the start, after white
+  space or after an opening bracket or quote), a hashtag (`#` at the start
+  or after white space, then a letter or digit) and an http(s) URL.
+  LinkedIn itself answers 201 and publishes the post cut off at such a
+  character; the stand-in refuses it with a 422 so that a test sees it. A
+  URL is read narrowly, so that nothing passes here that LinkedIn might
+  not read as part of a link: it starts after the start or a character
+  that is not a letter, digit or `_`, has a letter or digit after `//`, and
+  runs over the ASCII characters RFC 3986 allows unescaped but `[ ]`;
+  parentheses count only in balanced pairs, and punctuation and quotes at
+  its end are not part of it;
+- `commentary` at most 3,000 characters, counted in UTF-16 code units (422
+  otherwise).
 
 The check is written here on its own, not taken from the service's escaper
 (content_publishing/linkedin.py), so that it can catch that escaper's bugs.
@@ -31,6 +39,7 @@ import json
 import re
 import socket
 import threading
+import unicodedata
 
 from harness.loopback import LoopbackServer, QuietHandler
 from harness.server import free_port
@@ -53,7 +62,10 @@ KNOWN_FIELDS = {
 _MENTION = re.compile(
     r"@\[(?P<name>(?:\\.|[^\]\\\n])*)\]\(urn:li:(?:person|organization):[A-Za-z0-9_-]+\)"
 )
-_URL = re.compile(r"(?i:https?)://\S+")
+_URL_CHARACTERS = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#@!$&'()*+,;=%"
+)
+COMMENTARY_LIMIT = 3000
 _AUTHOR = re.compile(r"urn:li:(?:person|organization):[A-Za-z0-9_-]+")
 
 
@@ -68,10 +80,11 @@ def unescaped_reserved(text):
                 i += 2
                 continue
             return i, c
-        if url := _URL.match(text, i):
-            i = url.end()
+        url = url_length(text, i)
+        if url:
+            i += url
             continue
-        if c == "@" and (mention := _MENTION.match(text, i)):
+        if c == "@" and _may_open(text, i) and (mention := _MENTION.match(text, i)):
             inner = unescaped_reserved(mention["name"])
             if inner is not None:
                 return mention.start("name") + inner[0], inner[1]
@@ -89,6 +102,43 @@ def unescaped_reserved(text):
             return i, c
         i += 1
     return None
+
+
+def _may_open(text, i):
+    """A mention is read only where one can begin: the start, after white
+    space, or after an opening bracket or quote; glued to a word or a URL
+    (`x@[...`, `http://@[...`) LinkedIn may not read it as one."""
+    if i == 0 or text[i - 1].isspace() or text[i - 1] in "\"'":
+        return True
+    return unicodedata.category(text[i - 1]) in ("Ps", "Pi")  # ( [ { « “ 「 ...
+
+
+def url_length(text, i):
+    """How many characters of `text` from `i` are a URL (0: none there)."""
+    if i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"):
+        return 0
+    scheme = next((s for s in ("http://", "https://") if text[i : i + len(s)].lower() == s), None)
+    if scheme is None:
+        return 0
+    start = i + len(scheme)
+    if start >= len(text) or not (text[start].isascii() and text[start].isalnum()):
+        return 0
+    end, depth, first_open = start, 0, None
+    while end < len(text) and text[end] in _URL_CHARACTERS and text[end] not in "[]":
+        if text[end] == "(":
+            if depth == 0:
+                first_open = end
+            depth += 1
+        elif text[end] == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        end += 1
+    if depth:  # a ( never closed: the URL ends before it
+        end = first_open
+    while text[end - 1] in ".,:;!?'\"":
+        end -= 1
+    return end - i
 
 
 class Received:
@@ -224,6 +274,9 @@ def body_problem(body):
         "NONE",
     }:
         return "/distribution/feedDistribution must be MAIN_FEED or NONE"
+    units = len(body["commentary"].encode("utf-16-le")) // 2
+    if units > COMMENTARY_LIMIT:
+        return f"/commentary: {units} characters, more than {COMMENTARY_LIMIT}"
     found = unescaped_reserved(body["commentary"])
     if found:
         index, character = found

@@ -28,8 +28,8 @@ SCENARIO_TIMEOUT_MS = 30_000  # the whole cors.html scenario (each fetch has its
 def documented_operations():
     """(METHOD, path) of every operation in the OpenAPI document, which the
     docs page must render, each once."""
-    from blueprints.apidoc import build_spec
     from content_publishing.app import create_app
+    from content_publishing.http.apidoc import build_spec
 
     spec = build_spec(create_app({"TESTING": True, "DATABASE": ":memory:"}))
     return {(m.upper(), path) for path, operations in spec["paths"].items() for m in operations}

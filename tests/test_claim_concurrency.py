@@ -4,7 +4,7 @@ from harness import Client, create_key, serve
 from harness.api import POSTS
 from harness.claims import drain, past, schedule_posts
 
-DUE = 2000  # as the claim issue asks: 16 claimers of 10 contend over some 12 rounds each
+DUE = 2000  # enough that 16 claimers of 10 contend over some 12 rounds each
 
 
 def test_concurrent_claimers_take_each_post_exactly_once(tmp_path, live_database):

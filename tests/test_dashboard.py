@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from blueprints.dashboard import FILES
+from content_publishing.http.dashboard import FILES
 from harness import Client, rfc3339
 from harness.api import API, DASHBOARD, ITEM, POSTS
 from tests.dashboard_support import (

@@ -1,4 +1,4 @@
-"""The dashboard as a content planner (issues 26-28): the composer (channel
+"""The dashboard as a content planner: the composer (channel
 picker, images uploaded to the media library, the LinkedIn preview, the
 repeat picker, Save draft / Schedule / Add to queue in one step), the post's
 history, and the month calendar with drag-to-reschedule.

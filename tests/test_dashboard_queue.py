@@ -1,4 +1,4 @@
-"""The dashboard's planning views (issues 26 and 28): queue search, channel
+"""The dashboard's planning views: queue search, channel
 filter and bulk actions; the Channels view with its weekly slot editor and
 guards; webhook endpoints managed in the Deliveries view; CSV import with
 per-row errors.

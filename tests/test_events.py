@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from content_publishing.store.db import execute, transaction
 from harness import ROOT
 from harness.api import ARTICLE, ARTICLES, CALLBACK, CLAIM, DELIVERIES, HOOKS, ITEM, POSTS
 
@@ -42,8 +43,8 @@ class Story:
     """One change on a user with an endpoint for every event but post.due:
     `setup` steps come first, then `mark()`, then the change itself."""
 
-    def __init__(self, api, runner, clock):
-        self.api, self.runner, self.clock = api, runner, clock
+    def __init__(self, api, runner, clock, app):
+        self.api, self.runner, self.clock, self.app = api, runner, clock, app
         r = api.post(
             HOOKS,
             json={"url": PUBLIC, "events": ["post.published", "post.failed", "article.published"]},
@@ -149,6 +150,18 @@ def claim_a_due_post(s):
     assert len(s.ok(s.api.post(CLAIM, json={"limit": 1}))["data"]) == 1
 
 
+def claim_a_due_post_too_long_to_publish(s):
+    """Scheduled before the length was checked (written straight into the
+    database: no request can schedule it): the claim fails it instead."""
+    post = s.draft()
+    s.patch(post, {"content": "(" * 1501})
+    with s.app.app_context(), transaction():
+        execute("UPDATE posts SET status = 'Scheduled' WHERE id = ?", (post["id"],))
+    s.mark()
+    assert s.ok(s.api.post(CLAIM, json={"limit": 1}))["data"] == []
+    assert s.ok(s.api.get(ITEM + post["id"]))["status"] == "Failed"
+
+
 def push_a_due_post_to_the_post_due_endpoint(s):
     s.scheduled()
     # A receiver that refuses the connection: the push is what is counted, not its delivery.
@@ -248,6 +261,7 @@ CHANGES = {
         retry_a_failed_post_as_draft,
         retry_a_failed_post_as_scheduled,
         claim_a_due_post,
+        claim_a_due_post_too_long_to_publish,
         push_a_due_post_to_the_post_due_endpoint,
         report_a_publishing_post_failed,
         give_a_publishing_post_back,
@@ -272,7 +286,7 @@ def test_the_table_names_exactly_the_changes_tested_here():
 def story(app, api, runner, clock):
     app.config["SCHEDULE_MIN_LEAD_SECONDS"] = -86400  # due posts at once
     app.config["WEBHOOK_ALLOW_PRIVATE"] = True  # the post.due receiver on loopback
-    return Story(api, runner, clock)
+    return Story(api, runner, clock, app)
 
 
 @pytest.mark.parametrize("change", sorted(CHANGES))

@@ -413,8 +413,8 @@ def nested(depth):
 def operations_with_a_body():
     """(METHOD, path template) of every operation of the OpenAPI document
     that takes a body: a new one is covered without a change here."""
-    from blueprints.apidoc import build_spec
     from content_publishing.app import create_app
+    from content_publishing.http.apidoc import build_spec
 
     spec = build_spec(create_app({"TESTING": True, "DATABASE": ":memory:"}))
     return sorted(

@@ -1,4 +1,4 @@
-"""What a JSON body must be (blueprints/common.py, json_body): UTF-8 (a
+"""What a JSON body must be (content_publishing/http/common.py, json_body): UTF-8 (a
 byte-order mark allowed), and no key twice in one object. Both are refused
 before anything is stored, with a message that says which."""
 

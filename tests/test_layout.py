@@ -17,67 +17,54 @@ LAYOUT_DOC = (ROOT / "docs" / "layout.md").read_text()
 PACKAGE = ROOT / "content_publishing"
 DRIVERS = {"sqlite3", "psycopg", "psycopg_pool"}
 
-# The parts of the service, as docs/layout.md names them: a module of the
-# package by its dotted name below content_publishing (store, schemas and cli
-# count as one part each), blueprints, and the root shims.
-DOMAIN_MODULES = {
-    "articles",
-    "history",
-    "idempotency",
-    "linkedin",
-    "media",
-    "webhooks.rules",
-    "webhooks.events",
-}
-DOMAIN_PACKAGES = {"posts", "planning"}  # packages of domain modules
-DOMAIN = DOMAIN_MODULES | DOMAIN_PACKAGES
-WEBHOOKS = {"webhooks.rules", "webhooks.events", "webhooks.sender", "webhooks.secrets"}
-WEBHOOKS |= {"webhooks.dispatcher"}
+# The parts of the service, as docs/layout.md names them: a module or
+# package directly under content_publishing (webhooks and serving count
+# module by module), and the root shims. The table of the document is the
+# rule itself: it is read here, so that the two cannot drift.
 ANYTHING = None
+TABLE_HEADING = "## What each part may import"
+DOMAIN_SENTENCE = re.compile(r'"The domain" is (.*?)\.\s', re.S)
 
-# docs/layout.md, row by row: the parts each file may import (besides its own).
-LAYOUT = {
-    (
-        "app.py",
-        "wsgi.py",
-        "gunicorn.conf.py",
-        "content_publishing/app.py",
-        "content_publishing/wsgi.py",
-        "content_publishing/settings.py",
-    ): ANYTHING,
-    ("content_publishing/__init__.py",): set(),
-    ("blueprints/*.py",): DOMAIN
-    | {"schemas", "store", "auth", "errors", "serving.metrics", "timestamps", "content_publishing"},
-    ("blueprints/apidoc.py",): {"schemas"},
-    ("content_publishing/auth.py",): {"store", "errors", "logs", "serving.metrics", "timestamps"},
-    (
-        *(f"content_publishing/{m.replace('.', '/')}.py" for m in sorted(DOMAIN_MODULES)),
-        *(f"content_publishing/{p}/*.py" for p in sorted(DOMAIN_PACKAGES)),
-    ): DOMAIN | {"store", "schemas", "errors", "timestamps", "webhooks.sender", "webhooks.secrets"},
-    ("content_publishing/schemas/*.py",): {"timestamps"},
-    ("content_publishing/store/*.py", "content_publishing/store/backup/*.py"): set(),
-    (
-        "content_publishing/webhooks/dispatcher.py",
-        "content_publishing/webhooks/sender.py",
-        "content_publishing/webhooks/secrets.py",
-    ): DOMAIN | {"store", "schemas", "logs", "timestamps", "webhooks.sender", "webhooks.secrets"},
-    ("content_publishing/cli/*.py",): DOMAIN
-    | WEBHOOKS
-    | {"store", "schemas", "auth", "errors", "timestamps"},
-    (
-        "content_publishing/serving/accesslog.py",
-        "content_publishing/serving/worker.py",
-        "content_publishing/serving/limits.py",
-        "content_publishing/errors.py",
-    ): {"errors", "logs", "store"},
-    ("content_publishing/logs.py", "content_publishing/timestamps.py"): set(),
-    ("content_publishing/serving/metrics.py",): {"store"},
-}
+
+def backticked(text):
+    return re.findall(r"`([^`]+)`", text)
+
+
+DOMAIN = set(backticked(DOMAIN_SENTENCE.search(LAYOUT_DOC).group(1)))
+DOMAIN_PACKAGES = {name for name in DOMAIN if (ROOT / "content_publishing" / name).is_dir()}
+DOMAIN_MODULES = DOMAIN - DOMAIN_PACKAGES
+
+
+def allowed_parts(cell):
+    """The parts a row's last column allows: `anything` is ANYTHING; words in
+    parentheses are notes; "the domain" stands for every domain part."""
+    cell = re.sub(r"\([^)]*\)", "", cell).strip()
+    if cell == "anything":
+        return ANYTHING
+    allowed = set(backticked(cell))
+    if "the domain" in cell:
+        allowed |= DOMAIN
+    return allowed
+
+
+def layout_rows():
+    """docs/layout.md's import table: {(file patterns...): allowed parts}."""
+    table = LAYOUT_DOC.split(TABLE_HEADING, 1)[1]
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not cells[0].startswith("`"):
+            continue
+        rows[tuple(backticked(cells[0]))] = allowed_parts(cells[2])
+    return rows
+
+
+LAYOUT = layout_rows()
 PACKAGE_INITS = {
     "content_publishing/webhooks/__init__.py",
     "content_publishing/serving/__init__.py",
+    "content_publishing/cli/__init__.py",
 }
-PACKAGE_INITS |= {"content_publishing/cli/__init__.py"}
 
 
 def module_exists(dotted):
@@ -106,8 +93,6 @@ def part(module):
     """The part of the service a module belongs to, or None for another package."""
     if module in ("app", "wsgi"):
         return module
-    if module == "blueprints" or module.startswith("blueprints."):
-        return "blueprints"
     if module != "content_publishing" and not module.startswith("content_publishing."):
         return None
     names = module.split(".")[1:]
@@ -127,10 +112,10 @@ def files(*patterns):
 
 
 def service_files():
-    """Every Python file of the service: the root shims, blueprints, the package."""
+    """Every Python file of the service: the root shims and the package."""
     return [
         p
-        for p in files("*.py", "blueprints/*.py", "content_publishing/**/*.py")
+        for p in files("*.py", "content_publishing/**/*.py")
         if str(p.relative_to(ROOT)) not in PACKAGE_INITS
     ]
 
@@ -140,7 +125,7 @@ def row_of(path):
         (patterns, allowed) for patterns, allowed in LAYOUT.items() if path in files(*patterns)
     ]
     # A row that names the file itself wins over a row with a wildcard
-    # (blueprints/apidoc.py over blueprints/*.py).
+    # (http/apidoc.py over http/*.py).
     exact = [m for m in matching if str(path.relative_to(ROOT)) in m[0]]
     rows = exact or matching
     assert len(rows) == 1, f"{path.relative_to(ROOT)} is in {len(rows)} rows of docs/layout.md"
@@ -167,32 +152,40 @@ def test_each_part_imports_only_what_its_layout_row_allows(path):
             )
 
 
-def test_the_layout_document_names_every_part():
-    table = LAYOUT_DOC.split("## What each part may import", 1)[1]
-    for patterns in LAYOUT:
+def test_the_layout_table_is_read_whole():
+    """Each row of the table names files that exist, and its parts are parts."""
+    assert len(LAYOUT) >= 10, "docs/layout.md's import table was not found"
+    parts = {part(f"content_publishing.{p.stem}") for p in PACKAGE.iterdir()} | {
+        "content_publishing"
+    }
+    parts |= {
+        f"{pkg}.{p.stem}" for pkg in ("webhooks", "serving") for p in (PACKAGE / pkg).glob("*.py")
+    }
+    for patterns, allowed in LAYOUT.items():
         for pattern in patterns:
-            name = pattern.removesuffix("*.py") if "*" in pattern else pattern
-            assert f"`{name}" in table, f"docs/layout.md does not name {name}"
+            assert files(pattern), f"docs/layout.md names {pattern}, which matches no file"
+        for name in allowed or ():
+            assert name in parts, f"docs/layout.md allows {name}, which is no part of the service"
 
 
 SYS_PATH_EDIT = re.compile(r"sys\.path\s*(\.\s*(insert|append|extend|remove)|\[|\+=|=)")
 
 
 def test_no_module_edits_sys_path():
-    for path in files("*.py", "blueprints/*.py", "content_publishing/**/*.py", "harness/*.py"):
+    for path in files("*.py", "content_publishing/**/*.py", "harness/*.py"):
         assert not SYS_PATH_EDIT.search(path.read_text()), (
             f"{path.relative_to(ROOT)} edits sys.path"
         )
 
 
-@pytest.mark.parametrize("path", files("blueprints/*.py"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", files("content_publishing/http/*.py"), ids=lambda p: p.name)
 def test_no_view_writes_an_event(path):
     """A change and its event are written by one domain function."""
     for module, _ in imports(path):
         assert module not in {
             "content_publishing.webhooks.events",
             "content_publishing.store.outbox",
-        }, f"blueprints/{path.name} imports {module}: events are the domain's to write"
+        }, f"http/{path.name} imports {module}: events are the domain's to write"
 
 
 def test_only_the_shims_and_tool_settings_stay_at_the_root():
@@ -229,7 +222,7 @@ DOMAIN_FILES += [f for p in sorted(DOMAIN_PACKAGES) for f in sorted((PACKAGE / p
 @pytest.mark.parametrize("path", DOMAIN_FILES, ids=lambda p: p.name)
 def test_domain_modules_take_plain_values(path):
     for module, _ in imports(path):
-        assert top(module) not in {"flask", "blueprints"} | DRIVERS and part(module) != "auth", (
+        assert top(module) not in {"flask"} | DRIVERS and part(module) not in {"auth", "http"}, (
             f"{path.name} imports {module}: domain rules take plain values, not the request"
         )
 
@@ -237,7 +230,10 @@ def test_domain_modules_take_plain_values(path):
 @pytest.mark.parametrize("path", files("content_publishing/schemas/*.py"), ids=lambda p: p.name)
 def test_schemas_know_no_request_and_no_database(path):
     for module, _ in imports(path):
-        assert top(module) not in {"flask", "blueprints"} | DRIVERS, (path.name, module)
+        assert top(module) not in {"flask"} | DRIVERS and part(module) != "http", (
+            path.name,
+            module,
+        )
         assert part(module) != "store", (path.name, module)
 
 
@@ -294,7 +290,7 @@ def test_sql_drivers_are_used_only_in_the_store(path):
 
 @pytest.mark.parametrize(
     "path",
-    [p for p in service_files() if own_part(p) not in ("blueprints", "auth")],
+    [p for p in service_files() if own_part(p) not in ("http", "auth")],
     ids=lambda p: str(p.relative_to(ROOT)),
 )
 def test_only_http_code_reads_flask_g(path):
@@ -308,3 +304,49 @@ def test_the_harness_drives_the_service_from_outside(path):
         assert part(module) is None, (
             f"harness/{path.name} imports {module}: use the HTTP API or the CLI"
         )
+
+
+def package_maps():
+    """Every package of the service with its __init__.py, the package's map."""
+    return sorted(p.parent for p in PACKAGE.glob("**/__init__.py"))
+
+
+@pytest.mark.parametrize("package", package_maps(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_package_map_names_each_of_its_modules(package):
+    """A package's __init__ docstring is its map: every module and
+    subpackage in it is named there, as `name.py` or `name/`."""
+    map_text = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+    members = [p.name for p in package.glob("*.py") if p.name != "__init__.py"]
+    members += [f"{p.name}/" for p in package.iterdir() if (p / "__init__.py").exists()]
+    if package == PACKAGE:
+        members.append("static/")
+    for name in sorted(members):
+        assert re.search(rf"(^|[\s/`]){re.escape(name)}", map_text), (
+            f"{package.relative_to(ROOT)}/__init__.py does not name {name} in its map"
+        )
+
+
+# Comments and docs say why, never which ticket: a reader of the repository
+# cannot follow a tracker number.
+TICKET = re.compile(r"\b(issue|ticket|task)s? #?\d+", re.I)
+
+
+@pytest.mark.parametrize(
+    "path",
+    files(
+        "*.md",
+        "docs/*.md",
+        "*.py",
+        "content_publishing/**/*.py",
+        "content_publishing/**/*.js",
+        "harness/*.py",
+        "bench/*.py",
+        "faults/**/*.py",
+        "tests/*.py",
+        "integrations/**/*.md",
+    ),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_no_comment_or_doc_cites_a_ticket(path):
+    found = [m.group(0) for m in TICKET.finditer(path.read_text())]
+    assert not found, f"{path.relative_to(ROOT)} cites {found}: say why, not which ticket"

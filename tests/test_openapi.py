@@ -13,7 +13,7 @@ import pytest
 from openapi_spec_validator import validate
 from PIL import Image
 
-from blueprints.apidoc import build_spec, check_declarations, doc
+from content_publishing.http.apidoc import build_spec, check_declarations, doc
 from content_publishing.schemas import text
 from harness import BIN, ROOT, Client, create_key, read_posts, serve
 from harness.api import SPEC
@@ -464,9 +464,9 @@ def test_schemathesis_long_run_finds_nothing(tmp_path):
 
 def test_render_is_what_the_schemas_dump(app, api):
     """The views project store records onto the schemas' fields instead of
-    calling dump (blueprints/common.render); on every record the store
+    calling dump (content_publishing/http/common.render); on every record the store
     returns, both must give the same body, and it is what the API sends."""
-    from blueprints.common import render
+    from content_publishing.http.common import render
     from content_publishing.schemas.articles import article_schema
     from content_publishing.schemas.posts import post_schema
     from content_publishing.store import articles as article_store

@@ -1,4 +1,4 @@
-"""Round trips to PostgreSQL (issue 29): what need not go alone rides with
+"""Round trips to PostgreSQL: what need not go alone rides with
 the next statement (store/db.py, "what a thread has yet to send"). A GET of
 one post is one round trip, a create one and its commit; a write that fails
 in a late statement still leaves nothing behind.

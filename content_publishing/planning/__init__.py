@@ -1,15 +1,14 @@
-"""Planning content: channels with posting times, the queue, guards,
-recurring posts and bulk import (docs/planning.md).
+"""Planning content: channels with posting times, the queue, guards and
+recurring posts (docs/planning.md).
 
     clock.py       wall times in a channel's zone and the instants they name (daylight saving)
     channels.py    what a channel may be: create, change, delete
     plan.py        a channel's planned posts in memory: free slots and the guards
     queue.py       "add to queue": the first free slot of the post's channel
     recurrence.py  a recurring post's next occurrence, made when one finishes
-    imports.py     bulk import from CSV or JSON, all or nothing
 
 Every way of setting scheduled_at on a Scheduled post in a configured
-channel (PATCH, queue, import, recurrence) locks the channel's row first and
+channel (PATCH, queue, import in posts/imports.py, recurrence) locks the channel's row first and
 checks its guards, so that two concurrent requests cannot both take one slot
 or both fit under a cap. A post whose channel has no row is planned exactly
 as before channels existed.

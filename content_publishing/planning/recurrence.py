@@ -15,8 +15,8 @@ both the finished occurrence's scheduled_at and now plus the lead time.
 - COUNT counts the rule's instants with the start among them, as RFC 5545
   says (python-dateutil leaves a start that does not match the rule out).
 - The series ends when the rule does, when the next instant breaks one of
-  the channel's guards (the reason goes into the finished post's
-  last_error), or when the current Scheduled occurrence is deleted or its
+  the channel's guards or its text is too long for LinkedIn (the reason
+  goes into the finished post's last_error), or when the current Scheduled occurrence is deleted or its
   repeat set to null (nothing is left to finish).
 
 Each occurrence continues the series once (posts.series_continued): a
@@ -28,7 +28,7 @@ from datetime import UTC, datetime, time, timedelta
 
 from dateutil.rrule import rrulestr
 
-from content_publishing import timestamps
+from content_publishing import linkedin, timestamps
 from content_publishing.planning import clock
 from content_publishing.planning.plan import ChannelPlan, channel_of
 from content_publishing.schemas.recurrence import parse_rule, rule_text
@@ -77,6 +77,8 @@ def continuation(user_id, post, lead_seconds, now):
     """What finishing `post` (Published or Failed now) does to its series:
     (fields of the next occurrence or None, why the series stops or None).
     Locks the channel's row when there is one, as every scheduling does."""
+    if not linkedin.fits(post["content"]):
+        return None, f"The series stopped: {linkedin.too_long(post['content'])}"
     channel = channel_store.lock_channel(user_id, channel_of(post))
     where = clock.zone(channel["timezone"]) if channel else UTC_ZONE
     start = clock.parse(post["series_start"] or post["scheduled_at"])

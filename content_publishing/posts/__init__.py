@@ -29,7 +29,8 @@ package:
 
     moves.py     the rules of a PATCH, the callback and a DELETE
     writes.py    every change written with its event and history entry
-    handoffs.py  claims, pushes and leases that run out
+    handoffs.py  claims, pushes and leases that run out, and a pushed delivery's outcome
+    imports.py   bulk import from CSV or JSON, all or nothing
 """
 
 from content_publishing.posts.handoffs import (
@@ -39,6 +40,7 @@ from content_publishing.posts.handoffs import (
     claim,
     current,
     leases_ran_out,
+    note_delivery_error,
     push_due,
     settle,
     settle_all,
@@ -58,6 +60,7 @@ __all__ = [
     "delete",
     "insert",
     "leases_ran_out",
+    "note_delivery_error",
     "publish",
     "push_due",
     "settle",

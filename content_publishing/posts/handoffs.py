@@ -13,13 +13,37 @@ from content_publishing.store import posts as post_store
 from content_publishing.webhooks import events
 
 
-def claim(user_id, now, limit, lease_seconds, post_type=None, actor=None):
-    """Hand up to `limit` due posts to the caller (inside a transaction)."""
-    claimed = post_store.claim_due(
-        user_id, now, limit, timestamps.later(now, lease_seconds), post_type
-    )
+def claim(user_id, now, limit, lease_seconds, post_type=None, actor=None, *, lead_seconds):
+    """Hand up to `limit` due posts to the caller (inside a transaction).
+    A due post too long for LinkedIn is failed instead (`refuse`), and the
+    next due one taken in its place."""
+    claimed, expires_at = [], timestamps.later(now, lease_seconds)
+    while len(claimed) < limit:
+        handed, held = post_store.claim_due(
+            user_id, now, limit - len(claimed), expires_at, post_type, linkedin.fits
+        )
+        claimed += handed
+        refuse(held, lead_seconds, now)
+        if not held:
+            break
     _handed_over(claimed, actor, now)
     return claimed
+
+
+def refuse(held, lead_seconds, now):
+    """Due posts (user_id, post_id) whose escaped text is over LinkedIn's
+    limit, locked and still Scheduled: each becomes Failed, with a
+    last_error that says why and its post.failed event, never handed over.
+    Only a post scheduled before the limit was checked can be one: every
+    way of scheduling refuses such a text."""
+    for user_id, post_id in held:
+        post = post_store.lock_post(user_id, post_id)
+        columns = {
+            "status": "Failed",
+            "last_error": "Not handed to the automation. " + linkedin.too_long(post["content"]),
+        }
+        detail = f"{linkedin.commentary_length(post['content'])} characters escaped"
+        write(user_id, post, columns, lead_seconds, now, action="refused", detail=detail)
 
 
 def _handed_over(posts, actor, now):
@@ -58,12 +82,17 @@ EXPIRED_ERRORS = (
 Handoff = namedtuple("Handoff", "callback_url lease_seconds linkedin_version linkedin_api_base")
 
 
-def push_due(now, limit, max_delay, handoff):
+def push_due(now, limit, max_delay, handoff, lead_seconds):
     """Hand due posts of users with an enabled post.due endpoint to it (inside
     a transaction), each with its post.due event. Not yet acknowledged: the
     handoff's deadline is scheduled_at + max_delay until a delivery gets a
-    2xx, when the lease (handoff.lease_seconds) starts. Returns how many."""
-    pushed = post_store.push_due(now, limit, lambda at: timestamps.later(at, max_delay))
+    2xx, when the lease (handoff.lease_seconds) starts. A due post too long
+    for LinkedIn is failed instead (`refuse`). Returns how many posts it
+    pushed or failed."""
+    pushed, held = post_store.push_due(
+        now, limit, lambda at: timestamps.later(at, max_delay), linkedin.fits
+    )
+    refuse(held, lead_seconds, now)
     _handed_over(pushed, None, now)
     for user_id in {post["user_id"] for post in pushed}:
         mine = [post for post in pushed if post["user_id"] == user_id]
@@ -77,7 +106,7 @@ def push_due(now, limit, max_delay, handoff):
                 "linkedin_request": requests[post["id"]],
             }
             events.post_due(user_id, post, told, now)
-    return len(pushed)
+    return len(pushed) + len(held)
 
 
 def expired_error(post):
@@ -194,3 +223,10 @@ def acknowledge(post_id, handoff_id, now, lease_until):
         ]
     )
     return True
+
+
+def note_delivery_error(post_id, handoff_id, error):
+    """A pushed handoff's delivery failed: keep the error for the post's
+    last_error, should no delivery ever be acknowledged. Bookkeeping of the
+    handoff, not a change of the post: no new version, event or history."""
+    post_store.note_handoff_error(post_id, handoff_id, error)

@@ -10,6 +10,7 @@ from marshmallow import ValidationError
 
 from content_publishing import timestamps
 from content_publishing.errors import conflict, insufficient_scope, validation_error
+from content_publishing.linkedin import check_length
 from content_publishing.planning.plan import channel_of, check_guards
 from content_publishing.schemas.posts import check_brand
 
@@ -81,6 +82,8 @@ def plan_update(user_id, post, changes, scopes, lead_seconds, now):
         check_brand(merged)
     except ValidationError as e:
         raise validation_error(e.normalized_messages()) from None
+    if new == "Scheduled" and changes:  # no change writes a text LinkedIn would refuse
+        check_length(merged["content"])
     if new == "Scheduled" and (new != old or rescheduled):
         _check_schedule(merged["scheduled_at"], lead_seconds, now)
     if new == "Scheduled" and (new != old or rescheduled or moved):

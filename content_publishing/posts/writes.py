@@ -1,8 +1,10 @@
 """Every change to a post is written here, with the webhook event it causes
 (webhooks/events.py), its history entry (history.py) and, when an
 occurrence of a series finishes, the next occurrence (planning/recurrence.py),
-inside the caller's transaction. Nothing else writes a post, so no path can
-change one and forget its event or its history.
+inside the caller's transaction. The other writers of a post are its
+siblings: handoffs.py (claims, pushes, leases and a pushed delivery's
+outcome) and imports.py (through `insert`). Nothing outside posts/ writes
+a post, so no path can change one and forget its event or its history.
 """
 
 import uuid
@@ -10,6 +12,7 @@ import uuid
 from content_publishing import history
 from content_publishing.errors import conflict
 from content_publishing.idempotency import create_once
+from content_publishing.linkedin import check_length
 from content_publishing.planning import queue, recurrence
 from content_publishing.posts.moves import check_delete, plan_publish, plan_update
 from content_publishing.store import posts as post_store
@@ -73,6 +76,7 @@ def add_to_queue(user_id, post, lead_seconds, now, actor=None):
             f"Only a Draft or Failed post can be queued; this one is {post['status']}.",
             {"status": post["status"]},
         )
+    check_length(post["content"])
     slot = queue.first_free_slot(user_id, post, lead_seconds, now)
     columns = {"status": "Scheduled", "scheduled_at": slot}
     if post["status"] == "Failed":

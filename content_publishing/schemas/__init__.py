@@ -2,4 +2,17 @@
 
 The views load requests and dump records with these instances, and the
 OpenAPI document is generated from the same ones.
+
+    common.py      shared fields, the error envelope, cursors, render
+    text.py        what text is accepted (Unicode rules)
+    urls.py        what URLs are accepted
+    posts.py       posts: record, create, update, list query, claim, callback
+    imports.py     bulk import rows (CSV and JSON)
+    recurrence.py  a post's repeat rule
+    linkedin.py    the LinkedIn request and the preview
+    channels.py    channels and their slots
+    articles.py    articles
+    media.py       media library items
+    webhooks.py    webhook endpoints and deliveries
+    keys.py        GET /me
 """

@@ -65,7 +65,12 @@ class WarningSchema(Schema):
 
 class PreviewResultSchema(Schema):
     linkedin_request = fields.Nested(LinkedInRequestSchema, required=True)
-    characters = fields.Integer(required=True, metadata={"description": "Characters of content."})
+    characters = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Characters of content, counted as LinkedIn does (UTF-16 code units)."
+        },
+    )
     warnings = fields.List(fields.Nested(WarningSchema), required=True)
 
 

@@ -272,7 +272,8 @@ class HistoryEntrySchema(Schema):
         required=True,
         metadata={
             "description": "created, updated, scheduled, unscheduled, queued, claimed, pushed, "
-            "given_back, reported_failed, lease_expired, published or occurrence_created."
+            "given_back, reported_failed, lease_expired, refused, published or "
+            "occurrence_created."
         },
     )
     status_from = fields.String(required=True, allow_none=True)

@@ -35,7 +35,28 @@ def parse_rule(text):
         raise ValidationError("Give a rule such as FREQ=WEEKLY;BYDAY=MO,WE.")
     if len(text) > MAX_LENGTH:
         raise ValidationError(f"Longer than {MAX_LENGTH} characters.")
-    body = text.strip()
+    parts = _parts(text.strip())
+    rule = {"FREQ": _freq(parts.get("FREQ"))}
+    if "INTERVAL" in parts:
+        rule["INTERVAL"] = _number(parts["INTERVAL"], "INTERVAL", 1, 999)
+    if "BYDAY" in parts:
+        rule["BYDAY"] = _by_day(parts["BYDAY"], rule["FREQ"])
+    if "BYMONTHDAY" in parts:
+        if rule["FREQ"] == "WEEKLY":
+            raise ValidationError("BYMONTHDAY cannot be used with FREQ=WEEKLY (RFC 5545).")
+        rule["BYMONTHDAY"] = _month_days(parts["BYMONTHDAY"])
+    if "COUNT" in parts and "UNTIL" in parts:
+        raise ValidationError("Give COUNT or UNTIL, not both (RFC 5545).")
+    if "COUNT" in parts:
+        rule["COUNT"] = _number(parts["COUNT"], "COUNT", 1, 10000)
+    if "UNTIL" in parts:
+        rule["UNTIL"] = _until(parts["UNTIL"])
+    return rule
+
+
+def _parts(body):
+    """{NAME: VALUE} of `NAME=VALUE;...` (an `RRULE:` prefix allowed), each
+    name known and given once."""
     if body.upper().startswith("RRULE:"):
         body = body[len("RRULE:") :]
     parts = {}
@@ -53,22 +74,7 @@ def parse_rule(text):
             f"{', '.join(unknown)} not supported: use FREQ, INTERVAL, BYDAY, BYMONTHDAY, "
             "and COUNT or UNTIL."
         )
-    rule = {"FREQ": _freq(parts.get("FREQ"))}
-    if "INTERVAL" in parts:
-        rule["INTERVAL"] = _number(parts["INTERVAL"], "INTERVAL", 1, 999)
-    if "BYDAY" in parts:
-        rule["BYDAY"] = _by_day(parts["BYDAY"], rule["FREQ"])
-    if "BYMONTHDAY" in parts:
-        if rule["FREQ"] == "WEEKLY":
-            raise ValidationError("BYMONTHDAY cannot be used with FREQ=WEEKLY (RFC 5545).")
-        rule["BYMONTHDAY"] = _month_days(parts["BYMONTHDAY"])
-    if "COUNT" in parts and "UNTIL" in parts:
-        raise ValidationError("Give COUNT or UNTIL, not both (RFC 5545).")
-    if "COUNT" in parts:
-        rule["COUNT"] = _number(parts["COUNT"], "COUNT", 1, 10000)
-    if "UNTIL" in parts:
-        rule["UNTIL"] = _until(parts["UNTIL"])
-    return rule
+    return parts
 
 
 def rule_text(rule):

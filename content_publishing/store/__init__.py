@@ -23,4 +23,28 @@ The transaction rule, which every module here follows:
   with `db.write` or `db.execute_many`. On PostgreSQL it then waits and goes
   with the transaction's next statement or its commit, in one round trip; an
   error in it fails that statement, and the transaction rolls back whole.
+
+The modules:
+
+    db.py                the facade: connections, transactions, init-db, one/rows/value/write
+    backend_sqlite.py    all that is SQLite's own (PRAGMAs, busy waits, search)
+    backend_postgres.py  all that is PostgreSQL's own (pipelines, advisory locks, search)
+    versions.py          the schema version this code runs
+    migrations.py        the steps that bring an older SQLite database forward
+    schema.sql           the SQLite schema (schema_postgresql.sql: PostgreSQL's)
+    keys.py              users and API keys
+    key_cache.py         the keys a worker has seen, trusted while the key generation holds
+    posts.py             posts, their handoffs and search
+    channels.py          channels and the planned posts the queue and guards read
+    history.py           post history
+    articles.py          articles
+    media.py             the media library's images
+    idempotency.py       Idempotency-Key records of creates and imports
+    webhooks.py          webhook endpoints
+    outbox.py            events, their deliveries and attempts
+    deliveries.py        the delivery log users read and the metrics count
+    records.py           reading and changing one owned row, and a page of them
+    paging.py            a page of a user's rows plus its total
+    copy.py              copy-db: an SQLite database into an empty PostgreSQL one
+    backup/              backups and restores of the whole database
 """

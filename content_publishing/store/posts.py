@@ -122,11 +122,15 @@ def list_posts(user_id, query, now):
     return Page([posts.record(r) for r in found.rows], found.total, found.more)
 
 
-def claim_due(user_id, now, limit, expires_at, post_type=None):
+def claim_due(user_id, now, limit, expires_at, post_type=None, sendable=None):
     """Hand up to `limit` of the user's due posts (Scheduled, scheduled_at <=
     now), soonest first, to one caller: each becomes Publishing with a new
     handoff_id (a UUID made here), handoff_expires_at, handoff_count + 1 and
-    version + 1. Returns their records in that order.
+    version + 1.
+
+    `sendable(content)` False: a due post that must not be handed over. It
+    is left Scheduled, and locked, for the caller to fail. Returns (the
+    records handed over, in that order; [(user_id, id)] of those held back).
 
     Inside a transaction. SQLite's write transaction keeps a second claimer
     out until this one commits; on PostgreSQL the rows are locked with SKIP
@@ -136,18 +140,27 @@ def claim_due(user_id, now, limit, expires_at, post_type=None):
     if post_type:
         where += " AND type = ?"
         params.append(post_type)
-    ids = [
-        r["id"]
-        for r in rows(
-            f"SELECT id FROM posts WHERE {where} ORDER BY scheduled_at, id LIMIT ?"
-            + dialect().skip_locked,
-            (*params, limit),
-        )
-    ]
-    if not ids:
-        return []
+    found = rows(
+        f"SELECT id, user_id, content FROM posts WHERE {where} ORDER BY scheduled_at, id LIMIT ?"
+        + dialect().skip_locked,
+        (*params, limit),
+    )
+    found, held = _sendable(found, sendable)
+    if not found:
+        return [], held
+    ids = [r["id"] for r in found]
     _hand_off(ids, [expires_at] * len(ids), now, acknowledged=True)
-    return _records_in_order(ids)
+    return _records_in_order(ids), held
+
+
+def _sendable(found, sendable):
+    """(the rows that may be handed over, [(user_id, id)] of those held back)."""
+    if sendable is None:
+        return found, []
+    kept, held = [], []
+    for r in found:
+        (kept if sendable(r["content"]) else held).append(r)
+    return kept, [(r["user_id"], r["id"]) for r in held]
 
 
 def _hand_off(ids, expiries, now, acknowledged):
@@ -183,21 +196,23 @@ def any_pushable(now):
     return value(f"SELECT 1 FROM posts p WHERE {_PUSHABLE} LIMIT 1", (now,)) == 1
 
 
-def push_due(now, limit, expires_at):
+def push_due(now, limit, expires_at, sendable=None):
     """Hand due posts of users who have an enabled post.due webhook endpoint to
     that endpoint, soonest first: like claim_due, but not yet acknowledged,
     and with handoff_expires_at = expires_at(scheduled_at), the deadline for a
-    2xx. Returns their records, each with its user_id."""
+    2xx. Returns (their records, each with its user_id; [(user_id, id)] of
+    those held back by `sendable`, as claim_due)."""
     found = rows(
-        f"SELECT p.id, p.scheduled_at FROM posts p WHERE {_PUSHABLE}"
+        f"SELECT p.id, p.user_id, p.scheduled_at, p.content FROM posts p WHERE {_PUSHABLE}"
         " ORDER BY p.scheduled_at, p.id LIMIT ?" + dialect().skip_locked,
         (now, limit),
     )
+    found, held = _sendable(found, sendable)
     if not found:
-        return []
+        return [], held
     ids = [r["id"] for r in found]
     _hand_off(ids, [expires_at(r["scheduled_at"]) for r in found], now, acknowledged=False)
-    return _records_in_order(ids)
+    return _records_in_order(ids), held
 
 
 def handoff(post_id):

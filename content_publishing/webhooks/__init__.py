@@ -4,5 +4,6 @@ events.py      which change causes which event, and the body it carries
 rules.py       endpoints: what may be saved, the SSRF guard at save time, rotation
 secrets.py     signing secrets sealed at rest (FLASK_SECRETS_KEY)
 sender.py      one signed delivery over HTTP, with the SSRF guard at connect time
-dispatcher.py  `flask --app app dispatch`: hands due posts over and works the outbox
+
+The process that sends them is content_publishing/dispatcher.py.
 """

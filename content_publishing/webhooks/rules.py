@@ -164,6 +164,13 @@ def delete(user_id, endpoint, now):
     webhook_store.delete_endpoint(user_id, endpoint["id"])
 
 
+def disable_gone(endpoint_id, reason, now):
+    """The receiver answered 410 Gone: the endpoint is disabled and nothing
+    more is sent to it (the dispatcher's one change of an endpoint)."""
+    webhook_store.disable(endpoint_id, reason, now)
+    outbox.cancel_for_endpoint(endpoint_id, reason, now)
+
+
 def ping(user_id, endpoint, now):
     """A ping to `endpoint`, pending for the dispatcher: its delivery."""
     _must_be_enabled(endpoint, "The endpoint")

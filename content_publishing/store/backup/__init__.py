@@ -1,5 +1,5 @@
 """Backups of the whole database and restoring one, on either backend:
-`flask --app app backup PATH` and `flask --app app restore PATH` (backup_cli.py).
+`flask --app app backup PATH` and `flask --app app restore PATH` (cli/backup.py).
 
 The backend halves are store/backup/sqlite.py (SQLite's online backup API)
 and store/backup/postgres.py (pg_dump, pg_restore). What they share is in store/backup/common.py:

@@ -267,6 +267,7 @@ const ACTIONS = {
   given_back: "Given back untried",
   reported_failed: "Reported failed",
   lease_expired: "Lease ran out",
+  refused: "Not handed over: too long for LinkedIn",
   published: "Published",
   occurrence_created: "Next occurrence created",
 };

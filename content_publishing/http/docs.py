@@ -11,8 +11,8 @@ works on a machine with no internet access.
 from flask import Blueprint, current_app, render_template_string, send_from_directory
 from swagger_ui_bundle import swagger_ui_path
 
-from blueprints.apidoc import build_spec
 from content_publishing import STATIC
+from content_publishing.http.apidoc import build_spec
 
 bp = Blueprint("docs", __name__, url_prefix="/functions/v1")
 

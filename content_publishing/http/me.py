@@ -9,8 +9,8 @@ be refused.
 
 from flask import Blueprint, g
 
-from blueprints.apidoc import doc
 from content_publishing.auth import KEY_PREFIX, any_valid_key
+from content_publishing.http.apidoc import doc
 from content_publishing.schemas.keys import me_schema
 from content_publishing.store import keys as key_store
 

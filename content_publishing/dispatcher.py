@@ -45,7 +45,6 @@ from flask.cli import with_appcontext
 from content_publishing import logs, posts, timestamps
 from content_publishing.store import outbox
 from content_publishing.store import posts as post_store
-from content_publishing.store import webhooks as webhook_store
 from content_publishing.store.db import dispose_db, needs_database, transaction
 from content_publishing.webhooks import rules as webhook_rules
 from content_publishing.webhooks import secrets as webhook_secrets
@@ -135,7 +134,11 @@ class Dispatcher:
         )
         with transaction():
             return posts.push_due(
-                now, PUSH_BATCH, self.config["HANDOFF_MAX_DELAY_SECONDS"], handoff
+                now,
+                PUSH_BATCH,
+                self.config["HANDOFF_MAX_DELAY_SECONDS"],
+                handoff,
+                self.config["SCHEDULE_MIN_LEAD_SECONDS"],
             )
 
     def lease(self):
@@ -327,8 +330,7 @@ class Dispatcher:
             return  # the lease ran out and another dispatcher has it now
         if attempt["status_code"] == 410:
             reason = "the receiver answered 410 Gone"
-            webhook_store.disable(delivery["endpoint_id"], reason, now)
-            outbox.cancel_for_endpoint(delivery["endpoint_id"], reason, now)
+            webhook_rules.disable_gone(delivery["endpoint_id"], reason, now)
         if delivery["event_type"] == "post.due":
             self._note_handoff(delivery, attempt, now)
         if attempt["outcome"] == "delivered":
@@ -366,7 +368,7 @@ class Dispatcher:
             lease = timestamps.later(now, self.config["HANDOFF_LEASE_SECONDS"])
             posts.acknowledge(delivery["post_id"], handoff_id, now, lease)
         else:
-            post_store.note_handoff_error(delivery["post_id"], handoff_id, attempt["error"])
+            posts.note_delivery_error(delivery["post_id"], handoff_id, attempt["error"])
 
 
 def _handoff_id(delivery):

@@ -9,8 +9,10 @@ DELETE /functions/v1/articles-api-item/{id}  delete (articles:write)
 
 from flask import Blueprint, g, url_for
 
-from blueprints.apidoc import doc, item_links
-from blueprints.common import (
+from content_publishing import articles, timestamps
+from content_publishing.auth import require_scope
+from content_publishing.http.apidoc import doc, item_links
+from content_publishing.http.common import (
     check_if_match,
     get_owned,
     idempotency_key,
@@ -18,8 +20,6 @@ from blueprints.common import (
     render,
     with_etag,
 )
-from content_publishing import articles, timestamps
-from content_publishing.auth import require_scope
 from content_publishing.schemas.articles import (
     article_list_query_schema,
     article_schema,

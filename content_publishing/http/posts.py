@@ -15,8 +15,10 @@ whose lease has run out reads as Failed even before its row is rewritten.
 
 from flask import Blueprint, current_app, g, url_for
 
-from blueprints.apidoc import doc, item_links
-from blueprints.common import (
+from content_publishing import linkedin, posts, timestamps
+from content_publishing.auth import KEY_PREFIX, require_scope
+from content_publishing.http.apidoc import doc, item_links
+from content_publishing.http.common import (
     check_if_match,
     get_owned,
     idempotency_key,
@@ -25,8 +27,6 @@ from blueprints.common import (
     render,
     with_etag,
 )
-from content_publishing import linkedin, posts, timestamps
-from content_publishing.auth import KEY_PREFIX, require_scope
 from content_publishing.schemas.linkedin import (
     claimed_schema,
     preview_result_schema,
@@ -111,7 +111,9 @@ def get_post_item(post_id):
     'takes only the automation\'s report: `{"status": "Failed", "last_error": ...}` '
     'or `{"status": "Scheduled"}` to give it back untried (posts:publish); any other '
     "change is a 409. Published is reached only through the publish callback, Publishing only "
-    "through a claim (409 here).",
+    "through a claim (409 here). No change leaves a post Scheduled with a text over LinkedIn's "
+    "limit of 3,000 characters once escaped, counted in UTF-16 code units (400 naming content); "
+    "a Draft may hold one.",
 )
 @require_scope("posts:write")
 def update_post_item(post_id, body):
@@ -166,7 +168,9 @@ def delete_post_item(post_id):
     "`handoff_id` and `handoff_expires_at` = now + `lease_seconds`. Two concurrent claims never "
     "return the same post. Report back before the lease runs out: the publish callback, or a "
     "PATCH to Failed or Scheduled; otherwise the post becomes Failed and is not handed out "
-    "again by itself. An empty `data` means nothing is due.",
+    "again by itself. A due post whose escaped text is over LinkedIn's limit is never handed "
+    "over: it becomes Failed (last_error says why) and the next due post is taken instead. "
+    "An empty `data` means nothing is due.",
 )
 @require_scope("posts:publish")
 def claim_posts(body):
@@ -179,6 +183,7 @@ def claim_posts(body):
             body["lease_seconds"],
             body.get("type"),
             g.key_id,
+            lead_seconds=lead_seconds(),
         )
         requests = linkedin.requests_for(
             g.user_id, claimed, config["LINKEDIN_VERSION"], config["LINKEDIN_API_BASE"]
@@ -200,7 +205,8 @@ def claim_posts(body):
     description="A dry run that stores nothing: the linkedin_request an automation would be "
     'handed for a stored post ({"post_id": ...}) or for the fields of a create (type, '
     "brand_id, content, media_urls), the length of the content, and warnings: author_unknown "
-    "(the channel has no author_urn), over_length (the escaped text passes 3,000 characters), "
+    "(the channel has no author_urn), over_length (the escaped text passes 3,000 characters, "
+    "counted in UTF-16 code units: the post cannot be scheduled), "
     "link_preview_hidden (media and a URL: LinkedIn shows no link card).",
 )
 @require_scope("posts:read")

@@ -15,11 +15,11 @@ from datetime import timedelta
 
 from flask import Blueprint, g, url_for
 
-from blueprints.apidoc import doc
-from blueprints.common import check_if_match, page_body, render, with_etag
 from content_publishing import timestamps
 from content_publishing.auth import require_scope
 from content_publishing.errors import not_found
+from content_publishing.http.apidoc import doc
+from content_publishing.http.common import check_if_match, page_body, render, with_etag
 from content_publishing.planning import channels, clock
 from content_publishing.planning.plan import ChannelPlan
 from content_publishing.schemas.channels import (

@@ -3,9 +3,11 @@
 Each row becomes a Draft; a Scheduled post when it gives scheduled_at (the
 lead time and its channel's guards apply, the rows above it counted); or a
 queued one when it says queue (its channel's next free slot, taken in row
-order). Every row is checked before anything is written: any bad row fails
-the import with every bad row named (errors.row_errors), and nothing is
-stored. Rows that schedule need posts:publish.
+order). A row that schedules or queues needs a text that fits LinkedIn's
+limit once escaped (linkedin.py); a Draft row may be longer. Every row is
+checked before anything is written: any bad row fails the import with every
+bad row named (errors.row_errors), and nothing is stored. Rows that schedule
+need posts:publish.
 
 The same Idempotency-Key with the same rows answers the posts the first
 import made, as a create does.
@@ -14,12 +16,13 @@ import made, as a create does.
 import json
 import uuid
 
-from content_publishing import posts, timestamps
+from content_publishing import linkedin, timestamps
 from content_publishing.errors import ApiError, insufficient_scope, row_errors
 from content_publishing.idempotency import create_once
 from content_publishing.planning import clock, queue
 from content_publishing.planning.plan import ChannelPlan, channel_of
-from content_publishing.posts import PUBLISH_SCOPE
+from content_publishing.posts.moves import PUBLISH_SCOPE
+from content_publishing.posts.writes import insert
 from content_publishing.store import channels as channel_store
 from content_publishing.store import posts as post_store
 from content_publishing.store.idempotency import import_keys
@@ -64,6 +67,8 @@ def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
         post_id = str(uuid.uuid4())
         fields = {name: row[name] for name in KEPT}
         try:
+            if (row["scheduled_at"] or row["queue"]) and not linkedin.fits(fields["content"]):
+                raise _RowError({"content": [linkedin.too_long(fields["content"])]})
             if row["scheduled_at"]:
                 fields.update(status="Scheduled", scheduled_at=row["scheduled_at"])
                 _check_time(plans, post_id, fields, earliest, lead_seconds)
@@ -86,7 +91,7 @@ def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
     for plan in plans.plans.values():
         if plan is not None:
             queue.remember(plan)
-    made = [posts.insert(user_id, post_id, fields, now, actor) for post_id, fields in planned]
+    made = [insert(user_id, post_id, fields, now, actor) for post_id, fields in planned]
     return {"id": json.dumps([p["id"] for p in made]), "data": made}
 
 

@@ -18,7 +18,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import request
 from werkzeug.routing import PathConverter
 
-from blueprints.common import (
+from content_publishing.http.common import (
     IDEMPOTENCY_KEY_PATTERN,
     IF_MATCH_PATTERN,
     json_body,
@@ -219,6 +219,8 @@ def _operation(view, info, rule):
         description = f"Requires the scope `{scope}`. {description}".strip()
     else:
         description = f"Any valid key, whatever its scopes. {description}".strip()
+    if info["body"] is not None and info["body_reader"] is not None:
+        description = f"{description} {info['body_reader'].described}".strip()
     op = {
         "operationId": rule.endpoint.rsplit(".", 1)[-1],
         "summary": info["summary"],
@@ -226,26 +228,41 @@ def _operation(view, info, rule):
         "tags": [rule.endpoint.split(".")[1]],
         "security": SECURITY,
         "x-required-scope": scope or None,  # declared: build_spec checked; "" is any key
-        "parameters": [],
-        "responses": {},
+        "parameters": _parameters(info, rule),
+        "responses": {str(info["status"]): _success(info)},
     }
-    for arg in sorted(rule.arguments):
-        op["parameters"].append(
-            {"in": "path", "name": arg, "required": True, "schema": _path_schema(rule, arg)}
-        )
-    if info["query"] is not None:
-        op["parameters"].append({"in": "query", "schema": info["query"]})
-    for name in info["request_headers"]:
-        op["parameters"].append(
-            {"in": "header", "name": name, "required": False, **REQUEST_HEADERS[name]}
-        )
     if info["body"] is not None:
         op["requestBody"] = {
             "required": info["body_required"],
             "content": {"application/json": {"schema": info["body"]}},
         }
-        if info["body_reader"] is not None:
-            op["description"] = f"{op['description']} {info['body_reader'].described}".strip()
+    errors = _error_statuses(info, rule, scope)
+    for status in sorted(errors):
+        op["responses"][str(status)] = {
+            "description": ERROR_TEXT[status],
+            "content": {"application/json": {"schema": "Error"}},
+        }
+    if 412 in errors:
+        op["responses"]["412"]["headers"] = {"ETag": RESPONSE_HEADERS["ETag"]}
+    return op
+
+
+def _parameters(info, rule):
+    """Path arguments, the query schema, then the request headers it reads."""
+    parameters = [
+        {"in": "path", "name": arg, "required": True, "schema": _path_schema(rule, arg)}
+        for arg in sorted(rule.arguments)
+    ]
+    if info["query"] is not None:
+        parameters.append({"in": "query", "schema": info["query"]})
+    parameters += [
+        {"in": "header", "name": name, "required": False, **REQUEST_HEADERS[name]}
+        for name in info["request_headers"]
+    ]
+    return parameters
+
+
+def _success(info):
     ok = {"description": "Success."}
     if info["response"] is not None:
         ok["content"] = {"application/json": {"schema": info["response"]}}
@@ -253,8 +270,11 @@ def _operation(view, info, rule):
         ok["headers"] = {name: RESPONSE_HEADERS[name] for name in info["headers"]}
     if info["links"]:
         ok["links"] = info["links"]
-    op["responses"][str(info["status"])] = ok
+    return ok
 
+
+def _error_statuses(info, rule, scope):
+    """Every error status an operation may answer, declared or implied."""
     # 400: also any unknown query parameter; 414, 429, 431: answered before the app
     errors = {400, 401, 414, 429, 431, *info["errors"]}
     if scope:
@@ -265,14 +285,7 @@ def _operation(view, info, rule):
         errors |= {503, 507}  # a write may find the database busy or full
     if rule.arguments:
         errors.add(404)
-    for status in sorted(errors):
-        op["responses"][str(status)] = {
-            "description": ERROR_TEXT[status],
-            "content": {"application/json": {"schema": "Error"}},
-        }
-    if 412 in errors:
-        op["responses"]["412"]["headers"] = {"ETag": RESPONSE_HEADERS["ETag"]}
-    return op
+    return errors
 
 
 HEALTH_OPERATION = {

@@ -15,11 +15,11 @@ import re
 
 from flask import Blueprint, current_app, g, request, send_file
 
-from blueprints.apidoc import doc
-from blueprints.common import page_body, render
 from content_publishing import auth, media, timestamps
 from content_publishing.auth import require_scope
 from content_publishing.errors import not_found
+from content_publishing.http.apidoc import doc
+from content_publishing.http.common import page_body, render
 from content_publishing.schemas.media import (
     media_list_query_schema,
     media_page_schema,

@@ -7,8 +7,11 @@ POST /functions/v1/api-v2-posts-import   up to 1,000 posts from CSV or JSON, all
 from flask import Blueprint, g, request
 from marshmallow import ValidationError
 
-from blueprints.apidoc import doc
-from blueprints.common import (
+from content_publishing import posts, timestamps
+from content_publishing.auth import require_scope
+from content_publishing.errors import ApiError, bad_request, row_errors, validation_error
+from content_publishing.http.apidoc import doc
+from content_publishing.http.common import (
     check_if_match,
     get_owned,
     idempotency_key,
@@ -17,10 +20,7 @@ from blueprints.common import (
     render,
     with_etag,
 )
-from content_publishing import posts, timestamps
-from content_publishing.auth import require_scope
-from content_publishing.errors import ApiError, bad_request, row_errors, validation_error
-from content_publishing.planning import imports
+from content_publishing.posts import imports
 from content_publishing.schemas.imports import (
     MAX_ROWS,
     import_result_schema,
@@ -47,7 +47,8 @@ bp = Blueprint("planning", __name__)
     "at or after now plus the lead time: no Scheduled, Publishing or Published post of the "
     "channel at that instant, and the channel's guards kept. The queue has no depth limit. 409 "
     "no_free_slot when the channel has no slots (or is not set up) or nothing is free in the "
-    "90 days after its last planned post.",
+    "90 days after its last planned post; 400 naming content when the text is over "
+    "LinkedIn's limit once escaped.",
 )
 @require_scope("posts:publish")
 def queue_post(body):
@@ -64,7 +65,7 @@ def queue_post(body):
 class ImportBody:
     """The body of an import: JSON {"posts": [...]} or a CSV file, loaded row
     by row so that every bad row is named at once (with those the planning
-    finds, planning/imports.py)."""
+    finds, posts/imports.py)."""
 
     described = (
         "The body may also be a CSV file (Content-Type: text/csv): UTF-8, a byte-order mark "
@@ -123,7 +124,7 @@ class ImportBody:
     "its channel's guards apply) or a queued one (queue: the next free slot, in row order). "
     "All or nothing: any bad row is a 400 validation_error with details.rows naming every bad "
     "row (1-based) and its fields, and nothing is stored. Rows that schedule need "
-    "posts:publish.",
+    "posts:publish, and a text within LinkedIn's limit once escaped (a Draft row may be longer).",
 )
 @require_scope("posts:write")
 def import_posts(body):

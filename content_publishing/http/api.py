@@ -6,8 +6,17 @@ checks in `before_request` run for all of them and none can forget them.
 
 from flask import Blueprint
 
-from blueprints import articles, callback, channels, me, media, planning, posts, webhooks
 from content_publishing import auth
+from content_publishing.http import (
+    articles,
+    callback,
+    channels,
+    me,
+    media,
+    planning,
+    posts,
+    webhooks,
+)
 
 bp = Blueprint("api", __name__, url_prefix="/functions/v1")
 bp.before_request(auth.authenticate)

@@ -12,11 +12,18 @@ POST   /functions/v1/webhooks-ping                   send a test event to an end
 
 from flask import Blueprint, current_app, g, url_for
 
-from blueprints.apidoc import doc, item_links
-from blueprints.common import check_if_match, get_owned, item_id, page_body, render, with_etag
 from content_publishing import timestamps
 from content_publishing.auth import require_scope
 from content_publishing.errors import not_found
+from content_publishing.http.apidoc import doc, item_links
+from content_publishing.http.common import (
+    check_if_match,
+    get_owned,
+    item_id,
+    page_body,
+    render,
+    with_etag,
+)
 from content_publishing.schemas.webhooks import (
     deliveries_page_schema,
     delivery_list_query_schema,

@@ -5,10 +5,10 @@ POST /functions/v1/make-post-callback   Scheduled, Publishing or Failed -> Publi
 
 from flask import Blueprint, g
 
-from blueprints.apidoc import doc
-from blueprints.common import get_owned, lead_seconds, render, with_etag
 from content_publishing import posts, timestamps
 from content_publishing.auth import require_scope
+from content_publishing.http.apidoc import doc
+from content_publishing.http.common import get_owned, lead_seconds, render, with_etag
 from content_publishing.schemas.posts import callback_schema, post_schema
 from content_publishing.store import posts as post_store
 from content_publishing.store.db import transaction

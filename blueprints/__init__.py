@@ -1,1 +1,0 @@
-"""One blueprint per endpoint group; `api` nests the authenticated ones."""

@@ -1,0 +1,18 @@
+"""The HTTP layer: HTTP only, one blueprint per endpoint group.
+
+api.py        the `api` blueprint under /functions/v1, whose before_request authenticates; nests the groups
+common.py     what every view shares: the JSON body, the query, If-Match, ETag, a page
+apidoc.py     @doc(...): one declaration that loads a view's query and body and documents them
+posts.py      posts: list, create, read, update, delete, claim, preview, history
+planning.py   add to queue, bulk import
+callback.py   the publish callback
+articles.py   articles
+channels.py   channels and their upcoming slots
+media.py      the media library: upload, list, serve
+webhooks.py   webhook endpoints and the delivery log
+me.py         GET /me: the calling key
+health.py     GET /health, without a key
+metrics.py    GET /metrics (FLASK_METRICS=1)
+docs.py       the OpenAPI document and the docs page
+dashboard.py  the dashboard's static files
+"""
