@@ -243,10 +243,16 @@ def warnings(post, request):
     return found
 
 
-def requests_for(user_id, posts, version, api_base):
+def authors_of(user_id, posts):
+    """{channel id: author_urn} of the channels of `posts` (one read)."""
+    return channel_store.author_urns(user_id, {channel_of(post) for post in posts})
+
+
+def requests_for(user_id, posts, version, api_base, authors=None):
     """{post id: its request}, the author of each from its channel (one
-    read for all of them)."""
-    authors = channel_store.author_urns(user_id, {channel_of(post) for post in posts})
+    read for all of them, unless `authors` (authors_of) was read already)."""
+    if authors is None:
+        authors = authors_of(user_id, posts)
     return {
         post["id"]: request_for(post, authors.get(channel_of(post)), version, api_base)
         for post in posts

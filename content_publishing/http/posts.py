@@ -185,9 +185,12 @@ def claim_posts(body):
             g.key_id,
             lead_seconds=lead_seconds(),
         )
-        requests = linkedin.requests_for(
-            g.user_id, claimed, config["LINKEDIN_VERSION"], config["LINKEDIN_API_BASE"]
-        )
+        authors = linkedin.authors_of(g.user_id, claimed)
+    # Built after the commit: claims wait on one write lock (SQLite) and
+    # the text escaping of each post needs no lock.
+    requests = linkedin.requests_for(
+        g.user_id, claimed, config["LINKEDIN_VERSION"], config["LINKEDIN_API_BASE"], authors
+    )
     return {
         "data": [
             {**render(post_schema, post), "linkedin_request": requests[post["id"]]}
