@@ -91,7 +91,7 @@ def _queues(args, client, url, key, label):
         fill(client, f"shallow-{round_}", shallow)
     # Not timed: the first requests after a bulk load meet PostgreSQL's
     # autovacuum and cold caches.
-    queue_all(url, key, make_drafts(client, "deep", WARM_UP))
+    queue_all(url, key, make_drafts(client, "deep", 10 if args.smoke else WARM_UP))
     runs = {"shallow": [], "deep": []}
     for round_ in range(rounds):
         for depth, channel in (("shallow", f"shallow-{round_}"), ("deep", "deep")):
