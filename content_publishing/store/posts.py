@@ -3,7 +3,7 @@
 import uuid
 
 from content_publishing.store import history
-from content_publishing.store.db import dialect, execute, execute_many, one, rows, value
+from content_publishing.store.db import dialect, execute, one, rows, value
 from content_publishing.store.idempotency import post_keys
 from content_publishing.store.paging import POST_KINDS, Page, page
 from content_publishing.store.records import OwnedTable
@@ -149,8 +149,7 @@ def claim_due(user_id, now, limit, expires_at, post_type=None, sendable=None):
     if not found:
         return [], held
     ids = [r["id"] for r in found]
-    _hand_off(ids, [expires_at] * len(ids), now, acknowledged=True)
-    return _records_in_order(ids), held
+    return _hand_off(ids, [expires_at] * len(ids), now, acknowledged=True), held
 
 
 def _sendable(found, sendable):
@@ -164,15 +163,23 @@ def _sendable(found, sendable):
 
 
 def _hand_off(ids, expiries, now, acknowledged):
-    execute_many(
-        "UPDATE posts SET status = 'Publishing', handoff_id = ?, handoff_expires_at = ?,"
-        " handoff_acknowledged = ?, handoff_error = NULL, handoff_count = handoff_count + 1,"
-        " updated_at = ?, version = version + 1 WHERE id = ?",
-        [
-            (str(uuid.uuid4()), expires, int(acknowledged), now, post_id)
-            for post_id, expires in zip(ids, expiries, strict=True)
-        ],
-    )
+    """Hand the posts over in one statement (each its own new handoff_id and
+    expiry); their records, in the order of `ids`."""
+    cases = " ".join(["WHEN ? THEN ?"] * len(ids))
+    handoffs = [v for post_id in ids for v in (post_id, str(uuid.uuid4()))]
+    expiring = [v for pair in zip(ids, expiries, strict=True) for v in pair]
+    found = {
+        r["id"]: r
+        for r in rows(
+            f"UPDATE posts SET status = 'Publishing', handoff_id = CASE id {cases} END,"
+            f" handoff_expires_at = CASE id {cases} END, handoff_acknowledged = ?,"
+            " handoff_error = NULL, handoff_count = handoff_count + 1, updated_at = ?,"
+            f" version = version + 1 WHERE id IN ({', '.join('?' * len(ids))})"
+            f" RETURNING user_id, {COLUMNS}",
+            (*handoffs, *expiring, int(acknowledged), now, *ids),
+        )
+    }
+    return [posts.record(found[post_id]) for post_id in ids]
 
 
 def _records_in_order(ids):
@@ -217,8 +224,8 @@ def push_due(now, limit, expires_at, sendable=None):
     if not found:
         return [], held
     ids = [r["id"] for r in found]
-    _hand_off(ids, [expires_at(r["scheduled_at"]) for r in found], now, acknowledged=False)
-    return _records_in_order(ids), held
+    expiries = [expires_at(r["scheduled_at"]) for r in found]
+    return _hand_off(ids, expiries, now, acknowledged=False), held
 
 
 def handoff(post_id):
