@@ -12,7 +12,8 @@ durable writes are PostgreSQL's default, `synchronous_commit = on`.
   hosts share the cores.
 - Growth: the 1,000,000-post database is copied once from the cached SQLite
   one with `flask copy-db` (PostgreSQL's COPY), analysed, and kept in a
-  schema of its own, named by both schema files' hash, for later runs.
+  schema of its own, named by the hash of both backends' migrations, for
+  later runs.
 """
 
 import argparse
@@ -26,7 +27,7 @@ GROWTH = "bench_growth"
 
 
 def schema_hash():
-    files = (ROOT / "schema.sql", ROOT / "schema_postgresql.sql")
+    files = sorted((ROOT / "content_publishing" / "store" / "migrations").glob("*/*.sql"))
     return hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:12]
 
 

@@ -8,7 +8,7 @@ connection runs with synchronous=OFF, a setting of the service's own
 connect(): a seed that dies half-way is thrown away, never cached.
 
 The growth database (1,000,000 posts) is cached in bench/.cache/, keyed by the
-SHA-256 of schema.sql, and copied for each run so that the cache itself is
+SHA-256 of the SQLite migrations, and copied for each run so that the cache itself is
 never written by the service.
 
 Every call into the application's store is in the three functions under
@@ -49,8 +49,9 @@ SEED_VERSION = "3"
 
 
 def schema_hash():
-    """Of schema.sql and SEED_VERSION: the key of the cached growth databases."""
-    digest = hashlib.sha256((ROOT / "schema.sql").read_bytes() + SEED_VERSION.encode())
+    """Of the SQLite migrations and SEED_VERSION: the key of the cached growth databases."""
+    files = sorted((ROOT / "content_publishing" / "store" / "migrations" / "sqlite").glob("*.sql"))
+    digest = hashlib.sha256(b"".join(f.read_bytes() for f in files) + SEED_VERSION.encode())
     return digest.hexdigest()[:16]
 
 
@@ -194,7 +195,7 @@ def seed_growth(path, total, users=10, sample=2000, progress=print):
 
 def growth_db(total, workdir, progress=print, cache=True):
     """A private copy of the growth database with `total` posts, seeded once
-    and cached in bench/.cache/ (keyed by schema.sql's hash). Returns
+    and cached in bench/.cache/ (keyed by the SQLite migrations' hash). Returns
     (path, meta). cache=False seeds straight into `workdir` (smoke runs)."""
     if not cache:
         path = Path(workdir) / f"growth-{total}.sqlite"

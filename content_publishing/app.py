@@ -10,6 +10,7 @@ from content_publishing import dispatcher, errors, logs, settings
 from content_publishing.cli import backup as backup_cli
 from content_publishing.cli import copy as copy_cli
 from content_publishing.cli import keys as keys_cli
+from content_publishing.cli import schema as schema_cli
 from content_publishing.cli import webhooks as webhooks_cli
 from content_publishing.http.apidoc import check_declarations
 from content_publishing.serving import limits, metrics
@@ -60,6 +61,7 @@ def create_app(test_config=None):
     backup_cli.init_app(app)
     dispatcher.init_app(app)
     copy_cli.init_app(app)
+    schema_cli.init_app(app)
     CORS(
         app,
         origins=_origins(app.config["CORS_ORIGINS"]),

@@ -15,6 +15,7 @@ from tests.browser_support import ARTIFACTS, VIEWPORT, new_page
 
 ZONE = "Pacific/Auckland"
 PHONE = {"width": 390, "height": 844}
+WIDE = {"width": 1440, "height": 900}
 READ_ONLY = ["posts:read", "articles:read"]
 LONG_BRAND = "northwind-traders-international-holdings"
 LONG_TEXT = (
@@ -60,9 +61,10 @@ def new_user(server):
 
 
 @contextlib.contextmanager
-def tab(browser, server, viewport=None):
-    """A browser tab in Auckland time, English dates, its API requests recorded."""
-    options = {"timezone_id": ZONE, "locale": "en-GB"}
+def tab(browser, server, viewport=None, **context_options):
+    """A browser tab in Auckland time, English dates, its API requests
+    recorded; `context_options` (has_touch, is_mobile) go to the context."""
+    options = {"timezone_id": ZONE, "locale": "en-GB", **context_options}
     if viewport:
         options["viewport"] = viewport
     page = new_page(browser, **options)
@@ -98,9 +100,10 @@ def shoot(page, name):
 PHONE_HEADER_MAX = 130  # px of the 844: the name and buttons, the views, the key
 
 
-def shoot_at_phone_width(page, name, ready, before=None):
+def shoot_at_phone_width(page, name, ready, before=None, back=VIEWPORT):
     """At 390 px, once `ready` shows: nothing is wider than the screen, the
-    header is short, its scopes folded; `before(page)`, then a picture."""
+    header is short, its scopes folded; `before(page)`, then a picture; then
+    the window is `back` to its width."""
     page.set_viewport_size(PHONE)
     page.locator(ready).first.wait_for()
     width = page.evaluate("() => document.documentElement.scrollWidth")
@@ -114,7 +117,7 @@ def shoot_at_phone_width(page, name, ready, before=None):
     if before:
         before(page)
     shoot(page, name)
-    page.set_viewport_size(VIEWPORT)
+    page.set_viewport_size(back)
 
 
 def check_days_stacked(page):

@@ -2,6 +2,7 @@
 command's check of the database it is pointed at."""
 
 import re
+import shlex
 import sqlite3
 
 import pytest
@@ -126,6 +127,20 @@ def test_demo_key_only_when_no_key_exists(client, runner):
     assert client.get("/functions/v1/api-v2-posts", headers={"X-API-Key": key}).status_code == 200
     again = runner.invoke(args=["keys", "demo"])
     assert again.exit_code == 0 and "svc_live_" not in again.output
+
+
+def test_a_second_demo_says_how_to_make_a_key_and_that_command_works(client, runner):
+    runner.invoke(args=["keys", "demo"])
+    again = runner.invoke(args=["keys", "demo"])
+    [command] = [line.strip() for line in again.output.splitlines() if "keys create" in line]
+    prefix = ".venv/bin/flask --app app "
+    assert command.startswith(prefix), command  # as `make run` calls it, from the checkout
+    made = runner.invoke(args=shlex.split(command.removeprefix(prefix)))
+    assert made.exit_code == 0, made.output
+    key = made.output.strip().splitlines()[-1]
+    me = client.get("/functions/v1/me", headers={"X-API-Key": key}).get_json()
+    assert me["user"] == "demo" and set(me["key"]["scopes"]) == set(SCOPES)
+    assert "keys list" in again.output
 
 
 def test_init_db_is_idempotent_and_keeps_data(app, runner, api):

@@ -84,7 +84,7 @@ LONG = (
 
 
 def test_compose_with_images_preview_repeat_and_schedule(browser, server, user):
-    _, key = user
+    name, key = user
     api = Client(server.url, key)
     brand_channel(api, "acme-corp", author_urn="urn:li:organization:42")
     when = next_local(0, 9)  # a Monday, 09:00 Auckland
@@ -100,16 +100,20 @@ def test_compose_with_images_preview_repeat_and_schedule(browser, server, user):
         page.fill("#content", LONG)
         # The preview: the author, the first 210 characters and "…see more".
         preview = page.locator(".preview-panel")
-        preview.locator(".see-more").wait_for()
+        page.locator(".preview-panel[data-fresh=true]").wait_for()  # the service's answer
         text = preview.locator(".preview-text").text_content()
         assert text == LONG[:210] + "…see more"
         assert "urn:li:organization:42" in preview.text_content()
         assert preview.locator("[data-code]").count() == 0
-        # The counter: characters, and the escaped length LinkedIn counts.
+        # The counter: characters, and the one count LinkedIn applies (the
+        # escaped text), the same in the counter and the preview.
         counter = page.locator("#content-count")
-        counter.locator("text=/once escaped/").wait_for()
-        escaped = int(re.search(r"(\d+) once escaped", counter.text_content())[1])
-        assert counter.text_content().startswith(f"{len(LONG)} of 3000 characters")
+        page.wait_for_function(
+            """() => document.querySelector('.preview-count .linkedin-count')?.textContent
+                === document.querySelector('#content-count .linkedin-count').textContent"""
+        )
+        escaped = int(counter.locator(".linkedin-count").text_content().split(" of ")[0])
+        assert counter.text_content().startswith(f"{len(LONG)} characters")
         assert escaped > len(LONG)  # ( ) _ and ! … are escaped; the URL and #launch are not
         preview.locator(".see-more").click()
         assert preview.locator(".preview-text").text_content() == LONG
@@ -161,19 +165,32 @@ def test_compose_with_images_preview_repeat_and_schedule(browser, server, user):
             "created",
             "scheduled",
         ]
-        assert "by key svc_live_" in history.nth(0).text_content()
-        assert "Draft → Scheduled" in history.nth(1).text_content()
+        # Each entry a sentence: what, when in the reader's zone (UTC on hover), by whom.
+        assert f"Created as a draft by {name} (svc_live_" in history.nth(0).text_content()
+        scheduled = history.nth(1)
+        assert re.search(
+            rf"Scheduled for {when:%a},? {when.day} {when:%b}", scheduled.text_content()
+        )
+        assert f"09:00 by {name} (svc_live_" in scheduled.text_content()
+        assert "Draft → Scheduled" in scheduled.text_content()
+        stamp = scheduled.locator(".timeline-sentence time")
+        assert stamp.get_attribute("title").endswith("UTC")
+        assert datetime.fromisoformat(stamp.get_attribute("datetime")) == when
         shoot(page, "planner-post-history")
         shoot_at_phone_width(page, "planner-post-history-phone", ".timeline-entry")
 
-        # At phone width the composer is one column, the preview below the form.
+        # At phone width the composer is one column, the preview under the
+        # text and images, above the time and the buttons that schedule.
         page.goto(f"{server.url}{DASHBOARD}#/posts/{post_id}/edit")
         page.locator(".preview-text").wait_for()
 
         def stacked(page):
-            form = page.locator(".post-form").bounding_box()
+            text = page.locator("#content").bounding_box()
             aside = page.locator(".preview-panel").bounding_box()
-            assert aside["y"] >= form["y"] + form["height"]
+            buttons = page.locator(".post-form .actions").bounding_box()
+            assert text["y"] + text["height"] <= aside["y"]
+            assert aside["y"] + aside["height"] <= page.locator("#scheduled_at").bounding_box()["y"]
+            assert aside["y"] + aside["height"] <= buttons["y"]
 
         shoot_at_phone_width(page, "planner-composer-phone", ".preview-text", stacked)
         assert_clean(page, server)
@@ -286,7 +303,15 @@ def test_month_calendar_compose_for_a_day_and_drag_to_reschedule(browser, server
         alert = page.locator(".messages [role=alert]")
         alert.wait_for()
         assert alert.get_attribute("data-status") == "409"
-        assert "min_gap_minutes" in alert.text_content() or "gap" in alert.text_content()
+        # In words: the rule, the time in the channel's zone, the post it clashes with.
+        clash = alert.locator(f".conflict-posts [data-post-id='{other['id']}'] a")
+        clash.wait_for()
+        assert clash.get_attribute("href") == f"#/posts/{other['id']}"
+        assert "at least 120 minutes apart" in alert.text_content()
+        assert (
+            f"{(day.replace(day=11, hour=10)).astimezone(UTC):%a %-d %b, %H:%M} (UTC)"
+            in alert.text_content()
+        )
         page.locator(f"section[data-date='{date(12)}'] [data-post-id='{weekly['id']}']").wait_for()
         assert (
             page.locator(f"section[data-date='{date(11)}'] [data-post-id='{weekly['id']}']").count()

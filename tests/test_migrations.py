@@ -1,220 +1,418 @@
-"""An older database is brought up to date by init-db, keeping every row."""
+"""Schema changes are numbered migrations: an old database, with rows of
+every kind, is brought forward by `flask migrate` to exactly what a new
+database is, on both backends, keeping every row.
+
+Each release's schema is a fixture (tests/migration_support.py): SQLite's
+versions 1 to the newest, PostgreSQL's from 3, where that backend began. The
+comparison reads both databases' catalogs (tables, columns, CHECK and other
+constraints, foreign keys, indexes with their conditions and options,
+triggers, functions) and every row.
+"""
 
 import contextlib
+import hashlib
+import re
 import sqlite3
+import threading
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from content_publishing.app import create_app
-from content_publishing.auth import display_prefix, generate_key, hash_key
+from content_publishing.store import migrate
+from content_publishing.store.db import backend as backend_of
+from content_publishing.store.db import dispose_db, get_db, init_db
 from content_publishing.store.versions import SCHEMA_VERSION
-from harness.api import CHANNELS, HISTORY, ITEM, POSTS
-from tests.conftest import Caller, assert_error
+from harness import postgres
+from tests.conftest import BACKENDS, Caller, assert_error
+from tests.migration_support import (
+    DERIVED,
+    DISABLED_WHEN_UPGRADING,
+    DUPLICATE_ENDPOINT,
+    FUTURE,
+    KEY,
+    POST,
+    T0,
+    database,
+    fixture_version,
+    old_database,
+    released,
+    rows_for,
+)
+from tests.system import unavailable
 
-V1_SCHEMA = Path(__file__).parent / "data" / "schema_v1.sql"
-NOW = "2026-01-01T00:00:00.000000Z"
+CASES = [(backend, name) for backend in BACKENDS for name in released(backend)]
 
 
-def make_v1_database(path, key):
-    """A database as the version-1 code left it: each post status, an idempotency key."""
-    conn = sqlite3.connect(path)
-    conn.executescript(V1_SCHEMA.read_text())
-    conn.execute("PRAGMA user_version = 1")
-    conn.execute("INSERT INTO users (id, name, created_at) VALUES (1, 'alice', ?)", (NOW,))
-    conn.execute(
-        "INSERT INTO api_keys (user_id, key_hash, prefix, scopes, created_at) VALUES (1, ?, ?, ?, ?)",
-        (hash_key(key), display_prefix(key), "posts:read posts:write posts:publish", NOW),
-    )
-    rows = [
-        ("00000000-0000-4000-8000-000000000001", "Draft", None, None, None),
-        (
-            "00000000-0000-4000-8000-000000000002",
-            "Scheduled",
-            "2026-01-02T00:00:00.000000Z",
-            None,
-            None,
-        ),
-        (
-            "00000000-0000-4000-8000-000000000003",
-            "Failed",
-            "2026-01-02T00:00:00.000000Z",
-            None,
-            "boom",
-        ),
-        (
-            "00000000-0000-4000-8000-000000000004",
-            "Published",
-            "2026-01-02T00:00:00.000000Z",
-            "urn:li:share:4",
-            None,
-        ),
+def needs(backend):
+    """Skip (or fail, under CI) a PostgreSQL case without a server."""
+    problem = backend == "postgresql" and postgres.reachable()
+    if problem:
+        unavailable(f"no PostgreSQL at {postgres.base_url()} ({problem})", "the PostgreSQL tests")
+
+
+@contextlib.contextmanager
+def service(database_url):
+    """The app on a database: flask(ARGS) runs `flask --app app ARGS` on it
+    (its output; RuntimeError if it fails), api() is alice's HTTP client."""
+    app = create_app({"TESTING": True, "DATABASE": database_url})
+
+    def flask(*args):
+        result = app.test_cli_runner().invoke(args=list(args))
+        if result.exit_code != 0:
+            raise RuntimeError(f"flask {' '.join(args)} failed: {result.output}")
+        return result.output
+
+    try:
+        yield flask, Caller(app.test_client(), KEY)
+    finally:
+        with app.app_context():
+            dispose_db()
+
+
+def fill(db, version):
+    """Put the rows a database of `version` holds; [(table, columns, values
+    after migrating)] of each row, columns None for one a migration adds."""
+    rows = rows_for(version)
+    held = [(table, before, after) for table, before, after in rows if before is not None]
+    put = db.put([(table, before, None) for table, before, _ in held])
+    found = [
+        (table, columns, after)
+        for (table, columns), (_, _, after) in zip(put, held, strict=True)
+        if columns is not None
     ]
-    for post_id, status, scheduled, urn, error in rows:
-        conn.execute(
-            "INSERT INTO posts (id, user_id, type, content, status, scheduled_at, linkedin_post_id,"
-            " live_url, last_error, created_at, updated_at, version)"
-            " VALUES (?, 1, 'personal', ?, ?, ?, ?, ?, ?, ?, ?, 3)",
-            (
-                post_id,
-                f"{status} post",
-                status,
-                scheduled,
-                urn,
-                "https://x.example/p" if urn else None,
-                error,
-                NOW,
-                NOW,
-            ),
+    return found + [(table, None, after) for table, before, after in rows if before is None]
+
+
+def differences(found, expected):
+    """The parts of two schema descriptions that differ: {part: (found, expected)}."""
+    return {
+        key: (found.get(key), expected.get(key))
+        for key in sorted(found.keys() | expected.keys())
+        if found.get(key) != expected.get(key)
+    }
+
+
+@pytest.mark.parametrize(("backend", "name"), CASES, ids=[f"{b}-{n}" for b, n in CASES])
+def test_each_release_migrates_to_what_a_new_database_is(backend, name, tmp_path):
+    needs(backend)
+    version = fixture_version(name)
+    with (
+        database(backend, tmp_path, "old") as (old_url, old),
+        database(backend, tmp_path, "new") as (new_url, new),
+    ):
+        old_database(old, backend, name)
+        put = fill(old, version)
+        tables_before = old.tables()
+
+        with service(old_url) as (flask, api):
+            out = flask("migrate")
+            if version < SCHEMA_VERSION:
+                assert f"migrated from schema version {version} to {SCHEMA_VERSION}" in out
+            else:
+                assert f"is at schema version {SCHEMA_VERSION}, this code's: nothing to do" in out
+            assert "nothing to do" in flask("migrate")  # a second run finds it done
+            same_as_new(old, new_url, new, put, tables_before)
+            if backend == "sqlite":
+                # rank 1: the index is checked against the posts too, not only in itself
+                old.script(
+                    "INSERT INTO posts_search (posts_search, rank) VALUES ('integrity-check', 1)"
+                )
+            answers_as_before(api, version)
+
+
+def same_as_new(old, new_url, new, put, tables_before):
+    """The migrated database `old` and a new one given the same rows have
+    the same schema and the same rows; every row put is kept."""
+    with service(new_url) as (flask, _):
+        flask("init-db")
+    new.put([(table, after, columns) for table, columns, after in put])
+
+    assert old.version() == new.version() == SCHEMA_VERSION
+    assert differences(old.describe(), new.describe()) == {}
+    assert old.tables() >= tables_before
+    for table in sorted(new.tables() - DERIVED):
+        assert old.rows(table) == new.rows(table), table
+    kept = {}
+    for table, columns, after in put:  # every row kept, with what it held
+        if columns is None:  # added by a migration: compared with the new database's above
+            continue
+        if (table, tuple(columns)) not in kept:
+            kept[table, tuple(columns)] = old.rows(table, columns)
+        assert tuple(after[c] for c in columns) in kept[table, tuple(columns)], (table, after)
+    assert old.totals() == new.totals()
+    assert old.all("SELECT id FROM key_generation") == [(1,)]
+
+
+def answers_as_before(api, version):
+    """The migrated database serves: alice's key reads her posts, a search
+    finds the words of one, and the duplicate post.due endpoint an older
+    release allowed is the one left disabled."""
+    listed = api.get("/functions/v1/api-v2-posts?limit=100")
+    assert listed.status_code == 200, listed.get_json()
+    mine = [
+        after["id"]
+        for table, _, after in rows_for(version)
+        if table == "posts" and after["user_id"] == 1
+    ]
+    assert sorted(p["id"] for p in listed.get_json()["data"]) == sorted(mine)
+    assert listed.get_json()["total"] == len(mine)
+    found = api.get("/functions/v1/api-v2-posts?q=evergreen").get_json()["data"]
+    assert [p["id"] for p in found] == [POST(1)]
+    if version >= 3:
+        hooks = api.get("/functions/v1/webhooks").get_json()["data"]
+        second = next(h for h in hooks if h["id"] == DUPLICATE_ENDPOINT)
+        assert (second["enabled"], second["disabled_reason"]) == (False, DISABLED_WHEN_UPGRADING)
+
+
+# --- what `flask migrate` and `init-db` promise besides -------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dry_run_prints_each_migration_with_its_sql_and_changes_nothing(backend, tmp_path):
+    needs(backend)
+    with database(backend, tmp_path, "old") as (url, db):
+        old_database(db, backend, "v5")
+        fill(db, 5)
+        before = (db.describe(), {table: db.rows(table) for table in db.tables()})
+        file_before = (
+            hashlib.sha256(Path(url).read_bytes()).hexdigest() if backend == "sqlite" else None
         )
-    conn.execute(
-        "INSERT INTO idempotency_keys VALUES (1, 'old-key', 'hash', ?, ?)", (rows[0][0], NOW)
-    )
-    conn.commit()
-    conn.close()
-    return [r[0] for r in rows]
+
+        with service(url) as (flask, _):
+            out = flask("migrate", "--dry-run")
+
+        assert f"is at schema version 5; this code's is {SCHEMA_VERSION}" in out
+        versions = [
+            int(v) for v in re.findall(r"^-- \d{4}_\w+\.sql: schema version (\d+)$", out, re.M)
+        ]
+        assert versions == list(range(6, SCHEMA_VERSION + 1))
+        assert "ALTER TABLE webhook_endpoints ADD COLUMN auth_header_name TEXT;" in out
+        for version in versions:
+            assert (
+                f"PRAGMA user_version = {version};"
+                if backend == "sqlite"
+                else f"INSERT INTO schema_version (version) VALUES ({version});"
+            ) in out
+        assert "0005_planning.sql" not in out and "0008_baseline.sql" not in out
+        assert out.rstrip().endswith("Nothing was changed (--dry-run).")
+        assert db.version() == 5
+        assert (db.describe(), {table: db.rows(table) for table in db.tables()}) == before
+        if backend == "sqlite":
+            assert hashlib.sha256(Path(url).read_bytes()).hexdigest() == file_before
 
 
-def test_init_db_migrates_a_version_1_database(tmp_path):
-    path, key = tmp_path / "old.sqlite", generate_key()
-    ids = make_v1_database(path, key)
-    app = create_app({"DATABASE": str(path)})
-    for _ in range(2):  # idempotent
-        result = app.test_cli_runner().invoke(args=["init-db"])
-        assert result.exit_code == 0, result.output
-    conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
-    indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    triggers = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-    assert {"posts_user_created", "posts_handoff_expiry"} <= indexes
-    assert "posts_count_update" in triggers
-    conn.close()
+def test_dry_run_on_a_new_sqlite_file_shows_the_baseline_and_creates_nothing(tmp_path):
+    path = tmp_path / "new.sqlite"
+    with service(str(path)) as (flask, _):
+        out = flask("migrate", "--dry-run")
+    assert f"is at schema version 0; this code's is {SCHEMA_VERSION}" in out
+    assert "-- 0008_baseline.sql: schema version 8" in out
+    assert "CREATE TABLE posts (" in out
+    assert not path.exists()
 
-    api = Caller(app.test_client(), key)
-    for post_id, status in zip(ids, ["Draft", "Scheduled", "Failed", "Published"], strict=True):
-        post = api.get(f"/functions/v1/api-v2-posts-item/{post_id}").get_json()
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_new_database_is_created_whole_then_has_nothing_to_migrate(backend, tmp_path):
+    needs(backend)
+    with database(backend, tmp_path, "new") as (url, db), service(url) as (flask, _):
+        assert f"created at schema version {SCHEMA_VERSION} (0008_baseline.sql" in flask("init-db")
+        out = flask("migrate", "--dry-run")
+        assert f"is at schema version {SCHEMA_VERSION}, this code's: nothing to do." in out
+        assert "Database ready" in flask("init-db") and db.version() == SCHEMA_VERSION
+
+
+def test_a_migration_that_fails_on_sqlite_leaves_the_database_as_it_was(tmp_path):
+    """A version-1 file whose idempotency key names a post that is gone (made
+    with foreign keys off): the rebuild of posts would keep a broken key, so
+    nothing of the seven steps is kept, and the old release still works."""
+    with database("sqlite", tmp_path, "old") as (url, db):
+        old_database(db, "sqlite", "v1")
+        fill(db, 1)
+        db.conn.execute("PRAGMA foreign_keys = OFF")
+        db.conn.execute(
+            "INSERT INTO idempotency_keys VALUES (1, 'lost', 'h', 'no-such-post', ?)", (POST(1),)
+        )
+        before = (db.describe(), {table: db.rows(table) for table in db.tables()})
+        with service(url) as (flask, _), pytest.raises(RuntimeError) as failed:
+            flask("migrate")
+        assert "the migration would leave 1 broken foreign keys (the first in table" in str(
+            failed.value
+        )
+        assert "Nothing was changed" in str(failed.value)
+        assert db.version() == 1
+        assert (db.describe(), {table: db.rows(table) for table in db.tables()}) == before
+
+
+def test_a_migration_that_fails_on_postgresql_leaves_the_database_as_it_was(tmp_path):
+    """A version-3 schema whose posts table another session holds a lock on:
+    migration 0005 waits past the lock timeout and fails, and 0004 (which
+    disabled a duplicate endpoint and added an index) is not kept either."""
+    needs("postgresql")
+    with database("postgresql", tmp_path, "old") as (url, db):
+        old_database(db, "postgresql", "v3")
+        fill(db, 3)
+        before = (db.describe(), {table: db.rows(table) for table in db.tables()})
+        with psycopg.connect(url) as holder:
+            holder.execute("SELECT 1 FROM posts LIMIT 1")  # holds posts until it ends
+            app = create_app({"TESTING": True, "DATABASE": url, "SQLITE_BUSY_TIMEOUT_MS": 200})
+            result = app.test_cli_runner().invoke(args=["migrate"])
+            with app.app_context():
+                dispose_db()
+        assert result.exit_code == 1
         assert (
-            post["status"] == status
-            and post["version"] == 3
-            and post["content"] == f"{status} post"
+            "the migration failed (canceling statement due to lock timeout). Nothing was changed."
+            in result.output
         )
-        assert (post["handoff_id"], post["handoff_count"]) == (None, 0)
-    assert api.get("/functions/v1/api-v2-posts?limit=1&offset=1").get_json()["total"] == 4
-    claimed = api.post("/functions/v1/api-v2-posts-claim", json={}).get_json()["data"]
-    assert [p["id"] for p in claimed] == [ids[1]]  # the Scheduled post was due
-    assert (
-        api.get("/functions/v1/api-v2-posts?status=Publishing&limit=1&offset=1").get_json()["total"]
-        == 1
-    )
-    # The old idempotency key still names its post, and the post can be deleted with it.
-    r = api.client.delete(f"/functions/v1/api-v2-posts-item/{ids[0]}", headers={"X-API-Key": key})
-    assert r.status_code == 204
+        assert db.version() == 3
+        assert (db.describe(), {table: db.rows(table) for table in db.tables()}) == before
 
 
-# --- version 8 -> 9: one channel rule ------------------------------------------------
-
-# What version 9 added, taken away again: a database as version 8 left it.
-AS_VERSION_8 = {
-    "sqlite": [
-        "DROP TRIGGER posts_queue_hole_update",
-        "DROP TRIGGER posts_queue_hole_delete",
-        "DROP TABLE channel_queue_holes",
-        "DROP INDEX posts_channel_plan",
-        "ALTER TABLE channels DROP COLUMN queue_full_until",
-        "CREATE INDEX posts_channel_planned ON posts (user_id, type, brand_id, scheduled_at)"
-        " WHERE status IN ('Scheduled', 'Publishing', 'Published')",
-        "PRAGMA user_version = 8",
-    ],
-    "postgresql": [
-        "DROP TRIGGER posts_queue_hole_update ON posts",
-        "DROP TRIGGER posts_queue_hole_delete ON posts",
-        "DROP FUNCTION posts_queue_hole",
-        "DROP TABLE channel_queue_holes",
-        "DROP INDEX posts_channel_plan",
-        "ALTER TABLE channels DROP COLUMN queue_full_until",
-        "CREATE INDEX posts_channel_planned ON posts (user_id, type, brand_id, scheduled_at)"
-        " WHERE status IN ('Scheduled', 'Publishing', 'Published')",
-        "UPDATE schema_version SET version = 8",
-    ],
-}
-LEGACY = [  # brand posts whose brand_id is `personal`, as version 8 accepted them
-    ("00000000-0000-4000-8000-00000000000a", "Scheduled", "2031-05-05T09:00:00.000000Z"),
-    ("00000000-0000-4000-8000-00000000000b", "Draft", None),
-]
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_database_newer_than_the_code_is_refused(backend, tmp_path):
+    needs(backend)
+    with database(backend, tmp_path, "newer") as (url, db):
+        with service(url) as (flask, _):
+            flask("init-db")
+        db.set_version(SCHEMA_VERSION + 1)
+        for args in (["migrate"], ["migrate", "--dry-run"], ["init-db"]):
+            with service(url) as (flask, _), pytest.raises(RuntimeError) as refused:
+                flask(*args)
+            assert (
+                f"database schema version {SCHEMA_VERSION + 1} is newer than this code"
+                f" ({SCHEMA_VERSION}): run the release that wrote it, or a newer one"
+            ) in str(refused.value)
+        assert db.version() == SCHEMA_VERSION + 1
 
 
-def run_sql(backend, database, statements):
-    if backend == "postgresql":
-        with psycopg.connect(database, autocommit=True) as conn:
-            for statement in statements:
-                conn.execute(statement.replace("?", "%s"))
-        return
-    conn = sqlite3.connect(database, isolation_level=None)
-    for statement in statements:
-        conn.execute(statement)
-    conn.close()
+def test_tables_without_a_schema_version_are_not_taken_for_a_new_database(tmp_path):
+    path = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE posts (id TEXT PRIMARY KEY)")
+    with service(str(path)) as (flask, _), pytest.raises(RuntimeError) as refused:
+        flask("init-db")
+    assert "has no schema version but holds tables of this service (posts)" in str(refused.value)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall() == [
+            ("posts",)
+        ]
 
 
-def test_brand_posts_with_brand_id_personal_become_personal_posts(app, api, backend, database):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_workers_starting_together_on_an_old_database_migrate_it_once(backend, tmp_path):
+    """Each gunicorn worker runs init_db as it starts: on an old database the
+    first to take the lock migrates and the others find the work done."""
+    needs(backend)
+    with database(backend, tmp_path, "old") as (url, db):
+        oldest = released(backend)[0]
+        old_database(db, backend, oldest)
+        fill(db, fixture_version(oldest))
+        results, start = [], threading.Barrier(4)
+
+        def worker():
+            app = create_app({"TESTING": True, "DATABASE": url})
+            with app.app_context():
+                start.wait()
+                results.append(init_db())
+                dispose_db()
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(len(steps) for _, steps in results) == [
+            0,
+            0,
+            0,
+            SCHEMA_VERSION - fixture_version(oldest),
+        ]
+        assert db.version() == SCHEMA_VERSION
+
+
+def test_each_backend_has_a_migration_to_every_version_from_its_first_release():
+    """Adding a schema change means a file for each backend: a version one
+    of them lacks would stop every database of that backend at start."""
+    for backend in BACKENDS:
+        firsts = {fixture_version(name) for name in released(backend)}
+        for found in [0, *sorted(firsts)]:
+            steps = migrate.plan(backend, found, [])
+            assert steps[-1].version == SCHEMA_VERSION if steps else found == SCHEMA_VERSION
+        assert [m.version for m in migrate.migrations(backend) if not m.baseline] == list(
+            range(min(firsts) + 1, SCHEMA_VERSION + 1)
+        )
+
+
+class Recording:
+    """A connection that notes each statement sent through it."""
+
+    def __init__(self, conn):
+        self.conn, self.sent = conn, []
+
+    def execute(self, sql, *args):
+        self.sent.append(sql)
+        return self.conn.execute(sql, *args)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_worker_start_on_a_current_database_reads_the_version_and_nothing_else(backend, tmp_path):
+    """Every gunicorn worker runs init_db as it starts: on a current database
+    that is one read, with no transaction, lock or schema statement."""
+    needs(backend)
+    with database(backend, tmp_path, "current") as (url, _):
+        app = create_app({"TESTING": True, "DATABASE": url})
+        with app.app_context():
+            assert init_db()[1]  # made it
+            recording = Recording(get_db())
+            assert backend_of().init_schema(recording, SCHEMA_VERSION) == (SCHEMA_VERSION, [])
+            dispose_db()
+        assert recording.sent == [
+            "PRAGMA user_version"
+            if backend == "sqlite"
+            else "SELECT max(version) AS version FROM schema_version"
+        ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_brand_post_of_brand_id_personal_counts_for_the_personal_channel_after(backend, tmp_path):
     """Version 8 let a brand post take brand_id `personal`: it was queued on
     the personal channel's lock and went out as its author, but the guards
-    did not count it. Version 9 makes each such post the personal post it
-    behaved as, with a history entry, and the channel's guards count it."""
-    channel = {"type": "personal", "name": "Me", "daily_cap": 1, "author_urn": "urn:li:person:me"}
-    assert api.post(CHANNELS, json=channel).status_code == 201
-    acme = api.post(
-        POSTS, json={"type": "brand", "brand_id": "acme", "content": "acme's own"}
-    ).get_json()
-    run_sql(backend, database, AS_VERSION_8[backend])
-    user_id = _user_id(backend, database)
-    run_sql(
-        backend,
-        database,
-        [
-            "INSERT INTO posts (id, user_id, type, brand_id, content, status, scheduled_at,"
-            f" created_at, updated_at, version) VALUES ('{post_id}', {user_id}, 'brand',"
-            f" 'personal', 'legacy {status}', '{status}', {repr(at) if at else 'NULL'},"
-            f" '{NOW}', '{NOW}', 2)"
-            for post_id, status, at in LEGACY
-        ],
-    )
-    assert api.get(f"{POSTS}?type=brand&limit=1").get_json()["total"] == 3
-
-    result = app.test_cli_runner().invoke(args=["init-db"])
-    assert result.exit_code == 0, result.output
-
-    for (post_id, status, at), legacy in zip(LEGACY, ("Scheduled", "Draft"), strict=True):
-        post = api.get(ITEM + post_id).get_json()
-        assert (post["type"], post["brand_id"], post["status"]) == ("personal", None, status)
-        assert post["scheduled_at"] == at and post["content"] == f"legacy {legacy}"
-        assert post["version"] == 3 and post["updated_at"] > NOW
-        history = api.get(HISTORY + post_id).get_json()["data"]
-        assert [(h["action"], h["fields"], h["key_prefix"]) for h in history] == [
-            ("updated", ["type", "brand_id"], None)
-        ]
-        assert 'brand_id "personal"' in history[0]["detail"]
-    assert api.get(ITEM + acme["id"]).get_json() == acme
-    assert api.get(f"{POSTS}?type=brand&limit=1").get_json()["total"] == 1
-    assert api.get(f"{POSTS}?type=personal&limit=1").get_json()["total"] == 2
-
-    # The personal channel's daily_cap of 1 now counts the migrated post.
-    late = api.post(
-        POSTS,
-        json={"type": "personal", "content": "late", "scheduled_at": "2031-05-05T18:00:00Z"},
-    ).get_json()
-    error = assert_error(
-        api.patch(ITEM + late["id"], json={"status": "Scheduled"}), 409, "schedule_conflict"
-    )
-    assert error["details"]["rule"] == "daily_cap"
-    assert error["details"]["conflicting_post_ids"] == [LEGACY[0][0]]
-
-
-def _user_id(backend, database):
-    sql = "SELECT id FROM users WHERE name = 'alice'"
-    if backend == "postgresql":
-        with psycopg.connect(database) as conn:
-            return conn.execute(sql).fetchone()[0]
-    with contextlib.closing(sqlite3.connect(database)) as conn:
-        return conn.execute(sql).fetchone()[0]
+    did not count it. After the migration to 9 (a personal post now, see
+    EARLIER) the personal channel's daily_cap counts it."""
+    needs(backend)
+    with database(backend, tmp_path, "v8") as (url, db):
+        old_database(db, backend, "v8")
+        fill(db, 8)
+        personal = {
+            "user_id": 1,
+            "id": "personal",
+            "type": "personal",
+            "name": "Me",
+            "author_urn": "urn:li:person:me",
+            "timezone": "UTC",
+            "slots": "[]",
+            "min_gap_minutes": 0,
+            "daily_cap": 2,  # POST(6) is planned that day too: the cap holds only with POST(7)
+            "created_at": T0,
+            "updated_at": T0,
+        }
+        db.put([("channels", personal, None)])
+        with service(url) as (flask, api):
+            flask("migrate")
+            legacy = api.get(f"/functions/v1/api-v2-posts-item/{POST(7)}").get_json()
+            assert (legacy["type"], legacy["brand_id"], legacy["status"]) == (
+                "personal",
+                None,
+                "Scheduled",
+            )
+            history = api.get(f"/functions/v1/api-v2-posts-history/{POST(7)}").get_json()["data"]
+            assert [(h["action"], h["key_prefix"]) for h in history] == [("updated", None)]
+            body = {"type": "personal", "content": "later that day", "scheduled_at": FUTURE}
+            late = api.post("/functions/v1/api-v2-posts", json=body).get_json()
+            refused = api.patch(
+                f"/functions/v1/api-v2-posts-item/{late['id']}", json={"status": "Scheduled"}
+            )
+            error = assert_error(refused, 409, "schedule_conflict")
+            assert error["details"]["rule"] == "daily_cap"
+            assert error["details"]["conflicting_post_ids"] == [POST(6), POST(7)]

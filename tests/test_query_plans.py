@@ -42,6 +42,7 @@ def captured(app, call):
         "ITEM_ARTICLE",
         "CLAIM",
         "CLAIM_BRAND",
+        "/functions/v1/api-v2-posts-occurrences?from=2031-06-01T00:00:00Z&to=2031-07-01T00:00:00Z",
     ],
 )
 def test_reads_use_indexes(app, api, path):

@@ -1,5 +1,6 @@
 """The operator's commands, each registered on the app by `init_app`:
 
+schema.py    flask --app app init-db / migrate [--dry-run]
 keys.py      flask --app app keys create|list|revoke|demo
 webhooks.py  flask --app app webhooks add|list|remove|test
 copy.py      flask --app app copy-db (SQLite -> PostgreSQL)

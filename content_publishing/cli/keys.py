@@ -24,6 +24,7 @@ from content_publishing.store.db import needs_database, transaction
 keys_cli = AppGroup("keys", help="Manage API keys.")
 
 USER_MAX_LENGTH = 100
+CHECKOUT_FLASK = ".venv/bin/flask --app app"  # how `make run` calls these commands
 MAX_ID = 2**63 - 1  # ids are 64-bit integers in SQLite and PostgreSQL
 
 
@@ -110,7 +111,15 @@ def demo_command():
             "demo", hash_key(key), display_prefix(key), SCOPES, timestamps.now_text()
         )
     if key_id is None:
-        click.echo("API keys exist already; no demo key created (see `keys list`).")
+        scopes = " ".join(f"--scope {scope}" for scope in SCOPES)
+        click.echo(
+            "API keys exist already, so no demo key was made: the demo key is shown only once, "
+            "when it is made.\n"
+            "To make a new key with every scope, run this in the checkout (the key is on the "
+            "last line it prints):\n"
+            f"  {CHECKOUT_FLASK} keys create --user demo {scopes}\n"
+            f"To see the keys there are: {CHECKOUT_FLASK} keys list"
+        )
         return
     click.echo(f"Created demo key {key_id} for user demo with every scope. It is not shown again:")
     click.echo(key)

@@ -1,7 +1,8 @@
-"""Planning posts: the queue and bulk import.
+"""Planning posts: the queue, bulk import, and the repeats a series will make.
 
-POST /functions/v1/api-v2-posts-queue    a Draft or Failed post to its channel's next free slot (posts:publish)
-POST /functions/v1/api-v2-posts-import   up to 1,000 posts from CSV or JSON, all or nothing (posts:write)
+POST /functions/v1/api-v2-posts-queue        a Draft or Failed post to its channel's next free slot (posts:publish)
+POST /functions/v1/api-v2-posts-import       up to 1,000 posts from CSV or JSON, all or nothing (posts:write)
+GET  /functions/v1/api-v2-posts-occurrences  the coming occurrences of recurring posts, from-to (posts:read)
 """
 
 from flask import Blueprint, g, request
@@ -20,7 +21,9 @@ from content_publishing.http.common import (
     render,
     with_etag,
 )
+from content_publishing.planning import clock, forecast
 from content_publishing.posts import imports
+from content_publishing.schemas.forecast import occurrences_query_schema, occurrences_schema
 from content_publishing.schemas.imports import (
     MAX_ROWS,
     import_result_schema,
@@ -30,7 +33,7 @@ from content_publishing.schemas.imports import (
 )
 from content_publishing.schemas.posts import post_schema, queue_schema
 from content_publishing.store import posts as post_store
-from content_publishing.store.db import transaction
+from content_publishing.store.db import snapshot, transaction
 
 bp = Blueprint("planning", __name__)
 
@@ -134,3 +137,28 @@ def import_posts(body):
             g.user_id, body["posts"], body["invalid"], g.scopes, lead_seconds(), key, now, g.key_id
         )
     return {"data": [render(post_schema, post) for post in made], "count": len(made)}, 201
+
+
+@bp.get("/api-v2-posts-occurrences")
+@doc(
+    "The coming occurrences of recurring posts",
+    query=occurrences_query_schema,
+    response=occurrences_schema,
+    description="A series holds one post at a time: its next occurrence is made when the "
+    "current one finishes. These are the repeats the series will make from `from` to `to` "
+    "(at most 92 days), by the rule that will make them: after both the current occurrence's "
+    "scheduled_at and now plus the lead time, in the channel's zone, ending with COUNT or "
+    "UNTIL. None is a post yet; `post_id` is the occurrence each series copies. A repeat "
+    "that would break a guard of its channel (with the posts planned now) carries `stops`, "
+    "and none follow it.",
+)
+@require_scope("posts:read")
+def list_occurrences(query):
+    now, lead = timestamps.now_text(), lead_seconds()
+    if posts.leases_ran_out(now, g.user_id):  # a series whose lease ran out has moved on
+        with transaction():
+            posts.settle_all(now, lead, g.user_id)
+    start, end = clock.parse(query["start"]), clock.parse(query["end"])
+    with snapshot():
+        found, more = forecast.planned_repeats(g.user_id, start, end, lead, now)
+    return occurrences_schema.dump({"data": found, "more": more})

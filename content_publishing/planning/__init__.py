@@ -6,6 +6,7 @@ recurring posts (docs/planning.md).
     plan.py        a channel's planned posts in memory: free slots and the guards
     queue.py       "add to queue": the first free slot of the post's channel
     recurrence.py  a recurring post's next occurrence, made when one finishes
+    forecast.py    the coming occurrences of a series over a range (the calendar's planned repeats)
 
 Every way of setting scheduled_at on a Scheduled post in a configured
 channel (PATCH, queue, import in posts/imports.py, recurrence) locks the channel's row first and

@@ -9,6 +9,7 @@ OpenAPI document is generated from the same ones.
     posts.py       posts: record, create, update, list query, claim, callback
     imports.py     bulk import rows (CSV and JSON)
     recurrence.py  a post's repeat rule
+    forecast.py    the coming occurrences of recurring posts over a range
     linkedin.py    the LinkedIn request and the preview
     channels.py    channels and their slots
     articles.py    articles

@@ -26,12 +26,11 @@ The transaction rule, which every module here follows:
 
 The modules:
 
-    db.py                the facade: connections, transactions, init-db, one/rows/value/write
+    db.py                the facade: connections, transactions, init_db, one/rows/value/write
     backend_sqlite.py    all that is SQLite's own (PRAGMAs, busy waits, search)
     backend_postgres.py  all that is PostgreSQL's own (pipelines, advisory locks, search)
-    versions.py          the schema version this code runs
-    migrations.py        the steps that bring an older SQLite database forward
-    schema.sql           the SQLite schema (schema_postgresql.sql: PostgreSQL's)
+    versions.py          the schema version this code runs: its newest migration's number
+    migrate.py           which migrations a database needs (the files: migrations/<backend>/)
     keys.py              users and API keys
     key_cache.py         the keys a worker has seen, trusted while the key generation holds
     posts.py             posts, their handoffs and search

@@ -11,15 +11,13 @@ What differs from SQLite lives here and only here:
 - errors: a lock not granted within FLASK_SQLITE_BUSY_TIMEOUT_MS (as
   lock_timeout), a serialization failure, a deadlock or a lost connection is
   `busy` (503 with Retry-After), a full disk is `storage_full`;
-- the schema: schema_postgresql.sql, versioned in a schema_version table,
-  created under an advisory lock so that workers and hosts starting together
-  create it once.
+- the schema: the migrations of store/migrations/postgresql/, applied under
+  an advisory lock so that workers and hosts starting together apply them
+  once, with the version in a schema_version table.
 
 Timestamps stay fixed-width UTC text, as in SQLite, so every comparison and
 every answer is the same on both backends.
 """
-
-from pathlib import Path
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -27,9 +25,9 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 from psycopg.rows import dict_row
 
-from content_publishing.store.versions import SchemaTooNew
+from content_publishing.store import migrate as migrations
+from content_publishing.store.versions import MigrationError
 
-SCHEMA_FILE = Path(__file__).parent / "schema_postgresql.sql"  # the root file (a link)
 INIT_LOCK = 727_001  # first pg_advisory_xact_lock key of init-db; the second is the schema's
 # The lock of one schema's init-db (and copy-db, restore): per schema, so that
 # a long copy into one schema does not hold up the start of another's service.
@@ -165,13 +163,32 @@ class Backend:
     # --- schema ------------------------------------------------------------------------
 
     def init_schema(self, conn, version):
+        """Bring the database to schema `version`: (version found, [migrations
+        applied]). Every worker runs this when it starts: on a current
+        database it costs one read of the version, outside any transaction
+        and lock."""
+        found = _current_version(conn)
+        if found == version:
+            return found, []
         conn.execute("BEGIN")
         try:
-            create_schema(conn, version)
+            done = migrate(conn, version)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+        return done
+
+    @staticmethod
+    def version_sql(version):
+        """The statements that record `version`, in the migration's transaction."""
+        return [_version_sql(version)]
+
+    def schema_state(self):
+        """(version, the service's tables present), read without writing
+        anything (`flask migrate --dry-run`)."""
+        with psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as conn:
+            return _version(conn), _present(conn)
 
     def check(self, version, must_exist=False):
         """One line saying why this URL cannot serve, or None."""
@@ -186,6 +203,7 @@ class Backend:
                 self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
             ) as conn:
                 found = _version(conn)
+                present = _present(conn) if found == 0 else []
         except psycopg.OperationalError as e:
             text = first_line(e)
             if f'database "{name}" does not exist' in text:
@@ -195,8 +213,10 @@ class Backend:
             return f"cannot reach PostgreSQL at {where} ({text})"
         except psycopg.Error as e:
             return f"PostgreSQL at {where} refused the schema check ({first_line(e)})"
-        if found > version:
-            return str(SchemaTooNew(found, version))
+        try:
+            migrations.plan(self.name, found, present, version)
+        except MigrationError as e:
+            return str(e)
         if must_exist and found == 0:
             return f"PostgreSQL database {name!r} on {where} has no tables"
         return None
@@ -210,22 +230,49 @@ class Backend:
         return f"postgresql://{params.get('host', '')}:{params.get('port', 5432)}/{params.get('dbname', '')}"
 
 
-def create_schema(conn, version):
-    """The tables, if missing, and the version, inside the caller's
-    transaction (init-db's own, or copy-db's, which must leave a target it
-    refuses as it found it), under the advisory lock of init-db."""
+def migrate(conn, version):
+    """Bring the schema to `version` inside the caller's transaction
+    (init-db's own, or copy-db's, which must leave a target it refuses as it
+    found it), under the advisory lock of init-db: (version found,
+    [migrations applied]). Each migration is followed by its version, in the
+    same transaction."""
     conn.execute(INIT_LOCK_SQL, (INIT_LOCK, current_schema(conn)))
     found = _version(conn)
-    if found > version:
-        raise SchemaTooNew(found, version)
-    if found == version:
-        # Nothing to make. Running the schema again anyway (every gunicorn
-        # worker calls this as it starts) took table locks that made the
-        # first requests of a starting host wait past lock_timeout (503).
-        return
-    conn.execute(SCHEMA_FILE.read_text())
-    conn.execute("DELETE FROM schema_version")
-    conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+    steps = migrations.plan(Backend.name, found, _present(conn) if found == 0 else [], version)
+    for step in steps:
+        conn.execute(step.sql)
+        conn.execute(_version_sql(step.version))
+    return found, steps
+
+
+def _version_sql(version):
+    return (
+        f"DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES ({int(version)});"
+    )
+
+
+def _current_version(conn):
+    """The schema version in one statement, outside a transaction. A new
+    database has no schema_version table yet: that one error (in the
+    server's log, once per worker of a first start) is cheaper than asking
+    the catalog first on every start."""
+    try:
+        row = conn.execute("SELECT max(version) AS version FROM schema_version").fetchone()
+    except pg_errors.UndefinedTable:
+        return 0
+    value = row["version"] if isinstance(row, dict) else row[0]
+    return value or 0
+
+
+def _present(conn):
+    """The service's tables in the connection's schema."""
+    rows = conn.execute(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+        " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')"
+        " AND c.relname = ANY(%s) ORDER BY 1",
+        (sorted(migrations.tables(Backend.name)),),
+    ).fetchall()
+    return [row["relname"] if isinstance(row, dict) else row[0] for row in rows]
 
 
 def current_schema(conn):

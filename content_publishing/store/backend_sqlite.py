@@ -1,19 +1,17 @@
 """SQLite, the embedded default: one file, WAL, one writer at a time.
 
 Everything that is SQLite's own lives here: the connection's PRAGMAs, how a
-transaction begins, which errors mean busy or full, the schema file and its
-migrations, and the start-up check of the file. store/db.py picks this
-backend for a FLASK_DATABASE that is a path.
+transaction begins, which errors mean busy or full, how migrations are
+applied (store/migrate.py chooses them), and the start-up check of the
+file. store/db.py picks this backend for a FLASK_DATABASE that is a path.
 """
 
 import os
 import sqlite3
 from pathlib import Path
 
-from content_publishing.store.migrations import MIGRATIONS
-from content_publishing.store.versions import SchemaTooNew
-
-SCHEMA_FILE = Path(__file__).parent / "schema.sql"  # the root file (a link)
+from content_publishing.store import migrate
+from content_publishing.store.versions import MigrationError, SchemaTooNew
 
 
 class Dialect:
@@ -128,35 +126,59 @@ class Backend:
     # --- schema ------------------------------------------------------------------------
 
     def init_schema(self, conn, version):
-        """Create missing tables and bring an older schema up to `version`.
+        """Bring the database to schema `version`: (version found, [migrations
+        applied]).
 
-        Every worker runs this when it starts, so the version is read under
-        the write lock: the first one migrates, the others find the work done.
-        Migrations run with foreign keys off, as SQLite's procedure for
-        changing a table's constraints asks; the keys are checked before commit.
+        Every worker runs this when it starts: on a current database it costs
+        one read of the version. Otherwise the version is read again under the
+        write lock, so that the first worker migrates and the others find the
+        work done. Migrations run with foreign keys off, as SQLite's procedure
+        for changing a table's constraints asks; the keys are checked before
+        the commit.
         """
+        found = conn.execute("PRAGMA user_version").fetchone()[0]
+        if found == version:
+            return found, []
+        if found > version:
+            raise SchemaTooNew(found, version)
         conn.execute("PRAGMA foreign_keys = OFF")  # a no-op inside a transaction, so first
         conn.execute("BEGIN IMMEDIATE")
         try:
             found = conn.execute("PRAGMA user_version").fetchone()[0]
-            if found > version:
-                raise SchemaTooNew(found, version)
-            while 0 < found < version:
-                for statement in MIGRATIONS[found]:
-                    _migrate(conn, statement)
-                found += 1
-            for statement in _statements(SCHEMA_FILE.read_text()):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {version}")
+            steps = migrate.plan(self.name, found, _present(conn), version)
+            for step in steps:
+                for statement in [*_statements(step.sql), *self.version_sql(step.version)]:
+                    conn.execute(statement)
             broken = conn.execute("PRAGMA foreign_key_check").fetchall()
             if broken:
-                raise RuntimeError(f"the migration left {len(broken)} broken foreign keys")
+                raise MigrationError(
+                    f"the migration would leave {len(broken)} broken foreign keys"
+                    f" (the first in table {broken[0][0]})"
+                )
         except BaseException:
             conn.rollback()
             conn.execute("PRAGMA foreign_keys = ON")
             raise
         conn.commit()
         conn.execute("PRAGMA foreign_keys = ON")
+        return found, steps
+
+    @staticmethod
+    def version_sql(version):
+        """The statements that record `version`, in the migration's transaction."""
+        return [f"PRAGMA user_version = {int(version)};"]
+
+    def schema_state(self):
+        """(version, the service's tables present), read without writing or
+        creating anything (`flask migrate --dry-run`)."""
+        p = Path(self.path)
+        if self.path == ":memory:" or not p.exists() or p.stat().st_size == 0:
+            return 0, []
+        conn = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+        try:
+            return conn.execute("PRAGMA user_version").fetchone()[0], _present(conn)
+        finally:
+            conn.close()
 
     def check(self, version, must_exist=False):
         """One line saying why this path cannot hold our database, or None."""
@@ -202,19 +224,33 @@ class Backend:
 def _probe(path, version):
     """Read the schema of an existing file through a short read-only
     connection, closed before anything forks: a valid header can still hide a
-    damaged file, or a schema newer than this code. (problem, version)."""
+    damaged file, a schema newer than this code, or one no migration knows.
+    (problem, version)."""
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             found = conn.execute("PRAGMA user_version").fetchone()[0]
+            present = _present(conn) if found == 0 else []
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
         return f"database file {path} is not a usable SQLite database ({e})", None
-    if found > version:
-        return str(SchemaTooNew(found, version)), found
+    try:
+        migrate.plan(Backend.name, found, present, version)
+    except MigrationError as e:
+        return str(e), found
     return None, found
+
+
+def _present(conn):
+    """The service's tables that the database holds."""
+    names = sorted(migrate.tables("sqlite"))
+    marks = ", ".join("?" * len(names))
+    rows = conn.execute(
+        f"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({marks})", names
+    )
+    return [row[0] for row in rows]
 
 
 def _statements(script):
@@ -228,17 +264,3 @@ def _statements(script):
         if sqlite3.complete_statement(buf):
             yield buf
             buf = ""
-
-
-def _migrate(conn, statement):
-    """One step of a migration: SQL, or (table, SQL) to run only when that
-    table exists (a database older than the table gets it whole from
-    schema.sql instead)."""
-    if isinstance(statement, tuple):
-        table, statement = statement
-        found = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
-        ).fetchone()
-        if not found:
-            return
-    conn.execute(statement)

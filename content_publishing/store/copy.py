@@ -20,7 +20,7 @@ import sqlite3
 import psycopg
 
 from content_publishing.store import backend_postgres, backend_sqlite
-from content_publishing.store.versions import SCHEMA_VERSION, SchemaTooNew
+from content_publishing.store.versions import SCHEMA_VERSION, MigrationError
 
 # Every table of the service, parents before the rows that refer to them.
 # content_counts is left out: it is counted from the copied rows (_count).
@@ -90,7 +90,7 @@ def copy_database(source_config, target_config, progress=None, starting=None):
                 (backend_postgres.INIT_LOCK, backend_postgres.current_schema(dst)),
             )
             _refuse_if_not_empty(dst)
-            backend_postgres.create_schema(dst, SCHEMA_VERSION)  # rolled back with the rest
+            backend_postgres.migrate(dst, SCHEMA_VERSION)  # rolled back with the rest
             for table in COUNTED:
                 dst.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")  # see _count
             copied = {}
@@ -111,7 +111,7 @@ def copy_database(source_config, target_config, progress=None, starting=None):
         return copied
     except (psycopg.Error, sqlite3.Error) as e:
         raise CopyRefused(f"the copy failed: {backend_postgres.first_line(e)}") from e
-    except SchemaTooNew as e:  # made newer by someone else since the check above
+    except MigrationError as e:  # made newer by someone else since the check above
         raise CopyRefused(str(e)) from e
     finally:
         src.close()

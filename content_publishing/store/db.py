@@ -1,4 +1,4 @@
-"""Connections, transactions and the `init-db` command, on either backend.
+"""Connections, transactions and the schema's version, on either backend.
 
 FLASK_DATABASE picks the backend: a `postgresql://` URL means PostgreSQL
 (store/backend_postgres.py), a path or nothing means SQLite
@@ -25,9 +25,8 @@ import threading
 
 import click
 from flask import current_app
-from flask.cli import with_appcontext
 
-from content_publishing.store import backend_sqlite
+from content_publishing.store import backend_sqlite, migrate
 from content_publishing.store.key_cache import KeyCache
 from content_publishing.store.versions import SCHEMA_VERSION
 
@@ -432,8 +431,17 @@ def is_unique_violation(error):
 
 
 def init_db():
-    """Create missing tables and bring an older schema up to date."""
-    backend().init_schema(get_db(), SCHEMA_VERSION)
+    """Bring the database to this code's schema version, creating it whole
+    when it is new (store/migrate.py): (version found, [migrations applied])."""
+    return backend().init_schema(get_db(), SCHEMA_VERSION)
+
+
+def pending_migrations(config):
+    """(version found, [migrations init_db would apply]) of the database of
+    `config`, read without writing or creating anything."""
+    chosen = make_backend(config)
+    found, present = chosen.schema_state()
+    return found, migrate.plan(chosen.name, found, present, SCHEMA_VERSION)
 
 
 def check_database(config):
@@ -466,17 +474,5 @@ def needs_database(command):
     return checked
 
 
-@click.command("init-db")
-@with_appcontext
-def init_db_command():
-    """Create the tables if missing; safe on a database that holds data."""
-    problem = check_database(current_app.config)
-    if problem:
-        raise click.ClickException(problem)
-    init_db()
-    click.echo(f"Database ready: {backend().describe()}")
-
-
 def init_app(app):
     app.teardown_appcontext(close_db)
-    app.cli.add_command(init_db_command)

@@ -1,9 +1,10 @@
 """The keys a worker has seen, so that a request need not look its key up.
 
-A cached key is trusted only while the key generation (schema.sql, version
-8) is still the one it was read at. Every change of a key bumps that number
-by trigger, in the change's own transaction, and every request that uses a
-cached key reads the number with its first statement (db.check_key_generation);
+A cached key is trusted only while the key generation (the migration
+0008_key_generation) is still the one it was read at. Every change of a key
+bumps that number by trigger, in the change's own transaction, and every
+request that uses a cached key reads the number with its first statement
+(db.check_key_generation);
 if it moved, the key is looked up again before that statement's result is
 used. So `keys revoke` takes effect for every worker's next request, exactly
 as without a cache; what the cache saves is the lookup itself (on

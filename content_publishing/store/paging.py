@@ -16,7 +16,7 @@ from content_publishing.store.db import rows, value
 
 Page = namedtuple("Page", "rows total more")  # more: rows follow this page
 
-# The kinds counted in content_counts. schema.sql's triggers write the same
+# The kinds counted in content_counts. The schema's triggers write the same
 # strings ('post:' || type, 'article').
 POST_KINDS = {"personal": "post:personal", "brand": "post:brand"}
 ARTICLE_KIND = "article"

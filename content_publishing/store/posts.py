@@ -318,6 +318,23 @@ def expired_series_occurrences(now, user_id=None):
     return rows(f"SELECT id, user_id FROM posts WHERE {where}", params)
 
 
+def series_heads(user_id, before):
+    """The user's posts that a series continues from: Scheduled or
+    Publishing, with a repeat, whose series has not moved on yet, and
+    scheduled before `before` (stored text); soonest first."""
+    where = (
+        "user_id = ? AND status IN ('Scheduled', 'Publishing') AND scheduled_at < ?"
+        " AND repeat IS NOT NULL AND series_continued = 0"
+    )
+    return [
+        posts.record(r)
+        for r in rows(
+            f"SELECT {COLUMNS} FROM posts WHERE {where} ORDER BY scheduled_at, id",
+            (user_id, before),
+        )
+    ]
+
+
 def records(post_ids):
     """The records of these posts (any user's), each with its user_id, in that order."""
     return _records_in_order(list(post_ids)) if post_ids else []

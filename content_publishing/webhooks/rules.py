@@ -3,7 +3,7 @@
 A due post is handed to exactly one automation, so a user has at most one
 enabled endpoint that wants post.due: a second is a 409, rather than two
 automations each publishing the same post. A unique index holds the rule
-(schema.sql, webhook_endpoints_one_post_due); the read before the write only
+(webhook_endpoints_one_post_due, store/migrations/); the read before the write only
 finds the other endpoint's id for the message, and a save that races another
 one past it is refused by the index with the same 409.
 """

@@ -11,7 +11,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from content_publishing.store import backend_sqlite
+from content_publishing.store import migrate
 from content_publishing.store.versions import SCHEMA_VERSION
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -78,17 +78,11 @@ def backup_kind(path):
 
 
 def known_tables():
-    """Every table of our schema, on both backends."""
-    from content_publishing.store import (
-        backend_postgres,  # only when a backup is checked: psycopg is slow to import
-    )
-
-    names = set()
-    for schema in (backend_sqlite.SCHEMA_FILE, backend_postgres.SCHEMA_FILE):
-        text = schema.read_text()
-        names |= set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", text))
-        for index in re.findall(r"CREATE VIRTUAL TABLE IF NOT EXISTS (\w+)", text):
-            names |= {index, *(index + shadow for shadow in FTS5_SHADOW_TABLES)}
+    """Every table of our schema, on both backends, in any version."""
+    names = migrate.tables()
+    for step in migrate.migrations("sqlite"):  # an FTS5 index has shadow tables
+        for index in re.findall(r"CREATE VIRTUAL TABLE (?:IF NOT EXISTS )?(\w+)", step.sql):
+            names |= {index + shadow for shadow in FTS5_SHADOW_TABLES}
     return names
 
 

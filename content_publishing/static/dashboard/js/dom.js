@@ -1,6 +1,7 @@
 // Building the page from data without innerHTML: every text from the API
 // (post content, errors, URLs) goes in as textContent, so none of it can
 // become markup or script.
+import { cutAt } from "./text.js";
 
 /** h("a", {href: "#/x", class: "link"}, "text", child, ...): an element. */
 export function h(tag, attrs = {}, ...children) {
@@ -38,8 +39,8 @@ export function outsideLink(url, text = url) {
   return h("a", { href: url, target: "_blank", rel: "noopener noreferrer" }, text, h("span", { class: "visually-hidden" }, " (opens in a new tab)"));
 }
 
-/** A text on one line, cut at `max` characters. */
+/** A text on one line, cut at `max` characters (whole ones: an emoji is never split). */
 export function excerpt(text, max = 140) {
   const line = (text || "").replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+  return cutAt(line, max).cut ? `${cutAt(line, max - 1).text.trimEnd()}…` : line;
 }

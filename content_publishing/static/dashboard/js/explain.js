@@ -1,6 +1,7 @@
 // Refusals in words. Each explanation leads with what it means for the
 // person at the page and then gives the service's own message (the error
 // envelope's `message`) verbatim, with the fields a 400 names.
+import { conflictExplained } from "./conflict.js";
 import { h } from "./dom.js";
 
 const HEADLINES = {
@@ -45,14 +46,18 @@ export function fieldErrors(error) {
 
 /** An alert box explaining `error`; `actions` (buttons) go at its end. */
 export function explain(error, ...actions) {
-  const headline = HEADLINES[error.status] ?? (error.status === 400 ? "The service refused the request." : `The service answered ${error.status}.`);
+  const conflict = error.code === "schedule_conflict";
+  const headline = conflict
+    ? "That time breaks the channel's spacing rules."
+    : (HEADLINES[error.status] ?? (error.status === 400 ? "The service refused the request." : `The service answered ${error.status}.`));
   const fields = fieldErrors(error);
   return h(
     "div",
     { class: "alert alert-error", role: "alert", dataset: { status: error.status } },
     h("p", { class: "alert-title" }, headline),
-    // A validation error's message names the fields, as the list below does.
-    fields.length && error.code === "validation_error" ? null : h("p", {}, error.message),
+    // A validation error's message names the fields, as the list below does;
+    // a spacing rule's names a UTC time, said here in the channel's zone.
+    conflict ? conflictExplained(error) : fields.length && error.code === "validation_error" ? null : h("p", {}, error.message),
     fields.length ? h("ul", { class: "alert-fields" }, fields.map(([field, message]) => h("li", {}, h("code", {}, field), ": ", message))) : null,
     advice(error) ? h("p", {}, advice(error)) : null,
     actions.length ? h("p", { class: "alert-actions" }, actions) : null,

@@ -81,7 +81,8 @@ function showSignIn(problem) {
   session.signedIn = false;
   session.scopes = new Set();
   current = null;
-  for (const id of ["views-nav", "session-actions", "keybar"]) $(id).hidden = true;
+  for (const id of ["views-nav", "session-actions", "keybar", "menu-toggle"]) $(id).hidden = true;
+  showMenu(false);
   $("view").replaceChildren();
   $("sign-in").hidden = false;
   document.title = "Sign in · Publishing dashboard";
@@ -112,7 +113,14 @@ function showKey(me) {
   $("scopes-toggle").textContent = granted === total ? `${total} scopes` : `${granted} of ${total} scopes`;
   $("scopes-toggle").setAttribute("aria-expanded", "false");
   for (const link of document.querySelectorAll("#views-nav a")) link.parentElement.hidden = !session.can(link.dataset.scope);
-  for (const id of ["views-nav", "session-actions", "keybar"]) $(id).hidden = false;
+  for (const id of ["views-nav", "session-actions", "keybar", "menu-toggle"]) $(id).hidden = false;
+}
+
+/** At phone width the views are a menu behind a button (the stylesheet
+ *  shows them as a row on a wider screen, whatever its state). */
+function showMenu(open) {
+  $("menu-toggle").setAttribute("aria-expanded", String(open));
+  document.querySelector(".topbar").classList.toggle("menu-open", open);
 }
 
 /** The first view this key may see. */
@@ -156,6 +164,7 @@ async function route(moveFocus = true) {
 }
 
 function markSection(section) {
+  showMenu(false); // a view was chosen: the menu closes
   for (const link of document.querySelectorAll("#views-nav a")) {
     if (link.dataset.section === section) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
@@ -196,6 +205,13 @@ $("sign-out").addEventListener("click", () => {
   showSignIn();
 });
 $("refresh").addEventListener("click", () => refresh(true));
+$("menu-toggle").addEventListener("click", () => showMenu($("menu-toggle").getAttribute("aria-expanded") !== "true"));
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && $("menu-toggle").getAttribute("aria-expanded") === "true") {
+    showMenu(false);
+    $("menu-toggle").focus();
+  }
+});
 $("scopes-toggle").addEventListener("click", (event) => {
   const button = event.currentTarget;
   button.setAttribute("aria-expanded", String(button.getAttribute("aria-expanded") !== "true"));

@@ -11,7 +11,11 @@ const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short" });
 const longDayFormat = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "long", year: "numeric" });
 
+const shortFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+
 export const local = (iso) => localFormat.format(new Date(iso));
+/** "Tue 1 Dec, 09:00": the year too when it is not this one. */
+export const short = (iso) => (new Date(iso).getFullYear() === new Date().getFullYear() ? shortFormat.format(new Date(iso)) : local(iso));
 export const utc = (iso) => utcFormat.format(new Date(iso));
 export const clock = (iso) => clockFormat.format(new Date(iso));
 export const dayLabel = (date) => dayFormat.format(date);

@@ -1,45 +1,51 @@
-// The calendar: every post with a scheduled_at in one week or one month (in
-// the browser's time zone), by day and time, personal and brand posts told
-// apart, recurring ones marked. A day's "+" (or a click on its empty space)
-// opens the composer for that day; a Scheduled post dragged to another day
-// keeps its time of day and is moved with a PATCH on the version shown
-// (If-Match). A refusal (a 409 from a channel's guards, a 412) is shown and
-// the card goes back where it was.
-import { call, query } from "../api.js";
+// The calendar: one week or one month (in the browser's time zone) of the
+// plan: the posts with a scheduled_at, by day and time, personal and brand
+// apart; the repeats recurring series will make; on the week view the
+// channels' free slots; and beside it the drafts waiting for a time. A day's
+// "+" (or a click on its empty space) or a free slot opens the composer. A
+// Scheduled post dragged to another day keeps its time of day; a draft
+// dragged onto a day keeps its time (09:00 if it has none); either dropped
+// on a free slot takes that slot's time. Each is one PATCH on the version
+// shown (If-Match); a refusal (a channel's spacing rules, a 412) is shown
+// and the card goes back. A new, empty workspace sees its first steps.
+import { call } from "../api.js";
 import { excerpt, h, show } from "../dom.js";
 import { explain } from "../explain.js";
 import * as time from "../time.js";
-import { countdown, heading, loading, mediaThumbs, notify, ownMedia, repeatBadge, statusBadge, typeBadge } from "../widgets.js";
-
-const MOST = 500; // posts one view shows; a small team's month holds far fewer
-const PAGE = 100; // the API's largest page
+import { heading, loading, notify, typeBadge } from "../widgets.js";
+import { dayCell, draggable } from "./calendar-cells.js";
+import { channelList, drafts, freeSlots, postsBetween, progress, repeatsBetween } from "./calendar-data.js";
+import { firstSteps } from "./first-run.js";
 
 export const showCalendar = (view, route, session) => calendar(view, route, session, "week");
 export const showMonth = (view, route, session) => calendar(view, route, session, "month");
 
 const monthFormat = new Intl.DateTimeFormat(undefined, { month: "long", year: "numeric" });
 const weekdayFormat = new Intl.DateTimeFormat(undefined, { weekday: "short" });
+// Dragging needs a mouse: on a touch screen the page offers no drag and says nothing of it.
+const POINTER = window.matchMedia("(hover: hover) and (pointer: fine)");
+
+function range(chosen, mode) {
+  if (mode === "week") {
+    const start = time.startOfWeek(chosen);
+    const end = time.addDays(start, 7);
+    return { start, end, title: `Week of ${time.dayRange(start, time.addDays(start, 6))}`, previous: time.addDays(start, -7), next: end, label: "week" };
+  }
+  const first = new Date(chosen.getFullYear(), chosen.getMonth(), 1);
+  const last = new Date(chosen.getFullYear(), chosen.getMonth() + 1, 0);
+  return {
+    start: time.startOfWeek(first),
+    end: time.addDays(time.startOfWeek(last), 7),
+    title: monthFormat.format(first),
+    previous: new Date(first.getFullYear(), first.getMonth() - 1, 1),
+    next: new Date(first.getFullYear(), first.getMonth() + 1, 1),
+    label: "month",
+  };
+}
 
 async function calendar(view, route, session, mode) {
   const chosen = time.parseDayKey(route.params[0]) ?? new Date();
-  let start, end, title, previous, next, label;
-  if (mode === "week") {
-    start = time.startOfWeek(chosen);
-    end = time.addDays(start, 7);
-    title = `Week of ${time.dayRange(start, time.addDays(start, 6))}`;
-    previous = time.addDays(start, -7);
-    next = end;
-    label = "week";
-  } else {
-    const first = new Date(chosen.getFullYear(), chosen.getMonth(), 1);
-    const last = new Date(chosen.getFullYear(), chosen.getMonth() + 1, 0);
-    start = time.startOfWeek(first);
-    end = time.addDays(time.startOfWeek(last), 7);
-    title = monthFormat.format(first);
-    previous = new Date(first.getFullYear(), first.getMonth() - 1, 1);
-    next = new Date(first.getFullYear(), first.getMonth() + 1, 1);
-    label = "month";
-  }
+  const { start, end, title, previous, next, label } = range(chosen, mode);
   const days = [];
   for (let day = start; day < end; day = time.addDays(day, 1)) days.push(day);
   const base = mode === "week" ? "#/calendar" : "#/calendar/month";
@@ -47,9 +53,13 @@ async function calendar(view, route, session, mode) {
   const switchLink = (to, text) =>
     h("a", { class: "button", href: `${to === "week" ? "#/calendar" : "#/calendar/month"}/${time.dayKey(chosen)}`, "aria-current": to === mode ? "page" : null, dataset: { focusKey: `mode-${to}` } }, text);
   const messages = h("div", { class: "messages", tabindex: "-1" });
+  const steps = h("div", { class: "steps-slot" });
   const body = h("div", { class: "calendar-body" }, loading());
+  const side = h("div", { class: "calendar-side" });
   const canMove = session.can("posts:write") && session.can("posts:publish");
   const canWrite = session.can("posts:write");
+  const drags = canMove && POINTER.matches;
+  let legend; // hidden while the workspace is empty: nothing to tell apart yet
   show(
     view,
     heading(
@@ -68,64 +78,99 @@ async function calendar(view, route, session, mode) {
         canWrite ? h("a", { class: "button button-primary", href: "#/posts/new" }, "New post") : null,
       ),
     ),
-    h(
+    steps,
+    (legend = h(
       "p",
-      { class: "hint" },
+      { class: "hint calendar-legend" },
       `Times are in your time zone, ${time.ZONE}; hover a time to see it in UTC. `,
       h("span", { class: "legend" }, h("span", { class: "swatch type-personal" }), "Personal post"),
-      " ",
       h("span", { class: "legend" }, h("span", { class: "swatch type-brand" }), "Brand post"),
-      " ",
-      h("span", { class: "legend" }, "↻ recurring"),
-      canMove ? " Drag a scheduled post to another day to move it there." : null,
-    ),
+      h("span", { class: "legend" }, h("span", { class: "swatch swatch-repeat" }), "Planned repeat"),
+      mode === "week" ? h("span", { class: "legend" }, h("span", { class: "swatch swatch-slot" }), "Free slot") : null,
+      drags ? h("span", { class: "drag-hint" }, " Drag a scheduled post to another day, or a draft onto a day or a free slot.") : null,
+    )),
     messages,
-    body,
+    h("div", { class: "calendar-layout" }, body, side),
   );
 
   let shown = null;
-  let posts = [];
+  let plan = { posts: [], repeats: [], slots: [], drafts: { posts: [], total: 0 }, progress: null };
   async function refresh() {
     let fresh;
     try {
-      fresh = await postsBetween(start, end);
+      fresh = await read();
     } catch (error) {
       shown = null;
       show(body, explain(error));
       return;
     }
-    const signature = JSON.stringify(fresh.map((post) => [post.id, post.version]));
+    const signature = JSON.stringify([fresh.posts, fresh.repeats, fresh.slots.map((s) => [s.at, s.channel.id]), fresh.drafts.posts.map((p) => [p.id, p.version]), fresh.progress]);
     if (signature === shown) return;
     shown = signature;
-    posts = fresh;
+    plan = fresh;
     render();
+  }
+
+  async function read() {
+    const channels = await channelList();
+    const [posts, repeats, slots, waiting, status] = await Promise.all([
+      postsBetween(start, end),
+      repeatsBetween(start, end),
+      mode === "week" && canWrite ? freeSlots(channels, start, end) : [],
+      drafts(),
+      canWrite ? progress(channels, session) : null,
+    ]);
+    // A slot a series' repeat will take is not free.
+    const repeatAt = new Set(repeats.map((r) => `${r.type === "brand" ? r.brand_id : "personal"}|${Date.parse(r.scheduled_at)}`));
+    return { posts, repeats, slots: slots.filter((s) => !repeatAt.has(`${s.channel.id}|${Date.parse(s.at)}`)), drafts: waiting, progress: status };
   }
 
   function render() {
-    const column = (day) => dayCell(day, posts, { mode, month: chosen.getMonth(), canWrite, canMove, move });
+    const status = plan.progress;
+    const empty = status && !status.channels && !status.posts;
+    show(steps, status && !empty && !(status.slotted && status.posts) ? firstSteps(status, session, false) : null);
+    legend.hidden = Boolean(empty);
+    if (empty) {
+      show(body, firstSteps(status, session, true));
+      side.replaceChildren();
+      return;
+    }
+    const byDay = (items, at) => (day) => items.filter((item) => time.dayKey(new Date(at(item))) === time.dayKey(day));
+    const postsOn = byDay(plan.posts, (p) => p.scheduled_at);
+    const repeatsOn = byDay(plan.repeats, (r) => r.scheduled_at);
+    const slotsOn = byDay(plan.slots, (s) => s.at);
+    const column = (day) => dayCell(day, { posts: postsOn(day), repeats: repeatsOn(day), slots: slotsOn(day) }, { mode, month: chosen.getMonth(), canWrite, canDrag: drags, drop });
     if (mode === "week") show(body, h("div", { class: "week" }, days.map(column)));
     else show(body, h("div", { class: "month" }, days.slice(0, 7).map((day) => h("div", { class: "month-weekday", "aria-hidden": "true" }, weekdayFormat.format(day))), days.map(column)));
+    show(side, plan.drafts.total ? draftsPanel(plan.drafts, drags) : null); // no drafts: the days take the room
   }
 
-  /** Move `post` to `day` at the same local time: the card moves at once and
-   *  comes back if the service refuses. */
-  async function move(postId, day) {
-    const post = posts.find((p) => p.id === postId);
-    if (!post || post.status !== "Scheduled") return;
-    const from = new Date(post.scheduled_at);
-    const to = new Date(day.getFullYear(), day.getMonth(), day.getDate(), from.getHours(), from.getMinutes(), from.getSeconds());
-    if (time.dayKey(from) === time.dayKey(to)) return;
+  /** Schedule `postId` (a Scheduled post, or a draft from the side list) on
+   *  `target.day` at its time of day, or at `target.at` (a free slot): the
+   *  card moves at once and comes back if the service refuses. */
+  async function drop(postId, target) {
+    const post = plan.posts.find((p) => p.id === postId) ?? plan.drafts.posts.find((p) => p.id === postId);
+    if (!post || !["Scheduled", "Draft"].includes(post.status)) return;
+    const to = target.at ? new Date(target.at) : onDay(target.day, post.scheduled_at);
+    if (post.status === "Scheduled" && to.getTime() === Date.parse(post.scheduled_at)) return;
     messages.replaceChildren();
-    const before = posts;
-    posts = posts.map((p) => (p.id === postId ? { ...p, scheduled_at: to.toISOString() } : p)).sort((a, b) => a.scheduled_at.localeCompare(b.scheduled_at));
+    const before = plan;
+    const moved = { ...post, status: "Scheduled", scheduled_at: to.toISOString() };
+    plan = {
+      ...plan,
+      posts: [...plan.posts.filter((p) => p.id !== postId), moved].sort((a, b) => a.scheduled_at.localeCompare(b.scheduled_at)),
+      slots: plan.slots.filter((s) => Date.parse(s.at) !== to.getTime()),
+      drafts: { posts: plan.drafts.posts.filter((p) => p.id !== postId), total: plan.drafts.total - (post.status === "Draft" ? 1 : 0) },
+    };
     render();
+    const body = post.status === "Draft" ? { status: "Scheduled", scheduled_at: moved.scheduled_at } : { scheduled_at: moved.scheduled_at };
     try {
-      const { data } = await call("PATCH", `/api-v2-posts-item/${postId}`, { body: { scheduled_at: to.toISOString() }, version: post.version });
-      notify(`Moved to ${time.local(data.scheduled_at)} (version ${data.version}).`);
+      const { data } = await call("PATCH", `/api-v2-posts-item/${postId}`, { body, version: post.version });
+      notify(`${post.status === "Draft" ? "Scheduled for" : "Moved to"} ${time.local(data.scheduled_at)} (version ${data.version}).`);
       shown = null;
       await refresh();
     } catch (error) {
-      posts = before; // undone: the card goes back to its day
+      plan = before; // undone: the card goes back where it was
       render();
       show(messages, explain(error, h("button", { type: "button", class: "button", onclick: () => ((shown = null), messages.replaceChildren(), refresh()) }, "Reload")));
       messages.focus();
@@ -136,75 +181,31 @@ async function calendar(view, route, session, mode) {
   return { refresh };
 }
 
-async function postsBetween(start, end) {
-  const posts = [];
-  const filter = { scheduled_after: start.toISOString(), scheduled_before: end.toISOString(), order: "scheduled_at", limit: PAGE };
-  while (posts.length < MOST) {
-    const { data } = await call("GET", `/api-v2-posts${query({ ...filter, offset: posts.length })}`);
-    posts.push(...data.data);
-    if (!data.data.length || posts.length >= data.total) break;
-  }
-  return posts;
+/** `day` at the time of day of `iso` (a post keeps its time), or 09:00. */
+function onDay(day, iso) {
+  const from = iso ? new Date(iso) : null;
+  return new Date(day.getFullYear(), day.getMonth(), day.getDate(), from ? from.getHours() : 9, from ? from.getMinutes() : 0);
 }
 
-function dayCell(day, posts, { mode, month, canWrite, canMove, move }) {
-  const key = time.dayKey(day);
-  const mine = posts.filter((post) => time.dayKey(new Date(post.scheduled_at)) === key);
-  const today = key === time.dayKey(new Date());
-  const classes = [mode === "week" ? "day" : "month-day", today ? "today" : "", mode === "month" && day.getMonth() !== month ? "other-month" : ""].filter(Boolean).join(" ");
-  const compose = `#/posts/new?date=${key}`;
-  const add = canWrite ? h("a", { class: "day-add", href: compose, "aria-label": `Compose for ${time.dayLabel(day)}`, title: `Compose for ${time.dayLabel(day)}` }, "+") : null;
-  const cell = h(
-    "section",
-    { class: classes, dataset: { date: key }, "aria-labelledby": `day-${key}` },
-    h("h2", { class: "day-head", id: `day-${key}` }, mode === "week" ? time.dayLabel(day) : h("span", { class: "visually-hidden" }, time.dayLabel(day)), mode === "month" ? h("span", { "aria-hidden": "true" }, String(day.getDate())) : null, today ? h("span", { class: "today-mark" }, "Today") : null, add),
-    mine.length ? h("ol", { class: "day-posts" }, mine.map((post) => card(post, mode, canMove))) : h("p", { class: "day-empty" }, mode === "week" ? "Nothing scheduled" : ""),
+/** The drafts waiting for a time, newest first: dragged onto the calendar
+ *  to schedule them, or opened to schedule them from their page. */
+function draftsPanel(list, drags) {
+  const item = (post) => {
+    const element = h(
+      "a",
+      { class: `draft-card type-${post.type}`, href: `#/posts/${post.id}`, draggable: "false", dataset: { postId: post.id, focusKey: `draft-${post.id}` } },
+      typeBadge(post),
+      h("span", { class: "card-text" }, excerpt(post.content, 90)),
+    );
+    if (drags) draggable(element, post);
+    return h("li", {}, element);
+  };
+  return h(
+    "aside",
+    { class: "panel drafts-panel", "aria-labelledby": "drafts-title" },
+    h("h2", { id: "drafts-title" }, "Drafts ", h("span", { class: "tab-count" }, String(list.total))),
+    h("p", { class: "hint" }, drags ? "Drag one onto a day or a free slot to schedule it." : "Open one and choose Schedule… to give it a time."),
+    h("ol", { class: "draft-list plain" }, list.posts.map(item)),
+    list.total > list.posts.length ? h("p", {}, h("a", { href: "#/queue/Draft" }, `All ${list.total} drafts`)) : null,
   );
-  // A click on the day's own space (not on a card) composes for that day.
-  if (canWrite) {
-    cell.addEventListener("click", (event) => {
-      if (event.target.closest(".post-card, a, button")) return;
-      location.hash = compose;
-    });
-  }
-  if (canMove) {
-    cell.addEventListener("dragover", (event) => {
-      if (!event.dataTransfer.types.includes("application/x-post-id")) return;
-      event.preventDefault();
-      event.dataTransfer.dropEffect = "move";
-      cell.classList.add("drop-target");
-    });
-    cell.addEventListener("dragleave", (event) => {
-      if (!cell.contains(event.relatedTarget)) cell.classList.remove("drop-target");
-    });
-    cell.addEventListener("drop", (event) => {
-      event.preventDefault();
-      cell.classList.remove("drop-target");
-      const id = event.dataTransfer.getData("application/x-post-id");
-      if (id) move(id, day);
-    });
-  }
-  return cell;
-}
-
-function card(post, mode, canMove) {
-  const draggable = canMove && post.status === "Scheduled";
-  const images = post.media_urls.filter(ownMedia).slice(0, mode === "week" ? 3 : 1);
-  const element = h(
-    "a",
-    { class: `post-card type-${post.type}`, href: `#/posts/${post.id}`, draggable: draggable ? "true" : "false", dataset: { focusKey: post.id, postId: post.id } },
-    h("span", { class: "card-top" }, time.timeElement(post.scheduled_at, time.clock(post.scheduled_at)), statusBadge(post.status), repeatBadge(post)),
-    typeBadge(post),
-    h("span", { class: "card-text" }, excerpt(post.content, mode === "week" ? 120 : 60)),
-    mediaThumbs(images),
-    mode === "week" && post.status === "Scheduled" ? countdown(post.scheduled_at, "in {}", "due now") : null,
-    mode === "week" && post.status === "Publishing" ? countdown(post.handoff_expires_at, "lease: {} left", "lease ran out") : null,
-  );
-  if (draggable) {
-    element.addEventListener("dragstart", (event) => {
-      event.dataTransfer.setData("application/x-post-id", post.id);
-      event.dataTransfer.effectAllowed = "move";
-    });
-  }
-  return h("li", {}, element);
 }

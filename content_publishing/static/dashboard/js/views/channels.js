@@ -36,10 +36,11 @@ export async function showChannels(view, route, session) {
   let channels = [];
   let held = false; // while the editor is open the list does not change under it
 
-  function openEditor(channel) {
+  /** The form for `channel`, or a new one (`proposed`: the id asked for, from a composer's link). */
+  function openEditor(channel, proposed) {
     held = true;
-    show(editor, channelForm(channel, channels, { saved, cancel: closeEditor }));
-    editor.querySelector("input, select")?.focus();
+    show(editor, channelForm(channel, channels, { saved, cancel: closeEditor, proposed }));
+    editor.querySelector("input:not([disabled]), select:not([disabled])")?.focus();
   }
 
   function closeEditor() {
@@ -47,9 +48,10 @@ export async function showChannels(view, route, session) {
     editor.replaceChildren();
   }
 
-  async function saved(channel, created) {
+  async function saved(channel, created, added) {
     closeEditor();
-    notify(created ? `Channel ${channel.name} created.` : `Channel ${channel.name} saved (version ${channel.version}).`);
+    const also = added.length ? ` The time${added.length === 1 ? "" : "s"} you typed but had not added (${added.join(", ")}) ${added.length === 1 ? "is" : "are"} among its slots.` : "";
+    notify(`${created ? `Channel ${channel.name} created.` : `Channel ${channel.name} saved (version ${channel.version}).`}${also}`);
     shown = null;
     await refresh();
   }
@@ -89,6 +91,10 @@ export async function showChannels(view, route, session) {
     );
   }
   await refresh();
+  // #/channels?edit=ID and ?new=ID: from the composer's and the refusals' links.
+  const editing = channels.find((c) => c.id === route.query.get("edit"));
+  if (write && editing) openEditor(editing);
+  else if (write && route.query.get("new")) openEditor(null, route.query.get("new"));
   return { refresh };
 }
 
@@ -129,28 +135,53 @@ function channelCard(channel, write, act) {
 }
 
 /** The create or edit form, with the weekly slot editor. */
-function channelForm(channel, channels, { saved, cancel }) {
+function channelForm(channel, channels, { saved, cancel, proposed }) {
   const problem = h("div", { class: "form-problem", tabindex: "-1" });
   let slots = (channel?.slots ?? []).map((s) => ({ ...s }));
   const field = (name, label, input, hint) => h("div", { class: "form-field" }, h("label", { for: `ch-${name}` }, label), input, hint ? h("p", { class: "hint" }, hint) : null);
   const hasPersonal = channels.some((c) => c.id === "personal");
+  const newType = proposed ? (proposed === "personal" ? "personal" : "brand") : hasPersonal ? "brand" : "personal";
   const type = h(
     "select",
     { id: "ch-type", name: "type", disabled: Boolean(channel) },
-    h("option", { value: "brand", selected: channel?.type === "brand" || (!channel && hasPersonal) }, "Brand page"),
-    h("option", { value: "personal", selected: channel?.type === "personal" || (!channel && !hasPersonal) }, "Personal profile"),
+    h("option", { value: "brand", selected: channel ? channel.type === "brand" : newType === "brand" }, "Brand page"),
+    h("option", { value: "personal", selected: channel ? channel.type === "personal" : newType === "personal" }, "Personal profile"),
   );
-  const brand = h("input", { id: "ch-brand_id", name: "brand_id", maxlength: 100, autocomplete: "off", value: channel?.type === "brand" ? channel.id : "", disabled: Boolean(channel) });
-  const brandField = field("brand_id", "Brand id (the brand_id of its posts)", brand);
+  const brandValue = channel?.type === "brand" ? channel.id : proposed && proposed !== "personal" ? proposed : "";
+  const brand = h("input", { id: "ch-brand_id", name: "brand_id", maxlength: 100, autocomplete: "off", spellcheck: "false", value: brandValue, disabled: Boolean(channel), "aria-describedby": "ch-brand-hint" });
+  const brandField = h(
+    "div",
+    { class: "form-field" },
+    h("label", { for: "ch-brand_id" }, "Brand id"),
+    brand,
+    h("p", { class: "hint", id: "ch-brand-hint" }, "The brand_id its posts carry; made from the name as you type it, and yours to change. It cannot change once the channel is made."),
+  );
   const name = h("input", { id: "ch-name", name: "name", maxlength: 100, value: channel?.name ?? "", autocomplete: "off" });
-  const author = h("input", { id: "ch-author_urn", name: "author_urn", maxlength: 140, value: channel?.author_urn ?? "", autocomplete: "off", spellcheck: "false", placeholder: "urn:li:organization:123" });
+  // A new brand's id follows its name (a slug) until the person edits the id.
+  let brandEdited = Boolean(brandValue);
+  brand.addEventListener("input", () => (brandEdited = brand.value.trim() !== ""));
+  name.addEventListener("input", () => {
+    if (!channel && !brandEdited) brand.value = slug(name.value);
+  });
+  const author = h("input", { id: "ch-author_urn", name: "author_urn", maxlength: 140, value: channel?.author_urn ?? "", autocomplete: "off", spellcheck: "false", placeholder: "urn:li:organization:123", "aria-describedby": "ch-author-hint" });
+  const authorHint = h("p", { class: "hint", id: "ch-author-hint" });
   const zone = h("input", { id: "ch-timezone", name: "timezone", value: channel?.timezone ?? time.ZONE, list: "ch-zones", autocomplete: "off", spellcheck: "false" });
   const gap = h("input", { id: "ch-min_gap_minutes", name: "min_gap_minutes", type: "number", min: 0, max: 1440, value: String(channel?.min_gap_minutes ?? 0), inputmode: "numeric" });
   const cap = h("input", { id: "ch-daily_cap", name: "daily_cap", type: "number", min: 1, max: 100, value: channel?.daily_cap ?? "", inputmode: "numeric", placeholder: "no cap" });
   const slotEditor = h("div", { class: "slot-editor" });
   const syncType = () => {
-    brandField.hidden = type.value !== "brand";
-    author.placeholder = type.value === "brand" ? "urn:li:organization:123" : "urn:li:person:abc123";
+    const isBrand = type.value === "brand";
+    brandField.hidden = !isBrand;
+    author.placeholder = isBrand ? "urn:li:organization:12345678" : "urn:li:person:abc123";
+    authorHint.replaceChildren(
+      ...(isBrand
+        ? [
+            "urn:li:organization: and the page's number. The number is in the page's admin address: open the page on LinkedIn as an admin, and the address reads ",
+            h("code", {}, "linkedin.com/company/12345678/admin"),
+            ". Pasting the number or that address is fine too. Empty if not known yet.",
+          ]
+        : ["urn:li:person: and your member id (the sub your automation's LinkedIn sign-in reads from /v2/userinfo). Empty if not known yet."]),
+    );
   };
   type.addEventListener("change", syncType);
   syncType();
@@ -159,7 +190,7 @@ function channelForm(channel, channels, { saved, cancel }) {
     show(
       slotEditor,
       DAYS.map(([day, dayName]) => {
-        const input = h("input", { type: "time", id: `slot-${day}`, "aria-label": `New posting time on ${dayName}` });
+        const input = h("input", { type: "time", id: `slot-${day}`, class: "slot-new", dataset: { day, dayName }, "aria-label": `New posting time on ${dayName}` });
         const addSlot = () => {
           if (!input.value) return;
           if (!slots.some((s) => s.day === day && s.time === input.value)) slots.push({ day, time: input.value });
@@ -196,10 +227,27 @@ function channelForm(channel, channels, { saved, cancel }) {
   }
   renderSlots();
 
+  /** Times typed in the slot editor but not added: added now, so that
+   *  saving does not lose them; ["Mon 10:00", ...] for the notice. */
+  function addTyped() {
+    const added = [];
+    for (const input of slotEditor.querySelectorAll("input.slot-new")) {
+      const { day, dayName } = input.dataset;
+      if (input.value && !slots.some((s) => s.day === day && s.time === input.value)) {
+        slots.push({ day, time: input.value });
+        added.push(`${dayName} ${input.value}`);
+      }
+    }
+    if (added.length) renderSlots();
+    return added;
+  }
+
   async function onsubmit(event) {
     event.preventDefault();
     for (const el of event.target.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
     problem.replaceChildren();
+    const added = addTyped();
+    author.value = authorUrn(author.value, type.value);
     const values = {
       name: name.value.trim(),
       author_urn: author.value.trim() || null,
@@ -218,7 +266,7 @@ function channelForm(channel, channels, { saved, cancel }) {
         if (type.value === "brand") body.brand_id = brand.value.trim();
         result = (await call("POST", "/channels", { body })).data;
       }
-      await saved(result, !channel);
+      await saved(result, !channel, added);
     } catch (error) {
       for (const [field] of fieldErrors(error)) event.target.querySelector(`[name="${CSS.escape(field.split(".")[0])}"]`)?.setAttribute("aria-invalid", "true");
       show(problem, explain(error));
@@ -236,7 +284,7 @@ function channelForm(channel, channels, { saved, cancel }) {
       field("type", "Channel", type),
       brandField,
       field("name", "Name", name),
-      field("author_urn", "LinkedIn author", author, "urn:li:person:<id> for your profile, urn:li:organization:<id> for a page; empty if not known yet."),
+      h("div", { class: "form-field" }, h("label", { for: "ch-author_urn" }, "LinkedIn author"), author, authorHint),
       field("timezone", "Time zone", zone, "An IANA name such as Europe/Berlin; slots are wall times there."),
       h("datalist", { id: "ch-zones" }, ZONES.map((z) => h("option", { value: z }))),
       field("min_gap_minutes", "Minimum gap (minutes)", gap, "No two planned posts of the channel closer than this; 0: no gap."),
@@ -246,4 +294,25 @@ function channelForm(channel, channels, { saved, cancel }) {
     problem,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "button button-primary" }, channel ? "Save channel" : "Create channel"), h("button", { type: "button", class: "button", onclick: cancel }, "Cancel")),
   );
+}
+
+/** "Acme Corp — Nordics" -> "acme-corp-nordics": a brand id proposed from a name. */
+function slug(text) {
+  return text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 100)
+    .replace(/-+$/, "");
+}
+
+/** What the author field means: a page's number, or its admin address,
+ *  becomes urn:li:organization:<number>; anything else is sent as typed. */
+function authorUrn(value, type) {
+  const text = value.trim();
+  if (type !== "brand") return text;
+  const number = /^\d+$/.exec(text)?.[0] ?? /linkedin\.com\/company\/(\d+)/i.exec(text)?.[1];
+  return number ? `urn:li:organization:${number}` : text;
 }

@@ -7,12 +7,13 @@
 import { call, newIdempotencyKey } from "../api.js";
 import { h, show } from "../dom.js";
 import { explain, fieldErrors } from "../explain.js";
+import { LINKEDIN_LIMIT, cutAt, formatNumber, graphemeCount, linkedinLength } from "../text.js";
 import * as time from "../time.js";
 import { channelOf, heading, loading, mediaThumbs, notify } from "../widgets.js";
 
-const MAX_CONTENT = 3000;
 const MAX_MEDIA = 9;
 const SEE_MORE_AT = 210; // LinkedIn folds a post after about this many characters
+const NARROW = window.matchMedia("(max-width: 1000px)"); // one column: the preview goes under the text
 const PREVIEW_DELAY_MS = 350;
 const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 const WEEKDAYS = [
@@ -44,18 +45,36 @@ export async function showPostForm(view, route, session) {
   } catch {
     // No channels to pick from: the type and brand fields still work
   }
-  const day = time.parseDayKey(route.query.get("date"));
-  show(view, postForm(post, channels, day, session, () => showPostForm(view, route, session)));
+  const start = {
+    day: time.parseDayKey(route.query.get("date")),
+    at: Date.parse(route.query.get("at") ?? "") || null, // a free slot's instant, from the calendar
+    channel: post ? channelOf(post) : firstChannel(channels, route.query.get("channel"), session),
+  };
+  show(view, postForm(post, channels, start, session, () => showPostForm(view, route, session)));
 }
 
-function postForm(initial, channels, day, session, reload) {
+// The channel a new post starts on: the one asked for (a free slot's), else
+// the one last used in this browser, else the only one set up, else the
+// personal profile.
+const lastChannelItem = (session) => `cps.lastChannel.${session.me?.user ?? ""}`;
+
+function firstChannel(channels, asked, session) {
+  const known = (id) => id === "personal" || channels.some((c) => c.id === id);
+  if (asked && known(asked)) return asked;
+  const last = localStorage.getItem(lastChannelItem(session));
+  if (last && known(last)) return last;
+  if (channels.length === 1) return channels[0].id;
+  return "personal";
+}
+
+function postForm(initial, channels, start, session, reload) {
   let post = initial;
   const idempotencyKey = newIdempotencyKey();
   const problem = h("div", { class: "form-problem", tabindex: "-1" });
-  const type = post?.type ?? "personal";
+  const type = post?.type ?? (start.channel === "personal" ? "personal" : "brand");
   const radio = (value, label) =>
     h("label", { class: "choice" }, h("input", { type: "radio", name: "type", value, checked: value === type }), label);
-  const brand = h("input", { id: "brand_id", name: "brand_id", maxlength: 100, value: post?.brand_id ?? "", autocomplete: "off", list: "brand-channels" });
+  const brand = h("input", { id: "brand_id", name: "brand_id", maxlength: 100, value: post?.brand_id ?? (type === "brand" ? start.channel : ""), autocomplete: "off", list: "brand-channels" });
   const brandField = h(
     "div",
     { class: "form-field", hidden: type !== "brand" },
@@ -74,10 +93,14 @@ function postForm(initial, channels, day, session, reload) {
     h("option", { value: OTHER_BRAND }, "Another brand page…"),
   );
 
-  const content = h("textarea", { id: "content", name: "content", rows: 9, maxlength: MAX_CONTENT, required: true, "aria-describedby": "content-count" });
+  // No maxlength: a browser would cut a pasted text at it without a word.
+  // Over LinkedIn's limit, the counter turns red and the preview says so.
+  const content = h("textarea", { id: "content", name: "content", rows: 9, required: true, "aria-describedby": "content-count" });
   content.value = post?.content ?? "";
-  const count = h("p", { class: "hint counter", id: "content-count", "aria-live": "polite" });
-  let escapedLength = null; // from the preview: the length LinkedIn counts
+  const counter = h("p", { class: "hint counter", id: "content-count", "aria-live": "polite" });
+  // The one count the counter and the preview show: worked out here as the
+  // text changes, then the service's own when its preview answers.
+  let linkedinCount = 0;
 
   const media = h("textarea", { id: "media_urls", name: "media_urls", rows: 2, "aria-describedby": "media-hint", spellcheck: "false" });
   media.value = (post?.media_urls ?? []).join("\n");
@@ -103,9 +126,11 @@ function postForm(initial, channels, day, session, reload) {
   });
 
   const when = h("input", { id: "scheduled_at", name: "scheduled_at", type: "datetime-local", "aria-describedby": "when-hint" });
-  when.value = post?.scheduled_at ? time.toLocalInput(new Date(post.scheduled_at)) : day ? time.toLocalInput(dayAt(day)) : "";
+  const startAt = post?.scheduled_at ? new Date(post.scheduled_at) : start.at ? new Date(start.at) : start.day ? dayAt(start.day) : null;
+  when.value = startAt ? time.toLocalInput(startAt) : "";
   const repeat = repeatPicker(post?.repeat);
 
+  const previewSpot = h("div", { class: "preview-spot" });
   const preview = h("aside", { class: "panel preview-panel", "aria-labelledby": "preview-title" }, h("h2", { id: "preview-title" }, "LinkedIn preview"), h("div", { class: "preview-body" }, h("p", { class: "muted" }, "Write something to see it as LinkedIn will show it.")));
 
   const editable = !post || ["Draft", "Scheduled", "Failed"].includes(post.status);
@@ -128,7 +153,7 @@ function postForm(initial, channels, day, session, reload) {
       h("div", { class: "choices", onchange: typeChanged }, radio("personal", "Personal"), radio("brand", "Brand")),
     ),
     brandField,
-    h("div", { class: "form-field" }, h("label", { for: "content" }, "Content"), content, count),
+    h("div", { class: "form-field" }, h("label", { for: "content" }, "Content"), content, counter),
     h(
       "div",
       { class: "form-field" },
@@ -140,6 +165,7 @@ function postForm(initial, channels, day, session, reload) {
       media,
       h("p", { class: "hint", id: "media-hint" }, `Up to ${MAX_MEDIA} http or https links, one per line; uploaded images are added here.`),
     ),
+    previewSpot,
     h(
       "div",
       { class: "form-field" },
@@ -222,10 +248,15 @@ function postForm(initial, channels, day, session, reload) {
     schedulePreview();
   }
 
-  function countCharacters() {
-    const escaped = escapedLength === null ? "" : ` · ${escapedLength} once escaped for LinkedIn`;
-    count.textContent = `${content.value.length} of ${MAX_CONTENT} characters${escaped}`;
-    count.classList.toggle("counter-over", (escapedLength ?? 0) > MAX_CONTENT);
+  function countCharacters(fromService) {
+    linkedinCount = fromService ?? linkedinLength(content.value);
+    const over = linkedinCount - LINKEDIN_LIMIT;
+    counter.replaceChildren(
+      `${formatNumber(graphemeCount(content.value))} characters · `,
+      h("strong", { class: "linkedin-count" }, `${formatNumber(linkedinCount)} of ${formatNumber(LINKEDIN_LIMIT)}`),
+      over > 0 ? ` as LinkedIn counts: ${formatNumber(over)} too many, shorten it` : " as LinkedIn counts",
+    );
+    counter.classList.toggle("counter-over", over > 0);
   }
 
   // The preview: asked of the service a moment after the last keystroke;
@@ -236,12 +267,17 @@ function postForm(initial, channels, day, session, reload) {
     clearTimeout(previewTimer);
     previewTimer = setTimeout(refreshPreview, PREVIEW_DELAY_MS);
   }
-  async function refreshPreview() {
+  // What the service's last preview said (the author, its warnings), and
+  // its problem if it gave none. The preview is drawn again at once as the
+  // text changes, with the count the counter shows; the service's answer
+  // follows a moment later.
+  let served = { author: null, warnings: null, problem: null };
+  /** `fresh`: drawn from the service's answer to the text as it is now. */
+  function drawPreview(fresh = false) {
+    preview.dataset.fresh = String(fresh);
     const body = preview.querySelector(".preview-body");
     const values = fields();
     if (!values.content.trim()) {
-      escapedLength = null;
-      countCharacters();
       show(body, h("p", { class: "muted" }, "Write something to see it as LinkedIn will show it."));
       return;
     }
@@ -249,23 +285,31 @@ function postForm(initial, channels, day, session, reload) {
       show(body, h("p", { class: "muted" }, "Name the brand page to see the preview."));
       return;
     }
+    const channelId = channelOf(values);
+    const channel = channels.find((c) => c.id === channelId) ?? { id: channelId, name: values.type === "brand" ? values.brand_id : "Your profile", missing: true };
+    show(body, renderPreview(values, served, channel, linkedinCount), served.problem ? h("p", { class: "muted preview-problem" }, `The service could not check it: ${served.problem}`) : null);
+  }
+  async function refreshPreview() {
+    const values = fields();
+    if (!values.content.trim() || (values.type === "brand" && !values.brand_id)) return drawPreview();
     const asked = ++previewAsked;
     const request = { type: values.type, content: values.content, media_urls: values.media_urls };
     if (values.type === "brand") request.brand_id = values.brand_id;
     try {
       const { data } = await call("POST", "/api-v2-posts-preview", { body: request });
       if (asked !== previewAsked) return;
-      escapedLength = data.linkedin_request.body.commentary.length;
-      countCharacters();
-      const channel = channels.find((c) => c.id === channelOf(values));
-      show(body, renderPreview(data, channel ?? { name: values.type === "brand" ? values.brand_id : "Your profile" }, values.media_urls));
+      served = { author: data.linkedin_request.body.author, warnings: data.warnings, problem: null };
+      countCharacters(data.linkedin_request.body.commentary.length);
     } catch (error) {
       if (asked !== previewAsked) return;
-      show(body, h("p", { class: "muted preview-problem" }, `No preview: ${error.message}`));
+      served = { ...served, warnings: null, problem: error.message };
+      countCharacters();
     }
+    drawPreview(true);
   }
   content.addEventListener("input", () => {
     countCharacters();
+    drawPreview();
     schedulePreview();
   });
   media.addEventListener("input", () => {
@@ -323,6 +367,7 @@ function postForm(initial, channels, day, session, reload) {
         if (values.type === "personal") delete values.brand_id;
         if (!values.repeat) delete values.repeat;
         post = (await call("POST", "/api-v2-posts", { body: values, idempotencyKey })).data;
+        localStorage.setItem(lastChannelItem(session), channelOf(post)); // saved: the next post starts there
         if (action === "schedule") {
           stage = "schedule";
           post = (await call("PATCH", `/api-v2-posts-item/${post.id}`, { body: { status: "Scheduled", scheduled_at: at }, version: post.version })).data;
@@ -357,38 +402,64 @@ function postForm(initial, channels, day, session, reload) {
 
   countCharacters();
   showThumbs();
+  drawPreview();
   if (content.value) schedulePreview();
   if (!editable) for (const button of buttons) button.disabled = true;
-  if (post) syncChannel();
-  else channelSelect.value = "personal";
+  syncChannel();
 
-  return [heading(post ? "Edit post" : "New post"), h("div", { class: "composer" }, form, preview)];
+  // Beside the form on a wide screen; at phone width under the text and
+  // images, where it helps, rather than below the buttons that schedule.
+  const composer = h("div", { class: "composer" }, form, preview);
+  const place = () => (NARROW.matches ? previewSpot.append(preview) : composer.append(preview));
+  place();
+  NARROW.addEventListener("change", () => preview.isConnected && place());
+
+  return [heading(post ? "Edit post" : "New post"), composer];
 }
 
-/** The preview's body: the author, the text folded as LinkedIn folds it, the
- *  pictures, and the service's warnings. */
-function renderPreview(data, channel, mediaUrls) {
-  const shown = unescape(data.linkedin_request.body.commentary);
+/** The preview's body: the author, the text folded as LinkedIn folds it
+ *  (after whole characters), the pictures, the warnings in the dashboard's
+ *  words, and the count. `served`: what the service's last preview said. */
+function renderPreview(values, served, channel, linkedinCount) {
   const text = h("p", { class: "preview-text" });
-  if (shown.length > SEE_MORE_AT) {
+  const { text: folded, cut } = cutAt(values.content, SEE_MORE_AT);
+  if (cut) {
     const more = h("button", { type: "button", class: "see-more" }, "…see more");
-    more.addEventListener("click", () => text.replaceChildren(shown));
-    text.append(shown.slice(0, SEE_MORE_AT), more);
-  } else text.append(shown);
-  const warnings = data.warnings.length
-    ? h("ul", { class: "preview-warnings" }, data.warnings.map((w) => h("li", { class: "alert alert-warning", dataset: { code: w.code } }, h("code", {}, w.code), ": ", w.message)))
-    : h("p", { class: "hint preview-ok" }, "No warnings.");
+    more.addEventListener("click", () => text.replaceChildren(values.content));
+    text.append(folded, more);
+  } else text.append(values.content);
+  const found = [
+    ...(linkedinCount > LINKEDIN_LIMIT ? [overLength(linkedinCount)] : []),
+    ...(served.warnings ?? []).filter((w) => w.code !== "over_length").map((w) => (w.code === "author_unknown" ? authorUnknown(channel) : w)),
+  ];
+  const warnings = found.length
+    ? h("ul", { class: "preview-warnings" }, found.map((w) => h("li", { class: "alert alert-warning", dataset: { code: w.code } }, w.message)))
+    : served.warnings
+      ? h("p", { class: "hint preview-ok" }, "No warnings.")
+      : null;
   return [
-    h("p", { class: "preview-author" }, h("strong", {}, channel.name), data.linkedin_request.body.author ? h("span", { class: "mono muted" }, ` ${data.linkedin_request.body.author}`) : null),
+    h("p", { class: "preview-author" }, h("strong", {}, channel.name), served.author ? h("span", { class: "mono muted" }, ` ${served.author}`) : null),
     text,
-    mediaThumbs(mediaUrls),
+    mediaThumbs(values.media_urls),
     warnings,
-    h("p", { class: "hint" }, `${data.characters} characters; ${data.linkedin_request.body.commentary.length} in the request, with LinkedIn's reserved characters escaped.`),
+    h("p", { class: "hint preview-count" }, h("strong", { class: "linkedin-count" }, `${formatNumber(linkedinCount)} of ${formatNumber(LINKEDIN_LIMIT)}`), " as LinkedIn counts: the text it is sent, with its reserved characters escaped, where an emoji counts 2."),
   ];
 }
 
-/** The text LinkedIn shows for an escaped commentary. */
-const unescape = (commentary) => commentary.replace(/\\(.)/gs, "$1");
+function overLength(length) {
+  return {
+    code: "over_length",
+    message: [h("strong", {}, "Too long for LinkedIn. "), `It is ${formatNumber(length)} of ${formatNumber(LINKEDIN_LIMIT)} as LinkedIn counts: shorten it by ${formatNumber(length - LINKEDIN_LIMIT)} to schedule it.`],
+  };
+}
+
+/** The service says the channel has no author_urn; here, how to fix that in the dashboard. */
+function authorUnknown(channel) {
+  const where = channel.missing
+    ? [`${channel.name} is not set up as a channel. `, h("a", { href: `#/channels?new=${encodeURIComponent(channel.id)}` }, "Set it up under Channels"), " and give it its LinkedIn author."]
+    : [`${channel.name} has no LinkedIn author yet, so the automation must fill it in. `, h("a", { href: `#/channels?edit=${encodeURIComponent(channel.id)}` }, `Edit ${channel.name}`), " under Channels and fill in its LinkedIn author."];
+  return { code: "author_unknown", message: [h("strong", {}, "No author. "), where] };
+}
 
 const sameMinute = (a, b) => (a && b ? Math.floor(Date.parse(a) / 60000) === Math.floor(Date.parse(b) / 60000) : a === b);
 

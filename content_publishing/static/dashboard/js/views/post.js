@@ -5,12 +5,14 @@ import { call, newIdempotencyKey } from "../api.js";
 import { h, outsideLink, show } from "../dom.js";
 import { explain } from "../explain.js";
 import * as time from "../time.js";
-import { confirmAction, countdown, heading, loading, mediaThumbs, notify, repeatBadge, repeatLabel, statusBadge, typeBadge } from "../widgets.js";
-import { schedulePanel } from "./schedule.js";
+import { channelOf, confirmAction, countdown, heading, loading, mediaThumbs, notify, repeatBadge, repeatLabel, statusBadge, typeBadge } from "../widgets.js";
+import { timeline } from "./history.js";
+import { earliest, schedulePanel } from "./schedule.js";
 
 export async function showPost(view, route, session) {
   const id = route.params[0];
   const path = `/api-v2-posts-item/${id}`;
+  const repeatAt = Date.parse(route.query.get("repeat") ?? "") ? route.query.get("repeat") : null; // opened from a planned repeat
   let post = null;
   // While a form or an error is open the page must not change under the
   // person reading it: the automatic refresh waits.
@@ -98,6 +100,7 @@ export async function showPost(view, route, session) {
           submit: change,
           explain: (error) => explain(error, reloadButton()),
           cancel: () => closeSchedule(opener),
+          slot: { find: () => nextFreeSlot(post), take: takeSlot },
         }),
       );
       panel.querySelector("input")?.focus();
@@ -112,6 +115,7 @@ export async function showPost(view, route, session) {
         duplicate: () => duplicate(messages),
       }),
       messages,
+      repeatAt ? plannedRepeat(post, repeatAt, route.query.get("n")) : null,
       h(
         "div",
         { class: "record-layout" },
@@ -135,10 +139,25 @@ export async function showPost(view, route, session) {
   async function showHistory() {
     try {
       const { data } = await call("GET", `/api-v2-posts-history/${id}`);
-      show(historySlot, h("h2", { id: "history-title" }, "History"), timeline(data.data));
+      show(historySlot, h("h2", { id: "history-title" }, "History"), timeline(data.data, session.me));
     } catch (error) {
       show(historySlot, h("h2", { id: "history-title" }, "History"), explain(error));
     }
+  }
+
+  /** The next free slot: a Draft or Failed post is queued (the service picks
+   *  the first slot that keeps to the spacing rules); a Scheduled one moves there. */
+  async function takeSlot(at, done) {
+    post =
+      post.status === "Scheduled"
+        ? (await call("PATCH", path, { body: { scheduled_at: at }, version: post.version })).data
+        : (await call("POST", "/api-v2-posts-queue", { body: { post_id: post.id }, version: post.version })).data;
+    held = false;
+    render();
+    page.querySelector("h1").focus();
+    // The queue may pick a later slot than the one shown, when that one breaks a spacing rule.
+    const same = Date.parse(post.scheduled_at) === Date.parse(at);
+    notify(same ? `${done} (version ${post.version}).` : `Added to the queue: ${time.local(post.scheduled_at)} (version ${post.version}).`);
   }
 
   async function duplicate(where) {
@@ -170,7 +189,7 @@ function actionBar(post, session, act) {
   const byStatus = {
     Draft: [publish && opener("Schedule…", "schedule", "button-primary"), write && edit, dup, write && del],
     Scheduled: [
-      publish && opener("Reschedule…", "reschedule"),
+      publish && opener("Move to…", "reschedule"),
       publish && button("Unschedule", () => act.change({ status: "Draft" }, "Unscheduled: back to Draft")),
       write && edit,
       dup,
@@ -256,39 +275,47 @@ function fieldList(post) {
 
 const none = () => h("span", { class: "muted" }, "—");
 
-const ACTIONS = {
-  created: "Created",
-  updated: "Edited",
-  scheduled: "Scheduled",
-  unscheduled: "Unscheduled",
-  queued: "Added to the queue",
-  claimed: "Claimed by the automation",
-  pushed: "Pushed to the automation (post.due acknowledged)",
-  given_back: "Given back untried",
-  reported_failed: "Reported failed",
-  lease_expired: "Lease ran out",
-  refused: "Not handed over: too long for LinkedIn",
-  published: "Published",
-  occurrence_created: "Next occurrence created",
-};
+/** The first free slot of the post's channel, at least the lead time ahead:
+ *  {at, channel}, or {none: why there is none}. */
+async function nextFreeSlot(post) {
+  const id = channelOf(post);
+  const channel = await call("GET", `/channels-item/${encodeURIComponent(id)}`).then((r) => r.data, (error) => (error.status === 404 ? null : Promise.reject(error)));
+  if (!channel) return { none: `No free slot: the channel ${id} is not set up, so it has no posting times. Set it up under Channels.` };
+  if (!channel.slots.length) return { none: `No free slot: ${channel.name} has no posting times yet. Add them under Channels.` };
+  const { data } = await call("GET", `/channels-slots/${encodeURIComponent(id)}?days=90`);
+  const soonest = earliest().getTime();
+  const free = data.data.find((slot) => !slot.post_id && Date.parse(slot.at) >= soonest && slot.at !== post.scheduled_at);
+  return free ? { at: free.at, channel } : { none: `No free slot in the next 90 days of ${channel.name}.` };
+}
 
-/** The history as an ordered list, oldest first. */
-function timeline(entries) {
-  if (!entries.length) return h("p", { class: "muted" }, "Nothing recorded yet.");
+/** On a planned repeat (from the calendar): it is not a post yet, what will
+ *  make it, and what editing the series does. */
+function plannedRepeat(post, at, n) {
+  const first = post.occurrence === 1;
   return h(
-    "ol",
-    { class: "timeline" },
-    entries.map((entry) =>
+    "section",
+    { class: "panel planned-repeat", "aria-labelledby": "planned-repeat-title" },
+    h("h2", { id: "planned-repeat-title" }, "↻ Planned repeat: ", time.timeElement(at, time.local(at))),
+    h(
+      "p",
+      {},
+      `Not a post yet: ${n ? `occurrence ${n} of ` : ""}a series that repeats ${(repeatLabel(post.repeat) ?? "").replace(/^Every/, "every")}. `,
+      `A series holds one post at a time, this one (occurrence ${post.occurrence ?? 1}): when it goes out, the next is made as a copy of it, and so on up to this repeat.`,
+    ),
+    h("p", { class: "alert-title" }, "What editing does"),
+    h(
+      "ul",
+      {},
+      h("li", {}, h("strong", {}, "Edit"), " the text, images or channel of this post: every repeat after it copies the change. Posts of the series already published stay as they went out."),
+      h("li", {}, h("strong", {}, "Repeat"), " (under Edit): a new rule changes the repeats; Does not repeat ends the series after this post."),
       h(
         "li",
-        { class: `timeline-entry action-${entry.action}`, dataset: { action: entry.action } },
-        h("span", { class: "timeline-when" }, time.timeElement(entry.at)),
-        h("strong", { class: "timeline-action" }, ACTIONS[entry.action] ?? entry.action),
-        entry.status_from !== entry.status_to && entry.status_to ? h("span", { class: "timeline-status" }, entry.status_from ? `${entry.status_from} → ${entry.status_to}` : entry.status_to) : null,
-        entry.fields?.length ? h("span", { class: "timeline-fields" }, "fields: ", entry.fields.map((f, n) => [n ? ", " : "", h("code", {}, f)])) : null,
-        h("span", { class: "timeline-who muted" }, entry.key_prefix ? ["by key ", h("code", {}, `${entry.key_prefix}…`)] : "by the service"),
-        entry.detail ? h("span", { class: "timeline-detail" }, entry.detail) : null,
+        {},
+        h("strong", {}, "Move to…"),
+        first ? ": this is the series' first post, so its new time of day becomes every repeat's." : ": moves this post alone; the repeats keep to the rule.",
       ),
+      h("li", {}, h("strong", {}, "Unschedule or Delete"), ": the series stops, and no repeat is made."),
     ),
+    h("p", {}, h("a", { href: `#/queue/Scheduled?series_id=${post.series_id}` }, "The series' posts"), " · ", h("a", { href: `#/calendar/${time.dayKey(new Date(at))}` }, "Back to the calendar")),
   );
 }

@@ -1,7 +1,8 @@
 // The queue: posts by status, a page at a time (the API's limit/offset),
 // with every status's count from the API's `total`; searched by words (`q`)
-// and filtered by channel; rows selected in bulk to unschedule, delete, retry
-// or duplicate, one request per post on the version shown (If-Match).
+// and filtered by channel; rows selected in bulk to add to the queue, move
+// by a number of days, move to another channel, unschedule, retry, duplicate
+// or delete, one request per post on the version shown (If-Match).
 import { PAGE_SIZE, call, newIdempotencyKey, query } from "../api.js";
 import { excerpt, h, outsideLink, show } from "../dom.js";
 import { explain } from "../explain.js";
@@ -10,15 +11,26 @@ import { POST_STATUSES, confirmAction, countdown, empty, fitTabs, heading, loadi
 
 const RETRY_AFTER_MS = 5 * 60_000; // a retried post goes out this long from now
 
-// Bulk actions by status: [label, what it does, needs posts:publish].
+// Bulk actions by status; those in PUBLISH also need posts:publish, and
+// those in ASK ask for a value first (how many days, which channel).
 const BULK = {
-  Draft: ["duplicate", "delete"],
-  Scheduled: ["unschedule", "duplicate", "delete"],
+  Draft: ["queue", "channel", "duplicate", "delete"],
+  Scheduled: ["shift", "channel", "unschedule", "duplicate", "delete"],
   Publishing: [],
   Published: ["duplicate"],
-  Failed: ["retry", "duplicate", "delete"],
+  Failed: ["retry", "queue", "channel", "duplicate", "delete"],
 };
-const BULK_LABEL = { unschedule: "Unschedule", retry: "Retry in 5 min", duplicate: "Duplicate", delete: "Delete" };
+const BULK_LABEL = {
+  queue: "Add to queue",
+  shift: "Reschedule by days…",
+  channel: "Change channel…",
+  unschedule: "Unschedule",
+  retry: "Retry in 5 min",
+  duplicate: "Duplicate",
+  delete: "Delete",
+};
+const PUBLISH = ["queue", "shift", "unschedule", "retry"];
+const ASK = ["shift", "channel"];
 
 // Posts waiting for a time come soonest first; the others newest first.
 const ORDER = { Scheduled: "scheduled_at", Publishing: "scheduled_at" };
@@ -87,7 +99,7 @@ export async function showQueue(view, route, session) {
     show(tabs, statusTabs(status, counts, filters));
     fitTabs(tabs);
     const filtered = Boolean(filters.q || filters.channel || filters.series_id);
-    const actions = BULK[status].filter((action) => write && (!["unschedule", "retry"].includes(action) || session.can("posts:publish")));
+    const actions = BULK[status].filter((action) => write && (!PUBLISH.includes(action) || session.can("posts:publish")));
     show(
       body,
       h("h2", { class: "visually-hidden" }, `${status} posts`),
@@ -99,12 +111,79 @@ export async function showQueue(view, route, session) {
   }
 
   function bulkBar(actions) {
+    const asking = h("div", { class: "bulk-ask" });
     return h(
       "div",
-      { class: "bulk-bar", role: "group", "aria-label": "With the selected posts" },
-      h("span", { class: "bulk-count", "aria-live": "polite" }),
-      actions.map((action) => h("button", { type: "button", class: `button${action === "delete" ? " button-danger" : ""}`, dataset: { bulk: action }, onclick: () => runBulk(action) }, BULK_LABEL[action])),
+      { class: "bulk" },
+      h(
+        "div",
+        { class: "bulk-bar", role: "group", "aria-label": "With the selected posts" },
+        h("span", { class: "bulk-count", "aria-live": "polite" }),
+        actions.map((action) =>
+          h(
+            "button",
+            {
+              type: "button",
+              class: `button${action === "delete" ? " button-danger" : ""}`,
+              dataset: { bulk: action },
+              "aria-expanded": ASK.includes(action) ? "false" : null,
+              onclick: (event) => (ASK.includes(action) ? ask(action, event.currentTarget, asking) : runBulk(action)),
+            },
+            BULK_LABEL[action],
+          ),
+        ),
+      ),
+      asking,
     );
+  }
+
+  /** The small form that asks how many days, or which channel, then runs the action. */
+  function ask(action, opener, slot) {
+    const open = opener.getAttribute("aria-expanded") === "true";
+    for (const button of body.querySelectorAll(".bulk-bar [aria-expanded]")) button.setAttribute("aria-expanded", "false");
+    if (open) {
+      slot.replaceChildren();
+      return;
+    }
+    opener.setAttribute("aria-expanded", "true");
+    const close = () => {
+      slot.replaceChildren();
+      opener.setAttribute("aria-expanded", "false");
+      opener.focus();
+    };
+    const input =
+      action === "shift"
+        ? h("input", { id: "bulk-days", type: "number", min: -365, max: 365, step: 1, value: "1", inputmode: "numeric" })
+        : h(
+            "select",
+            { id: "bulk-channel" },
+            h("option", { value: "personal" }, channels.find((c) => c.id === "personal")?.name ?? "Personal profile"),
+            channels.filter((c) => c.type === "brand").map((c) => h("option", { value: c.id }, `${c.name} (${c.id})`)),
+          );
+    const label = action === "shift" ? "Move them by this many days (negative: earlier), at the same time of day" : "Move them to the channel";
+    function onsubmit(event) {
+      event.preventDefault();
+      const value = action === "shift" ? Number.parseInt(input.value, 10) : input.value;
+      if (action === "shift" && (!Number.isInteger(value) || value === 0)) {
+        input.setAttribute("aria-invalid", "true");
+        input.focus();
+        return;
+      }
+      close();
+      runBulk(action, value);
+    }
+    show(
+      slot,
+      h(
+        "form",
+        { class: "bulk-form", onsubmit, "aria-label": BULK_LABEL[action].replace("…", "") },
+        h("label", { for: input.id }, label),
+        input,
+        h("button", { type: "submit", class: "button button-primary" }, action === "shift" ? "Move" : "Change channel"),
+        h("button", { type: "button", class: "button", onclick: close }, "Cancel"),
+      ),
+    );
+    input.focus();
   }
 
   function updateBar() {
@@ -119,7 +198,7 @@ export async function showQueue(view, route, session) {
     }
   }
 
-  async function runBulk(action) {
+  async function runBulk(action, value) {
     const chosen = posts.filter((post) => selected.has(post.id));
     if (!chosen.length) return;
     if (action === "delete" && !(await confirmAction(`Delete ${chosen.length} post${chosen.length === 1 ? "" : "s"}? It cannot be undone.`, "Delete"))) return;
@@ -127,13 +206,21 @@ export async function showQueue(view, route, session) {
     const refused = [];
     for (const post of chosen) {
       try {
-        await bulkOne(action, post);
+        await bulkOne(action, post, value);
       } catch (error) {
         refused.push([post, error]);
       }
     }
     const done = chosen.length - refused.length;
-    const verb = { unschedule: "unscheduled", retry: "scheduled again", duplicate: "duplicated as drafts", delete: "deleted" }[action];
+    const verb = {
+      queue: "added to the queue",
+      shift: `moved by ${value} day${Math.abs(value) === 1 ? "" : "s"}`,
+      channel: `moved to ${channels.find((c) => c.id === value)?.name ?? value}`,
+      unschedule: "unscheduled",
+      retry: "scheduled again",
+      duplicate: "duplicated as drafts",
+      delete: "deleted",
+    }[action];
     notify(`${done} of ${chosen.length} ${verb}.`);
     selected.clear();
     if (refused.length) {
@@ -152,8 +239,18 @@ export async function showQueue(view, route, session) {
   return { refresh };
 }
 
-async function bulkOne(action, post) {
+async function bulkOne(action, post, value) {
   const path = `/api-v2-posts-item/${post.id}`;
+  if (action === "queue") return call("POST", "/api-v2-posts-queue", { body: { post_id: post.id }, version: post.version });
+  if (action === "shift") {
+    const at = new Date(post.scheduled_at); // the same wall time, `value` local days later
+    at.setDate(at.getDate() + value);
+    return call("PATCH", path, { body: { scheduled_at: at.toISOString() }, version: post.version });
+  }
+  if (action === "channel") {
+    const body = value === "personal" ? { type: "personal", brand_id: null } : { type: "brand", brand_id: value };
+    return call("PATCH", path, { body, version: post.version });
+  }
   if (action === "unschedule") return call("PATCH", path, { body: { status: "Draft" }, version: post.version });
   if (action === "delete") return call("DELETE", path, { version: post.version });
   if (action === "retry") {

@@ -1,4 +1,6 @@
-// The date-time picker that schedules, reschedules or retries a post.
+// The date-time picker that schedules, moves or retries a post, with the
+// channel's next free slot one button away: the keyboard's way to do what
+// dragging does on the calendar.
 //
 // The service refuses a scheduled_at less than its lead time ahead
 // (FLASK_SCHEDULE_MIN_LEAD_SECONDS, 60 by default) with a 400 naming
@@ -13,12 +15,14 @@ const SUGGEST_MINUTES = 15; // a fresh picker offers the next 5-minute mark this
 
 const MODES = {
   schedule: { title: "Schedule this post", submit: "Schedule", done: "Scheduled", status: "Scheduled" },
-  reschedule: { title: "Move to another time", submit: "Reschedule", done: "Rescheduled", status: undefined },
+  reschedule: { title: "Move to another time", submit: "Move", done: "Moved", status: undefined },
   retry: { title: "Retry: schedule it again", submit: "Schedule again", done: "Scheduled again", status: "Scheduled" },
 };
 
-/** The panel; `submit(body, done)` sends the change, `explain(error)` words a refusal. */
-export function schedulePanel(post, modeName, { submit, explain, cancel }) {
+/** The panel; `submit(body, done)` sends the change, `explain(error)` words a
+ *  refusal; `slot`: {find() -> the next free slot {at, channel} or why there is
+ *  none, take(at, done)} schedules it there. */
+export function schedulePanel(post, modeName, { submit, explain, cancel, slot }) {
   const mode = MODES[modeName];
   const input = h("input", {
     id: "schedule-at",
@@ -31,6 +35,29 @@ export function schedulePanel(post, modeName, { submit, explain, cancel }) {
   });
   const problem = h("div", { class: "form-problem", tabindex: "-1" });
   const send = h("button", { type: "submit", class: "button button-primary" }, mode.submit);
+
+  const slotLine = h("div", { class: "next-slot", "aria-live": "polite" }, h("p", { class: "muted" }, "Looking for the next free slot…"));
+  async function showSlot() {
+    const found = await slot.find().catch((error) => ({ none: error.message }));
+    if (found.none) {
+      show(slotLine, h("p", { class: "hint" }, found.none));
+      return;
+    }
+    const take = h("button", { type: "button", class: "button", "data-next-slot": found.at }, `Next free slot: ${time.short(found.at)}`);
+    take.addEventListener("click", async () => {
+      take.disabled = true;
+      problem.replaceChildren();
+      try {
+        await slot.take(found.at, `${mode.done} for the next free slot, ${time.local(found.at)}`);
+      } catch (error) {
+        take.disabled = false;
+        show(problem, explain(error));
+        problem.focus();
+      }
+    });
+    show(slotLine, h("p", {}, take, " ", h("span", { class: "hint" }, `of ${found.channel.name}, ${time.ZONE} time`)));
+  }
+  if (slot) showSlot();
 
   async function onsubmit(event) {
     event.preventDefault();
@@ -64,6 +91,7 @@ export function schedulePanel(post, modeName, { submit, explain, cancel }) {
     h("label", { for: "schedule-at" }, "Publish at"),
     input,
     h("p", { class: "hint", id: "schedule-hint" }, `Your time zone: ${time.ZONE}. At least ${seconds(LEAD_SECONDS)} from now.`),
+    slot ? slotLine : null,
     problem,
     h("div", { class: "actions" }, send, h("button", { type: "button", class: "button", onclick: cancel }, "Cancel")),
   );
@@ -79,7 +107,7 @@ function seconds(n) {
   return n === 1 ? "1 second" : `${n.toLocaleString("en")} seconds`;
 }
 
-function earliest() {
+export function earliest() {
   return new Date(Date.now() + LEAD_SECONDS * 1000);
 }
 

@@ -1,0 +1,96 @@
+// A post's history (GET /api-v2-posts-history/ID) for people: each entry a
+// sentence, "Scheduled for Tue 1 Dec, 09:00 by demo (svc_live_AbCd…)", its
+// times in the reader's zone with UTC on hover. The API's entries name
+// fields and keys, not people; every key that changed a post is its
+// owner's, so the owner's name is the signed-in user's.
+import { h } from "../dom.js";
+import * as time from "../time.js";
+
+const FIELDS = {
+  content: "the text",
+  media_urls: "the images",
+  scheduled_at: "the time",
+  type: "the channel",
+  brand_id: "the channel",
+  repeat: "the repeat",
+  last_error: "the error",
+  status: "the status",
+};
+
+const STAMP = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/;
+
+/** The history as an ordered list, oldest first. */
+export function timeline(entries, me) {
+  if (!entries.length) return h("p", { class: "muted" }, "Nothing recorded yet.");
+  return h(
+    "ol",
+    { class: "timeline" },
+    entries.map((entry) =>
+      h(
+        "li",
+        { class: `timeline-entry action-${entry.action}`, dataset: { action: entry.action } },
+        h("span", { class: "timeline-when" }, time.timeElement(entry.at)),
+        h("span", { class: "timeline-sentence" }, sentence(entry), " ", who(entry, me), "."),
+        entry.status_from && entry.status_to && entry.status_from !== entry.status_to ? h("span", { class: "timeline-status muted" }, `${entry.status_from} → ${entry.status_to}`) : null,
+      ),
+    ),
+  );
+}
+
+/** "by demo (svc_live_AbCd…)", or "by the service" (the dispatcher, a lease running out). */
+function who(entry, me) {
+  if (!entry.key_prefix) return h("span", { class: "timeline-who" }, "by the service");
+  return h("span", { class: "timeline-who" }, "by ", me?.user ?? "a key", " (", h("code", {}, `${entry.key_prefix}…`), ")");
+}
+
+/** The time an entry's detail names ("for 2026-12-01T08:00:00.000000Z"), as a <time>. */
+function named(entry) {
+  const iso = STAMP.exec(entry.detail ?? "")?.[0];
+  return iso ? time.timeElement(iso, time.short(iso)) : null;
+}
+
+function changed(entry) {
+  const words = [...new Set((entry.fields ?? []).map((f) => FIELDS[f] ?? f.replaceAll("_", " ")))];
+  if (!words.length) return "";
+  return ` ${words.length === 1 ? words[0] : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`}`;
+}
+
+function sentence(entry) {
+  const at = named(entry);
+  switch (entry.action) {
+    case "created":
+      return entry.status_to === "Scheduled" ? ["Created and scheduled", at ? [" for ", at] : ""] : "Created as a draft";
+    case "occurrence_created": {
+      const [, n, after] = /occurrence (\d+) of the series, after post ([0-9a-f-]{36})/.exec(entry.detail ?? "") ?? [];
+      return n ? [`Made as occurrence ${n} of its series, when `, h("a", { href: `#/posts/${after}` }, "the one before"), " finished"] : "Made as the next occurrence of its series";
+    }
+    case "updated":
+      return `Edited${changed(entry)}`;
+    case "scheduled":
+      if (entry.status_from === "Scheduled") return ["Moved to ", at ?? "another time"];
+      if (entry.status_from === "Failed") return ["Retried: scheduled again for ", at ?? "a new time"];
+      return ["Scheduled for ", at ?? "a time"];
+    case "queued":
+      return ["Added to the queue: its channel's slot of ", at ?? "the next free time"];
+    case "unscheduled":
+      return entry.status_from === "Failed" ? "Put back to draft after failing" : "Unscheduled, back to draft";
+    case "claimed":
+      return entry.key_prefix ? "Claimed by the automation to publish" : "Pushed to the automation's webhook to publish";
+    case "pushed":
+      return "The automation confirmed it received the post";
+    case "given_back":
+      return ["Given back untried by the automation, scheduled again for ", at ?? "its time"];
+    case "reported_failed":
+      return entry.status_from === "Publishing" ? "Reported failed by the automation" : "Marked failed";
+    case "refused": {
+      const count = /^(\d+) characters/.exec(entry.detail ?? "")?.[1];
+      return `Not handed to the automation: too long for LinkedIn${count ? ` (${Number(count).toLocaleString("en")} of 3,000 once escaped)` : ""}, so it failed`;
+    }
+    case "lease_expired":
+      return ["Failed: the automation did not report back in time (its lease ran out", at ? [" at ", at] : "", ")"];
+    case "published":
+      return ["Published on LinkedIn", entry.detail ? [" as ", h("code", {}, entry.detail)] : ""];
+    default:
+      return entry.action.replaceAll("_", " ");
+  }
+}
