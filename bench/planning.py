@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from bench.config import log
 from bench.scenarios import launch_server
+from bench.wrk import wrk
 from harness import Client, create_key, init_database
 from harness.api import CHANNELS, IMPORT, POSTS, QUEUE
 
@@ -46,14 +47,27 @@ def run(args, tmp, totals, results, servers, fresh_pg=None):
     db = fresh_pg("planning") if fresh_pg else tmp / "planning.sqlite"
     init_database(db)
     service = launch_server(tmp, name, db, servers, workers=args.workers)
+    ceiling = launch_server(
+        tmp, f"{name}-ceiling", db, servers, app="bench.ceiling_app:app", workers=args.workers
+    )
     key = create_key(db, "planner")
-    service.wait_ready()
+    service.wait_ready(), ceiling.wait_ready()
     label = "PostgreSQL" if fresh_pg else "SQLite"
     with Client(service.url, key, timeout=120) as client:
         figures = {"import": _imports(args, client, label)}
+        narrow = type(args)(**{**vars(args), "connections": QUEUERS})
+        before = wrk(narrow, ceiling, "ceiling.lua", args.duration, {}, totals, "queue ceiling")
         figures["queue"] = _queues(args, client, service.url, key, label)
-    (results["postgresql"] if fresh_pg else results)["planning"] = figures
+        after = wrk(narrow, ceiling, "ceiling.lua", args.duration, {}, totals, "queue ceiling")
     q = figures["queue"]
+    q["ceiling_rps"] = (before["rps"] + after["rps"]) / 2
+    q["ratio"] = q["requests_per_s"]["deep"] / q["ceiling_rps"]
+    log(
+        f"{label} planning: the bare-Flask ceiling at {QUEUERS} connections around the queue "
+        f"runs: {q['ceiling_rps']:,.0f} req/s; add to queue with {q['depths']['deep']:,} queued "
+        f"is {q['ratio']:.2f} of it"
+    )
+    (results["postgresql"] if fresh_pg else results)["planning"] = figures
     ok = figures["import"]["ok"] and q["failed"] == 0 and q["shared_slots"] == 0
     log(
         f"  {'PASS' if ok else 'FAIL'}  {label} planning: imports and queue requests all "
@@ -210,7 +224,8 @@ def report(results, check):
         check(
             rps >= TARGET_QUEUE_RPS,
             f"{label} add to queue with {deep:,} queued >= {TARGET_QUEUE_RPS} requests/s: "
-            f"{rps:,.0f}" + _short(rps, TARGET_QUEUE_RPS),
+            f"{rps:,.0f}" + _short(rps, TARGET_QUEUE_RPS) + f"; {q['ratio']:.2f} of the ceiling "
+            f"at {QUEUERS} connections ({q['ceiling_rps']:,.0f} req/s in this run)",
         )
         check(
             q["slowdown"] <= TARGET_QUEUE_FLAT,
