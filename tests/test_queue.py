@@ -355,3 +355,43 @@ def test_concurrent_queue_requests_never_share_a_slot(server):
     assert len(set(times)) == 12
     listed = client.get(POSTS + "?status=Scheduled&order=scheduled_at&limit=100").json["data"]
     assert sorted(p["scheduled_at"] for p in listed) == sorted(times)
+
+
+def test_concurrent_queue_requests_share_no_slot_beside_a_queue_and_its_holes(server):
+    """Twelve at once into a channel that holds a queue with two holes in
+    it: the holes and the slots past the queue are each taken once."""
+    key = create_key(server.database, user="filler")
+    client = Client(server.url, key)
+    slots = [{"day": d, "time": "09:00"} for d in EVERY_DAY]
+    assert client.post(CHANNELS, {"type": "personal", "name": "Me", "slots": slots}).status == 201
+    queued = []
+    for n in range(8):
+        post = client.post(POSTS, {"type": "personal", "content": f"q{n}"}).json
+        r = client.post(QUEUE, {"post_id": post["id"]})
+        assert r.status == 200, r.json
+        queued.append(r.json)
+    freed = [queued[2], queued[5]]
+    for post in freed:
+        assert client.patch(ITEM + post["id"], {"status": "Draft"}).status == 200
+    ids = [
+        client.post(POSTS, {"type": "personal", "content": f"r{n}"}).json["id"] for n in range(12)
+    ]
+    barrier = threading.Barrier(len(ids))
+    answers = [None] * len(ids)
+
+    def send(i):
+        mine = Client(server.url, key, timeout=30)
+        barrier.wait()
+        answers[i] = mine.post(QUEUE, {"post_id": ids[i]})
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(ids))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [a.status for a in answers] == [200] * 12, [a.json for a in answers]
+    times = sorted(a.json["scheduled_at"] for a in answers)
+    assert {p["scheduled_at"] for p in freed} <= set(times)  # the holes, taken again
+    planned = client.get(POSTS + "?status=Scheduled&order=scheduled_at&limit=100").json["data"]
+    assert len(planned) == 6 + 12
+    assert len({p["scheduled_at"] for p in planned}) == len(planned)  # one post a slot
