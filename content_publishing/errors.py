@@ -27,6 +27,7 @@ CODES = {
     413: "payload_too_large",
     414: "uri_too_long",
     415: "unsupported_media_type",
+    416: "range_not_satisfiable",
     417: "expectation_failed",
     422: "validation_error",
     429: "rate_limited",  # answered by nginx (deploy/nginx.conf), in the same envelope
@@ -173,6 +174,8 @@ def init_app(app):
         headers = {}
         if e.code == 405 and e.valid_methods:
             headers["Allow"] = ", ".join(e.valid_methods)
+        if e.code == 416 and getattr(e, "length", None) is not None:  # RFC 9110, 15.5.17
+            headers["Content-Range"] = f"{e.units} */{e.length}"
         return error_response(e.code, code, e.description or e.name, headers=headers)
 
     @app.errorhandler(Exception)
