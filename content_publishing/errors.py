@@ -37,6 +37,10 @@ CODES = {
     503: "busy",
     507: "storage_full",
 }
+# Codes beside each status's own, each raised by its helper below:
+# validation_error (400), schedule_conflict and no_free_slot (409),
+# search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
+# ERROR_TEXT) and docs/api.md's table name every code.
 
 
 class ApiError(Exception):
@@ -109,6 +113,19 @@ def schedule_conflict(channel_id, rule, conflicting, message):
 def no_free_slot(channel_id, message):
     """409: the queue found no slot for the post (planning/queue.py)."""
     return ApiError(409, message, "no_free_slot", {"channel": channel_id})
+
+
+def search_too_broad(limit_ms):
+    """503: a search (posts' `q`) stopped at its time limit
+    (FLASK_SEARCH_TIMEOUT_MS), rather than holding a worker. No Retry-After:
+    the same search would be stopped again; a narrower one is the cure."""
+    return ApiError(
+        503,
+        f"The search was stopped after {limit_ms} ms: too many posts to go through. "
+        "Add words or filters (status, type, brand_id, a time range) to narrow it.",
+        "search_too_broad",
+        {"q": ["Too broad to answer in time."], "timeout_ms": limit_ms},
+    )
 
 
 def row_errors(rows):

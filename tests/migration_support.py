@@ -361,7 +361,7 @@ ROWS = [
         },
         1,
     ),
-    ("channel_queue_holes", {"user_id": 1, "channel_id": "acme", "at": T2}, 9),
+    ("channel_queue_holes", {"user_id": 1, "channel_id": "acme", "at": T2}, 10),
 ]
 
 # What a migration does to rows, for the comparison to expect it. A row of
@@ -377,12 +377,12 @@ ROWS = [
 EARLIER = {
     ("webhook_endpoints", DUPLICATE_ENDPOINT): (4, {"enabled": 1, "disabled_reason": None}),
     # A brand post whose brand_id named the personal channel: the migration to
-    # version 9 makes it the personal post it behaved as, with a history entry.
+    # version 10 makes it the personal post it behaved as, with a history entry.
     ("posts", POST(7)): (
-        9,
+        10,
         {"type": "brand", "brand_id": "personal", "version": 2, "updated_at": T0},
     ),
-    ("post_history", ASSIGNED): (9, None),
+    ("post_history", ASSIGNED): (10, None),
 }
 RUN_STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
 

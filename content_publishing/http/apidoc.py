@@ -48,7 +48,9 @@ ERROR_TEXT = {
     429: "Over the rate limit of the key or the address (answered by the deployment's nginx, "
     "same envelope, with Retry-After).",
     431: "Too many or too large request headers (answered by gunicorn, same envelope).",
-    503: "Another writer held the database past the busy timeout; retry (Retry-After).",
+    503: "Another writer held the database past the busy timeout (`busy`); retry (Retry-After). "
+    "On the posts list, `search_too_broad`: a search (`q`) stopped at its time limit "
+    "(FLASK_SEARCH_TIMEOUT_MS); narrow it rather than retry.",
     507: "The server's storage is full; nothing was written.",
 }
 
