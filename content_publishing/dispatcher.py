@@ -46,6 +46,7 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from content_publishing import logs, posts, timestamps
+from content_publishing.schemas import media_refs
 from content_publishing.store import outbox
 from content_publishing.store.db import dispose_db, needs_database, transaction
 from content_publishing.webhooks import rules as webhook_rules
@@ -131,6 +132,7 @@ class Dispatcher:
         much it did."""
         try:
             with self.app.app_context():
+                media_refs.PUBLIC_URL.set(self.config["PUBLIC_URL"])  # the events' media URLs
                 done = self._finished()
                 started = time.monotonic()  # before the database's clock: see lease()
                 now = timestamps.now_text()
@@ -189,6 +191,7 @@ class Dispatcher:
             lease_seconds=self.config["HANDOFF_LEASE_SECONDS"],
             linkedin_version=self.config["LINKEDIN_VERSION"],
             linkedin_api_base=self.config["LINKEDIN_API_BASE"],
+            public_url=self.config["PUBLIC_URL"],
         )
         return posts.push_due(
             now,

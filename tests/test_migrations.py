@@ -28,6 +28,8 @@ from harness import postgres
 from harness.api import POSTS
 from tests.conftest import BACKENDS, Caller, assert_error
 from tests.migration_support import (
+    ALICES_MEDIA,
+    ALICES_WEBP,
     DERIVED,
     DISABLED_WHEN_UPGRADING,
     DUPLICATE_ENDPOINT,
@@ -35,6 +37,7 @@ from tests.migration_support import (
     KEY,
     POST,
     T0,
+    URLS_BEFORE_10,
     database,
     fixture_version,
     old_database,
@@ -377,9 +380,9 @@ def test_a_worker_start_on_a_current_database_reads_the_version_and_nothing_else
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_brand_post_of_brand_id_personal_counts_for_the_personal_channel_after(backend, tmp_path):
-    """Version 8 let a brand post take brand_id `personal`: it was queued on
+    """Version 10 and earlier let a brand post take brand_id `personal`: it was queued on
     the personal channel's lock and went out as its author, but the guards
-    did not count it. After the migration to 10 (a personal post now, see
+    did not count it. After the migration to 11 (a personal post now, see
     EARLIER) the personal channel's daily_cap counts it."""
     needs(backend)
     with database(backend, tmp_path, "v8") as (url, db):
@@ -394,20 +397,20 @@ def test_a_brand_post_of_brand_id_personal_counts_for_the_personal_channel_after
             "timezone": "UTC",
             "slots": "[]",
             "min_gap_minutes": 0,
-            "daily_cap": 2,  # POST(6) is planned that day too: the cap holds only with POST(7)
+            "daily_cap": 2,  # POST(6) is planned that day too: the cap holds only with POST(8)
             "created_at": T0,
             "updated_at": T0,
         }
         db.put([("channels", personal, None)])
         with service(url) as (flask, api):
             flask("migrate")
-            legacy = api.get(f"/functions/v1/api-v2-posts-item/{POST(7)}").get_json()
+            legacy = api.get(f"/functions/v1/api-v2-posts-item/{POST(8)}").get_json()
             assert (legacy["type"], legacy["brand_id"], legacy["status"]) == (
                 "personal",
                 None,
                 "Scheduled",
             )
-            history = api.get(f"/functions/v1/api-v2-posts-history/{POST(7)}").get_json()["data"]
+            history = api.get(f"/functions/v1/api-v2-posts-history/{POST(8)}").get_json()["data"]
             assert [(h["action"], h["key_prefix"]) for h in history] == [("updated", None)]
             body = {"type": "personal", "content": "later that day", "scheduled_at": FUTURE}
             late = api.post("/functions/v1/api-v2-posts", json=body).get_json()
@@ -416,7 +419,7 @@ def test_a_brand_post_of_brand_id_personal_counts_for_the_personal_channel_after
             )
             error = assert_error(refused, 409, "schedule_conflict")
             assert error["details"]["rule"] == "daily_cap"
-            assert error["details"]["conflicting_post_ids"] == [POST(6), POST(7)]
+            assert error["details"]["conflicting_post_ids"] == [POST(6), POST(8)]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -446,3 +449,42 @@ def test_a_migrated_search_index_is_kept_by_owner(backend, tmp_path):
             assert found("evergreen") == set() and found("autumn release") == {POST(1)}
             api.client.delete(f"{POSTS}-item/{new.get_json()['id']}", headers={"X-API-Key": KEY})
             assert found("launch") == set()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_posts_saved_with_the_librarys_urls_show_them_at_the_address_in_force(backend, tmp_path):
+    """A post saved before version 10 held its library media as absolute
+    URLs, built from whatever FLASK_PUBLIC_URL was then (port 8000 by
+    default). Migrated, it keeps them by id: they show at the address in
+    force, and a media they name cannot be deleted while the post is
+    planned, whichever address the URL had."""
+    needs(backend)
+    with database(backend, tmp_path, "old") as (url, db):
+        old_database(db, backend, "v8")
+        fill(db, 8)
+        app = create_app({"TESTING": True, "DATABASE": url, "PUBLIC_URL": "https://cps.example"})
+        app.test_cli_runner().invoke(args=["migrate"])
+        api = Caller(app.test_client(), KEY)
+        try:
+            post = api.get(f"{POSTS}-item/{POST(7)}").get_json()
+            assert post["media_urls"] == [
+                f"https://cps.example/media/{ALICES_MEDIA}.png",
+                URLS_BEFORE_10[1],
+                f"https://cps.example/media/{ALICES_WEBP}.webp",
+                *URLS_BEFORE_10[3:],  # bob's media, and a URL with a query: as they were
+            ]
+            assert post["media_alt"] == [None] * 5
+            r = api.patch(
+                f"{POSTS}-item/{POST(7)}",
+                json={"status": "Scheduled", "scheduled_at": "2099-06-01T09:00:00Z"},
+            )
+            assert r.status_code == 200, r.get_json()
+            gone = api.client.delete(
+                f"/functions/v1/media-item/{ALICES_WEBP}", headers={"X-API-Key": KEY}
+            )
+            assert gone.status_code == 409 and gone.get_json()["error"]["details"]["post_ids"] == [
+                POST(7)
+            ]
+        finally:
+            with app.app_context():
+                dispose_db()

@@ -91,7 +91,7 @@ def last_planned(user_id, channel_id):
     )
 
 
-# --- where the queue stands (migration 0010_channel_rule_and_queue.sql) ----------------
+# --- where the queue stands (migration 0011_channel_rule_and_queue.sql) ----------------
 
 
 def set_queue_full_until(user_id, channel_id, at):

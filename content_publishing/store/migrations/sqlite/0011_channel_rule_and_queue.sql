@@ -1,4 +1,4 @@
--- Version 9 -> 10: one channel rule, and "add to queue" without reading the
+-- Version 10 -> 11: one channel rule, and "add to queue" without reading the
 -- queue (docs/planning.md).
 --
 -- A brand post whose brand_id is `personal` was planned on the personal

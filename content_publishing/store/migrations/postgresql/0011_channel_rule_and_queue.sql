@@ -1,4 +1,4 @@
--- Version 9 -> 10: one channel rule, and "add to queue" without reading the
+-- Version 10 -> 11: one channel rule, and "add to queue" without reading the
 -- queue (the SQLite file of this number says why, step by step).
 INSERT INTO post_history (post_id, user_id, at, action, status_from, status_to, fields, detail)
 SELECT id, user_id, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
