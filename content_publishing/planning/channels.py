@@ -39,9 +39,15 @@ def _exists(channel_id):
     )
 
 
+# What decides which slots are free: a change of any may free slots the
+# queue passed as taken, anywhere in it.
+PLAN_FIELDS = frozenset({"slots", "timezone", "min_gap_minutes", "daily_cap"})
+
+
 def update(user_id, channel, changes, now):
     """The changed channel, with its connection; only what differs is
-    written. A connected channel's author and publisher keep to its
+    written. A change of its slots, zone or guards makes the queue look from
+    its start again; a connected channel's author and publisher keep to its
     connection (connections.check_change)."""
     changes = {k: v for k, v in changes.items() if channel.get(k) != v}
     if "author_urn" in changes:
@@ -51,6 +57,8 @@ def update(user_id, channel, changes, now):
             raise validation_error(error.normalized_messages()) from None
     connections.check_change(user_id, channel, changes, now)
     if changes:
+        if changes.keys() & PLAN_FIELDS:
+            channel_store.forget_queue(user_id, channel["id"])
         channel = channel_store.update_channel(user_id, channel["id"], changes, now)
     return connections.attach_one(user_id, channel, now)
 

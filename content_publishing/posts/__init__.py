@@ -40,7 +40,7 @@ from content_publishing.posts import direct
 from content_publishing.posts.handoffs import (
     EXPIRED_ERRORS,
     Handoff,
-    acknowledge,
+    acknowledge_all,
     claim,
     current,
     leases_ran_out,
@@ -64,7 +64,7 @@ __all__ = [
     "EXPIRED_ERRORS",
     "PUBLISH_SCOPE",
     "Handoff",
-    "acknowledge",
+    "acknowledge_all",
     "add_to_queue",
     "direct",
     "claim",

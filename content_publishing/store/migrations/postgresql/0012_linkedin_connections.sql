@@ -1,4 +1,4 @@
--- Version 10 -> 11: a channel connected to LinkedIn, and the service's own
+-- Version 11 -> 12: a channel connected to LinkedIn, and the service's own
 -- publisher (docs/linkedin.md, "Connecting a channel" and "The service's own
 -- publisher").
 --
@@ -11,7 +11,7 @@ ALTER TABLE channels ADD COLUMN publisher TEXT NOT NULL DEFAULT 'automation'
 -- key that seals webhook secrets (webhooks/secrets.py): a copy of the
 -- database alone publishes nothing. The row goes with its channel.
 CREATE TABLE linkedin_connections (
-    user_id             INTEGER NOT NULL,
+    user_id             BIGINT NOT NULL,
     channel_id          TEXT NOT NULL,
     status              TEXT NOT NULL
                         CHECK (status IN ('connected', 'expiring', 'expired', 'revoked')),
@@ -34,9 +34,9 @@ CREATE TABLE linkedin_connections (
 -- when a browser asked, to that browser; single use, valid 10 minutes.
 CREATE TABLE linkedin_states (
     state_hash    TEXT PRIMARY KEY,
-    user_id       INTEGER NOT NULL REFERENCES users (id),
+    user_id       BIGINT NOT NULL REFERENCES users (id),
     channel_id    TEXT NOT NULL,
-    key_id        INTEGER,
+    key_id        BIGINT,
     browser_hash  TEXT,
     expires_at    TEXT NOT NULL,
     created_at    TEXT NOT NULL
