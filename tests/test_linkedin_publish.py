@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from harness import Client, Receiver, free_port, read_posts, serve
-from harness.api import CHANNELS, CLAIM, DELIVERIES, HISTORY, ITEM, MEDIA, POSTS
+from harness.api import CALLBACK, CHANNELS, CLAIM, DELIVERIES, HISTORY, ITEM, MEDIA, POSTS
 from harness.claims import past, schedule_posts
 from tests.conftest import live_database_for
 from tests.dispatch_support import (
@@ -481,3 +481,28 @@ def test_an_upload_linkedin_refuses_posts_nothing(server, user, linkedin, dispat
     assert done["last_error"].startswith("Nothing was posted: LinkedIn refused the image")
     assert "No uploads for this page" in done["last_error"]
     assert not linkedin.posts_with("Never without its image")
+
+
+def test_nobody_ends_a_handoff_the_service_is_sending(server, user, linkedin, dispatchers):
+    """While the service sends a post, no report (give back, Failed, the
+    callback) may end its handoff: it would be sent again, or shown Failed
+    while live."""
+    personal(user, linkedin)
+    hold = linkedin.hold_on("Held while the service sends it")
+    dispatchers()
+    post = due(user, "Held while the service sends it")
+    try:
+        assert hold.holding.wait(15)
+        sending = user.get(ITEM + post["id"]).json
+        assert sending["status"] == "Publishing"
+        for change in ({"status": "Scheduled"}, {"status": "Failed", "last_error": "no"}):
+            r = user.patch(ITEM + post["id"], change)
+            assert r.status == 409 and r.json["error"]["details"]["publisher"] == "linkedin", r
+        r = user.post(CALLBACK, {"post_id": post["id"], "linkedin_post_id": "urn:li:share:1"})
+        assert r.status == 409, r
+        assert user.get(ITEM + post["id"]).json == sending  # nothing changed
+    finally:
+        hold.release()
+    done = settled(user, post)
+    assert done["status"] == "Published"
+    assert len(linkedin.posts_with("Held while the service sends it")) == 1

@@ -94,7 +94,9 @@ def published(user_id, post_id, handoff_id, urn, now, lead_seconds, confirmed=Fa
     if post is None:
         return None
     columns = {
-        **plan_publish(post, urn, f"https://www.linkedin.com/feed/update/{urn}/", {}, now),
+        **plan_publish(
+            post, urn, f"https://www.linkedin.com/feed/update/{urn}/", {}, now, by_service=True
+        ),
         **SERVICE_CLEARED,
     }
     detail = f"{CONFIRMED}: {urn}" if confirmed else urn

@@ -54,6 +54,8 @@ def plan_update(user_id, post, changes, scopes, lead_seconds, now):
             f"A post becomes Publishing only when an automation claims it: POST {CLAIM_PATH}.",
             {"status": old, "claim": CLAIM_PATH},
         )
+    if old == "Publishing" and post.get("handoff_holder") == "service":
+        raise _in_the_services_hands(post)
     if new != old and new not in MOVES[old]:
         if old == "Publishing":
             raise _in_the_automations_hands(post)
@@ -134,6 +136,16 @@ def _in_the_automations_hands(post):
     )
 
 
+def _in_the_services_hands(post):
+    """A post the service is publishing itself: no report, from anyone, may
+    end that handoff, since the service may be sending it right now."""
+    return conflict(
+        "The service is publishing this post to LinkedIn itself (Publishing): it cannot be "
+        "changed or reported until LinkedIn's answer is known.",
+        {"status": "Publishing", "handoff_id": post["handoff_id"], "publisher": "linkedin"},
+    )
+
+
 def _check_schedule(scheduled_at, lead_seconds, now):
     if scheduled_at is None:
         raise validation_error({"scheduled_at": ["Required to schedule a post."]})
@@ -144,9 +156,10 @@ def _check_schedule(scheduled_at, lead_seconds, now):
         )
 
 
-def plan_publish(post, urn, live_url, comment, now):
+def plan_publish(post, urn, live_url, comment, now, by_service=False):
     """The column changes of the publish callback, or {} for a retry that
-    repeats what is stored. `comment`: the first comment's outcome, if the
+    repeats what is stored (`by_service`: the service's own publisher, whose
+    handoff no callback may end). `comment`: the first comment's outcome, if the
     callback reports one ({"first_comment_urn": ...} or
     {"first_comment_error": ...}). Raises 409 for a Draft or a different URN."""
     if post["status"] == "Published":
@@ -160,6 +173,12 @@ def plan_publish(post, urn, live_url, comment, now):
         raise conflict(
             "A Draft post cannot be published; schedule it first.", {"status": post["status"]}
         )
+    if (
+        post["status"] == "Publishing"
+        and post.get("handoff_holder") == "service"
+        and not by_service
+    ):
+        raise _in_the_services_hands(post)
     return {
         "status": "Published",
         "linkedin_post_id": urn,
