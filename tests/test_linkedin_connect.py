@@ -359,3 +359,26 @@ def test_a_redirect_uri_linkedin_does_not_know_never_comes_back(api, linkedin, a
     app.config["PUBLIC_URL"] = "http://elsewhere.test"  # not what the app registered
     status, page = authorize(linkedin, start(api, "personal"))
     assert status == 400 and "redirect_uri does not match" in page
+
+
+def test_a_connection_shows_its_end_as_time_goes_by(api, linkedin, clock):
+    """Without a refresh token the connection ends with its access token:
+    expiring within 7 days of that end, expired after it, as any read shows."""
+    linkedin.accounts.access_lifetime = 10 * 86400
+    linkedin.accounts.refresh_lifetime = None
+    channel(api)
+    connect(api, linkedin, "personal")
+    shown = read(api, "personal")["connection"]
+    assert shown["status"] == "connected"
+    clock.advance(4 * 86400)
+    assert read(api, "personal")["connection"]["status"] == "expiring"
+    clock.advance(6 * 86400 + 1)
+    assert read(api, "personal")["connection"]["status"] == "expired"
+    r = api.patch(CHANNEL + "personal", json={"publisher": "linkedin"})  # it is already
+    assert r.status_code == 200
+    r = api.patch(CHANNEL + "personal", json={"publisher": "automation"})
+    assert r.status_code == 200
+    r = api.patch(CHANNEL + "personal", json={"publisher": "linkedin"})
+    assert assert_error(r, 409, "conflict")["details"] == {"connection": "expired"}
+    connect(api, linkedin, "personal")  # Reconnect
+    assert read(api, "personal")["connection"]["status"] == "connected"
