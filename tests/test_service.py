@@ -266,6 +266,11 @@ def test_full_storage_refuses_writes_and_keeps_reads(tmp_path, make_key, app):
         ("SQLITE_MAX_PAGE_COUNT", "many"),
         ("METRICS", "yes"),
         ("LOG_FORMAT", "xml"),
+        ("LINKEDIN_AUTH_BASE", "linkedin.com"),
+        ("LINKEDIN_PUBLISH", "sometimes"),
+        ("LINKEDIN_PUBLISH_WORKERS", 0),
+        ("LINKEDIN_TIMEOUT_SECONDS", 0),
+        ("LINKEDIN_CHECK_DELAY_SECONDS", -1),
     ],
 )
 def test_bad_settings_are_refused_naming_the_variable(tmp_path, name, value):
@@ -273,6 +278,30 @@ def test_bad_settings_are_refused_naming_the_variable(tmp_path, name, value):
 
     with pytest.raises(SettingError, match=f"FLASK_{name}"):
         create_app({"DATABASE": str(tmp_path / "s.sqlite"), name: value})
+
+
+def test_the_linkedin_client_secret_comes_from_the_setting_or_a_file(tmp_path):
+    from content_publishing.settings import SettingError
+
+    base = {"DATABASE": str(tmp_path / "s.sqlite"), "LINKEDIN_CLIENT_ID": "app"}
+    secret = tmp_path / "linkedin-secret"
+    secret.write_text("from-a-file\n")
+    app = create_app({**base, "LINKEDIN_CLIENT_SECRET_FILE": str(secret)})
+    assert app.config["LINKEDIN_CLIENT_SECRET"] == "from-a-file"
+    assert (
+        create_app({**base, "LINKEDIN_CLIENT_SECRET": "given"}).config["LINKEDIN_CLIENT_SECRET"]
+        == "given"
+    )
+    with pytest.raises(SettingError, match="the client secret is not"):
+        create_app(base)
+    with pytest.raises(SettingError, match="both set"):
+        create_app(
+            {**base, "LINKEDIN_CLIENT_SECRET": "x", "LINKEDIN_CLIENT_SECRET_FILE": str(secret)}
+        )
+    with pytest.raises(SettingError, match="FLASK_LINKEDIN_CLIENT_SECRET_FILE cannot be read"):
+        create_app({**base, "LINKEDIN_CLIENT_SECRET_FILE": str(tmp_path / "missing")})
+    # Without a client id nothing is needed: the rest of the service runs as before.
+    assert create_app({"DATABASE": str(tmp_path / "s.sqlite")}).config["LINKEDIN_CLIENT_ID"] is None
 
 
 def test_gunicorn_refuses_a_bad_setting_with_one_line(tmp_path):
