@@ -1,6 +1,6 @@
 """Fault harness: the service under load, crashes, a revoke race, a full disk,
-bad starts and two hosts on one PostgreSQL database, against real gunicorn
-(4 workers).
+bad starts, two hosts on one PostgreSQL database, and the service's own
+LinkedIn publisher SIGKILLed mid-publish, against real gunicorn (4 workers).
 
     python -m faults                  # every step, about 2 minutes
     python -m faults --quick          # shorter load and crash phases, about 1 minute
