@@ -37,8 +37,8 @@ from harness import (
 from harness.api import CHANNELS, HISTORY, ITEM, MEDIA, POSTS
 from harness.linkedin_signin import connect_live, environment, leaked, linkedin_for
 
-LEASE = 8  # FLASK_HANDOFF_LEASE_SECONDS: what a killed dispatcher held comes back soon
-TIMEOUT = 3  # FLASK_LINKEDIN_TIMEOUT_SECONDS: a sent post's lease is 2 x this + 5 s
+LEASE = 5  # FLASK_HANDOFF_LEASE_SECONDS: what a killed dispatcher held comes back soon
+TIMEOUT = 2  # FLASK_LINKEDIN_TIMEOUT_SECONDS: a sent post's lease is 2 x this + 5 s
 ENV = {
     "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "-999999999",  # due posts in the past
     "FLASK_HANDOFF_LEASE_SECONDS": str(LEASE),
