@@ -11,6 +11,9 @@ import { ALT_TEXT_MAX, DOCUMENT_TITLE_MAX, DOCUMENT_TYPES, IMAGE_TYPES, MAX_IMAG
 import { notify, ownMedia } from "../widgets.js";
 
 const ROW_DRAG = "application/x-cps-media-row"; // a row dragged within the list, not a file
+// Dragging needs a mouse, as on the calendar: on a touch screen the pictures
+// are not draggable and the page speaks only of ↑ and ↓.
+const POINTER = window.matchMedia("(hover: hover) and (pointer: fine)");
 
 /** The media part of the form for `post` (null: a new one). `changed()` is
  *  called after every change. */
@@ -34,7 +37,7 @@ export function mediaEditor(post, { changed }) {
   // A refusal of what was just dropped or picked, under the drop zone; gone at the next change.
   const refusal = h("div", { class: "media-problem" });
   const problem = (node) => show(refusal, node);
-  const order = h("p", { class: "hint media-order-hint" }, "Drag a picture onto another to change the order, or use ↑ and ↓.");
+  const order = h("p", { class: "hint media-order-hint" }, POINTER.matches ? "Drag a picture onto another to change the order, or use ↑ and ↓." : "Use ↑ and ↓ to change the order.");
   const list = h("ol", { class: "composer-thumbs media-list", "aria-label": "The post's media, in order" });
   const title = h("input", { id: "document_title", name: "document_title", maxlength: DOCUMENT_TITLE_MAX, autocomplete: "off", value: post?.document_title ?? "", "aria-describedby": "document-title-hint" });
   const urls = h("textarea", { id: "media_urls", name: "media_urls", rows: 2, "aria-describedby": "media-hint", spellcheck: "false" });
@@ -228,9 +231,9 @@ export function mediaEditor(post, { changed }) {
   function grip(item, n) {
     const thumb = h(
       "div",
-      { class: "thumb thumb-medium media-grip", draggable: "true", title: "Drag onto another image to move it there" },
+      { class: "thumb thumb-medium media-grip", draggable: POINTER.matches ? "true" : null, title: POINTER.matches ? "Drag onto another image to move it there" : null },
       ownMedia(item.url) ? h("img", { src: item.url, alt: "", draggable: "false", width: 84, height: 84 }) : h("span", { class: "thumb-link mono", title: item.url }, item.url.replace(/^https?:\/\//, "").slice(0, 40)),
-      h("span", { class: "drag-handle", "aria-hidden": "true" }, "⠿"),
+      POINTER.matches ? h("span", { class: "drag-handle", "aria-hidden": "true" }, "⠿") : null,
       removeButton(n, `image ${n + 1}`),
     );
     thumb.addEventListener("dragstart", (event) => {

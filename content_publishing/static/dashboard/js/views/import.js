@@ -76,9 +76,11 @@ export async function showImport(view) {
   );
 }
 
-/** The example as a file to fill in with a spreadsheet. */
+/** The example as a file to fill in with a spreadsheet (one address for the page's life). */
+let templateUrl = null;
 function templateLink() {
-  const url = URL.createObjectURL(new Blob([EXAMPLE], { type: "text/csv" }));
+  templateUrl ??= URL.createObjectURL(new Blob([EXAMPLE], { type: "text/csv" }));
+  const url = templateUrl;
   return h("a", { href: url, download: "posts-template.csv", id: "import-template" }, "Download the template (CSV)");
 }
 
