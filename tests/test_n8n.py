@@ -1112,3 +1112,4 @@ def test_the_stand_in_holds_each_post_at_most_once_and_none_is_stranded(stack):
             break
         time.sleep(1)
     assert stranded == []
+    print(f"\nn8n execute runs that finished, then crashed on exit: {stack.n8n.exit_crashes}")
