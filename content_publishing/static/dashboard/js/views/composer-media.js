@@ -29,7 +29,7 @@ export function mediaEditor(post, { changed }) {
   const dropzone = h(
     "div",
     { class: "dropzone", dataset: { dropzone: "" } },
-    h("p", {}, "Drop up to 20 images, or one PDF document, here, or "),
+    h("p", {}, `Drop up to ${MAX_IMAGES} images, or one PDF document, here, or `),
     h("label", { for: "media-files", class: "button" }, "Choose files…"),
     files,
   );
