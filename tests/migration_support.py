@@ -332,6 +332,43 @@ ROWS = [
         },
         1,
     ),
+    # The analytics' row of the Published post 3, which the migration to
+    # version 9 makes for it (EARLIER), its figures empty until stats arrive.
+    (
+        "post_metrics",
+        {
+            "post_id": POST(3),
+            "user_id": 1,
+            "channel": "personal",
+            "published_at": T1,
+            "published_epoch": 1767312000,  # T1
+            "taken_at": None,
+            "impressions": None,
+            "members_reached": None,
+            "reactions": None,
+            "comments": None,
+            "reshares": None,
+            "clicks": None,
+            "interactions": 0,
+            "engagement": None,
+        },
+        1,
+    ),
+    (
+        "post_stats",
+        {
+            "post_id": POST(3),
+            "taken_at": T2,
+            "impressions": 120,
+            "members_reached": 90,
+            "reactions": 6,
+            "comments": 2,
+            "reshares": None,
+            "clicks": 4,
+            "recorded_at": T2,
+        },
+        9,
+    ),
 ]
 
 # What a migration does to rows, for the comparison to expect it. A row of
@@ -341,11 +378,13 @@ ROWS = [
 # None, does not hold the row at all (the migration to N adds it). A value
 # a migration sets to the time it runs is MIGRATED_AT in ROWS: the
 # comparison takes any timestamp of this test run for it; an id it lets the
-# database assign is ASSIGNED (the new database assigns it too). For instance:
+# database assign is ASSIGNED (the new database assigns it too). A row is
+# named by its id, or by its post_id in a table of one row per post. For instance:
 # before the rule of one enabled post.due endpoint per user the second one
 # was enabled too; the migration to version 4 disables it, saying why.
 EARLIER = {
     ("webhook_endpoints", DUPLICATE_ENDPOINT): (4, {"enabled": 1, "disabled_reason": None}),
+    ("post_metrics", POST(3)): (9, None),
 }
 MIGRATED_AT = "(the time of the migration)"
 ASSIGNED = "(an id the database assigns)"
@@ -366,7 +405,7 @@ def rows_for(version):
         if since > version:
             continue
         before = values
-        earlier = EARLIER.get((table, values.get("id")))
+        earlier = EARLIER.get((table, values.get("id", values.get("post_id"))))
         if earlier and version < earlier[0]:
             before = None if earlier[1] is None else {**values, **earlier[1]}
         found.append((table, before, values))
