@@ -39,6 +39,8 @@ TABLES = (
     "import_idempotency_keys",
     "media",
     "post_history",
+    "post_stats",
+    "post_metrics",
 )
 IDENTITY_TABLES = (
     "users",
