@@ -1,7 +1,7 @@
 """What a run prints at the end: resident memory, the targets met or
 missed, the figures side by side, the request counts."""
 
-from bench import handoff
+from bench import analytics, handoff
 from bench.config import (
     SCENARIOS,
     TARGET_GROWTH,
@@ -109,6 +109,14 @@ def report_targets(args, results, totals):
                 slow <= TARGET_GROWTH,
                 f"PostgreSQL {label} with {args.growth_posts:,} posts at most "
                 f"{TARGET_GROWTH - 1:.0%} slower than with {args.growth_small:,}: x{slow:.2f}",
+            )
+    for where, figures in ({} if args.smoke else results.get("analytics", {})).items():
+        for label, f in figures.items():
+            check(
+                f["p90_ms"] <= analytics.TARGET_MS,
+                f"{where} analytics ({label}) within {analytics.TARGET_MS} ms for "
+                f"{analytics.POSTS if not args.quick else analytics.QUICK_POSTS:,} posts, 90th "
+                f"percentile: {f['p90_ms']:.0f} ms (median {f['median_ms']:.0f})",
             )
     check(
         totals.socket_errors == 0 and totals.non2xx == 0,

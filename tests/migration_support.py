@@ -341,7 +341,7 @@ ROWS = [
             "user_id": 1,
             "channel": "personal",
             "published_at": T1,
-            "published_epoch": 1767312000,  # T1
+            "published_quarter": 1767312000 // 900,  # T1's quarter-hour
             "taken_at": None,
             "impressions": None,
             "members_reached": None,

@@ -40,13 +40,8 @@ def build(user_id, query, now):
     name = _zone_name(zones, channel)
     where = clock.zone(name)
     start, end = _span(query, where, clock.parse(now))
-    groups = analytics_store.hour_groups(
-        user_id,
-        channel,
-        timestamps.to_text(start),
-        timestamps.to_text(end),
-        zone.periods(where, start, end),
-    )
+    span = (_bound(start), _bound(end, last=True))
+    groups = analytics_store.hour_groups(user_id, channel, *span, zone.periods(where, start, end))
     cells = _grid(groups)
     totals = _sum(groups)
     mean = totals["engagement_sum"] / totals["measured"] if totals["measured"] else None
@@ -58,12 +53,7 @@ def build(user_id, query, now):
         "timezone": name,
         "totals": {**_figures(totals), "mean_engagement": mean},
         "weeks": _weeks(groups, start, end, where),
-        "top": [
-            _top(row)
-            for row in analytics_store.top_posts(
-                user_id, channel, timestamps.to_text(start), timestamps.to_text(end), TOP
-            )
-        ],
+        "top": [_top(row) for row in analytics_store.top_posts(user_id, channel, *span, TOP)],
         "grid": [
             {
                 "day": slots.DAYS[c["weekday"]],
@@ -76,6 +66,15 @@ def build(user_id, query, now):
         ],
         "suggested_slots": slots.suggest(cells, mean, existing) if channel is not None else [],
     }
+
+
+def _bound(moment, last=False):
+    """(stored text, its quarter-hour): the quarter of the range's last
+    moment for its end, which is not in the range itself."""
+    text = timestamps.to_text(moment)
+    if last:
+        return text, zone.quarter_of(timestamps.to_text(moment - timedelta(microseconds=1)))
+    return text, zone.quarter_of(text)
 
 
 def _zone_name(zones, channel):

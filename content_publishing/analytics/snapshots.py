@@ -17,9 +17,7 @@ likes. The latest snapshot of each post is copied onto its post_metrics row
 in the same transaction, which the analytics and the posts list read.
 """
 
-import math
-
-from content_publishing import timestamps
+from content_publishing.analytics import zone
 from content_publishing.errors import item_error, item_validation_error
 from content_publishing.planning.plan import channel_of
 from content_publishing.store import stats as stats_store
@@ -126,7 +124,7 @@ def _newest(snapshots, posts):
                 **snapshot,
                 "channel": channel_of(post),
                 "published_at": post["published_at"],
-                "published_epoch": math.floor(timestamps.parse(post["published_at"]).timestamp()),
+                "published_quarter": zone.quarter_of(post["published_at"]),
                 "interactions": interactions(snapshot),
                 "engagement": engagement(snapshot),
             }

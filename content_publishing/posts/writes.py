@@ -7,10 +7,10 @@ outcome) and imports.py (through `insert`). Nothing outside posts/ writes
 a post, so no path can change one and forget its event or its history.
 """
 
-import math
 import uuid
 
-from content_publishing import history, timestamps
+from content_publishing import history
+from content_publishing.analytics import zone
 from content_publishing.errors import conflict
 from content_publishing.idempotency import create_once
 from content_publishing.linkedin import check_length
@@ -126,10 +126,10 @@ def write(
 
 def _track(user_id, post):
     """A post that has just gone out gets its row for the analytics (by its
-    channel and the second it went out), which its stats will fill."""
+    channel and the quarter-hour it went out in), which its stats will fill."""
     published = post["published_at"]
-    epoch = math.floor(timestamps.parse(published).timestamp())
-    stats_store.track_published(user_id, post["id"], channel_of(post), published, epoch)
+    quarter = zone.quarter_of(published)
+    stats_store.track_published(user_id, post["id"], channel_of(post), published, quarter)
 
 
 def _finishing(user_id, post, columns, lead_seconds, now):

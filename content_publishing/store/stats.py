@@ -58,10 +58,10 @@ def save_snapshots(snapshots, now):
 def save_latest(user_id, latest):
     """Copy each post's newest snapshot onto its post_metrics row (made if
     missing), unless the row holds a newer one already. `latest`: dicts with
-    post_id, channel, published_at, published_epoch, taken_at, the figures,
+    post_id, channel, published_at, published_quarter, taken_at, the figures,
     interactions and engagement."""
     columns = (
-        "post_id, user_id, channel, published_at, published_epoch, taken_at,"
+        "post_id, user_id, channel, published_at, published_quarter, taken_at,"
         f" {_FIGURES}, interactions, engagement"
     )
     kept = ("taken_at", *FIGURES, "interactions", "engagement")
@@ -76,7 +76,7 @@ def save_latest(user_id, latest):
                 user_id,
                 s["channel"],
                 s["published_at"],
-                s["published_epoch"],
+                s["published_quarter"],
                 s["taken_at"],
                 *(s[f] for f in FIGURES),
                 s["interactions"],
@@ -87,12 +87,12 @@ def save_latest(user_id, latest):
     )
 
 
-def track_published(user_id, post_id, channel, published_at, published_epoch):
+def track_published(user_id, post_id, channel, published_at, published_quarter):
     """The post_metrics row of a post that has just become Published."""
     write(
-        "INSERT INTO post_metrics (post_id, user_id, channel, published_at, published_epoch)"
+        "INSERT INTO post_metrics (post_id, user_id, channel, published_at, published_quarter)"
         " VALUES (?, ?, ?, ?, ?) ON CONFLICT (post_id) DO NOTHING",
-        (post_id, user_id, channel, published_at, published_epoch),
+        (post_id, user_id, channel, published_at, published_quarter),
     )
 
 

@@ -3,11 +3,12 @@
 -- post_stats holds every snapshot of a post's figures, one per (post,
 -- taken_at): the same pair sent again replaces the figures, so a collector
 -- may send it as often as it likes. post_metrics is one small row per
--- Published post: its channel, when it went out (also as epoch seconds, for
--- the weekday x hour arithmetic of the analytics) and the figures of its
--- latest snapshot (null until one arrives), so that the analytics and the
--- posts list read one narrow row per post instead of the snapshots. Both
--- are deleted with their post. Existing Published posts get their row here.
+-- Published post: its channel, when it went out (also as the quarter-hour
+-- since 1970, for the weekday x hour arithmetic of the analytics) and the
+-- figures of its latest snapshot (null until one arrives), so that the
+-- analytics and the posts list read one narrow row per post instead of the
+-- snapshots. Both are deleted with their post. Existing Published posts get
+-- their row here.
 CREATE TABLE post_stats (
     post_id          TEXT NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
     taken_at         TEXT NOT NULL,
@@ -26,7 +27,7 @@ CREATE TABLE post_metrics (
     user_id          INTEGER NOT NULL REFERENCES users (id),
     channel          TEXT NOT NULL,              -- 'personal' or the post's brand_id
     published_at     TEXT NOT NULL,
-    published_epoch  INTEGER NOT NULL,           -- published_at in whole seconds since 1970
+    published_quarter INTEGER NOT NULL,          -- published_at's quarter-hour: epoch seconds / 900
     taken_at         TEXT,                       -- of the latest snapshot; null: none yet
     impressions      INTEGER CHECK (impressions >= 0),
     members_reached  INTEGER CHECK (members_reached >= 0),
@@ -37,11 +38,20 @@ CREATE TABLE post_metrics (
     interactions     INTEGER NOT NULL DEFAULT 0 CHECK (interactions >= 0), -- reactions + comments + reshares + clicks
     engagement       REAL CHECK (engagement >= 0) -- interactions / impressions; null without impressions
 );
--- The analytics of a range, of one channel or all of them.
-CREATE INDEX post_metrics_user_published ON post_metrics (user_id, published_at);
-CREATE INDEX post_metrics_channel_published ON post_metrics (user_id, channel, published_at);
+-- The analytics of a range, of one channel or all of them: each index holds
+-- every column the analytics read (a covering index), in quarter-hour
+-- order, so that a year of 100,000 posts is read from the index alone and
+-- grouped by quarter-hour as it comes, without a lookup or a sort per post.
+CREATE INDEX post_metrics_channel ON post_metrics (
+    user_id, channel, published_quarter, published_at, engagement, impressions, interactions,
+    members_reached, reactions, comments, reshares, clicks, post_id
+);
+CREATE INDEX post_metrics_user ON post_metrics (
+    user_id, published_quarter, published_at, engagement, impressions, interactions,
+    members_reached, reactions, comments, reshares, clicks, post_id
+);
 
-INSERT INTO post_metrics (post_id, user_id, channel, published_at, published_epoch)
+INSERT INTO post_metrics (post_id, user_id, channel, published_at, published_quarter)
 SELECT id, user_id, CASE WHEN type = 'personal' THEN 'personal' ELSE brand_id END,
-       published_at, CAST(strftime('%s', substr(published_at, 1, 19)) AS INTEGER)
+       published_at, CAST(strftime('%s', substr(published_at, 1, 19)) AS INTEGER) / 900
 FROM posts WHERE status = 'Published' AND published_at IS NOT NULL;
