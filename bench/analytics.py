@@ -32,7 +32,7 @@ from bench import seed
 from bench.config import log
 from bench.scenarios import launch_server
 from content_publishing import timestamps
-from content_publishing.analytics import snapshots
+from content_publishing.analytics import snapshots, zone
 from content_publishing.store import channels as channel_store
 from content_publishing.store import posts as post_store
 from content_publishing.store import stats as stats_store
@@ -216,7 +216,7 @@ def _published(owner, channel, moment):
         },
         at,
     )
-    stats_store.track_published(owner, post_id, channel, at, math.floor(moment.timestamp()))
+    stats_store.track_published(owner, post_id, channel, at, zone.quarter_of(at))
     best = moment.astimezone(BERLIN).weekday() == 1 and moment.astimezone(BERLIN).hour == 9
     return post_id, moment, best
 
