@@ -283,8 +283,27 @@ def test_a_posts_chart_and_the_calendars_impressions(browser, server, workspace)
         page.goto(f"{server.url}{DASHBOARD}#/calendar/{day:%Y-%m-%d}")
         card = page.locator(f"[data-post-id='{stored['id']}'] .card-stats")
         card.wait_for()
-        assert card.inner_text().endswith("impressions")
+        seen = stored["stats"]["impressions"]
+        assert card.inner_text().startswith(f"{seen / 1000:.1f}k impressions · ".replace(".0k", "k"))
         assert page.locator(".card-stats").count() >= 4
         page.locator(f"[data-post-id='{stored['id']}']").scroll_into_view_if_needed()
         shoot(page, "analytics-calendar")
+        assert_clean(page, server)
+
+
+def test_published_posts_by_their_figures_in_the_queue(browser, server, workspace):
+    _, key, _ = workspace
+    with tab(browser, server, viewport=WIDE) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/queue/Published")
+        page.locator("#queue-sort").wait_for()
+        page.select_option("#queue-sort", "-engagement")
+        page.click(".queue-filters button[type=submit]")
+        page.wait_for_url("**sort=-engagement**")
+        first = page.locator("tbody tr").first
+        first.wait_for()
+        assert "Tuesday tip" in first.inner_text()
+        cells = first.locator("td[data-label='Engagement']").inner_text()
+        assert cells.endswith("%") and float(cells.rstrip("%")) > 7
+        shoot(page, "analytics-queue-sorted")
         assert_clean(page, server)

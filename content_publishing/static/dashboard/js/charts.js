@@ -214,7 +214,12 @@ export function heatLegend(top) {
   const steps = [0, 0.25, 0.5, 0.75, 1];
   const svg = s("svg", { class: "heat-legend", width: 150, height: 14, viewBox: "0 0 150 14", "aria-hidden": "true", focusable: "false" });
   steps.forEach((share, i) => svg.append(s("rect", { x: i * 30, y: 0, width: 30, height: 14, fill: heat(share) })));
-  return h("span", { class: "legend-scale" }, "0 %", svg, percent(top), h("span", { class: "legend-note" }, " · grey: nothing published, or no figures yet · outlined ★: a suggested time"));
+  return h(
+    "span",
+    { class: "legend-block" },
+    h("span", { class: "legend-scale" }, percent(0), svg, percent(top)),
+    h("span", { class: "legend-note" }, "Grey: nothing published, or no figures yet. Outlined in orange: a suggested time."),
+  );
 }
 
 /**

@@ -128,7 +128,7 @@ function tiles(totals) {
     { class: "tiles" },
     tile("Posts published", count(totals.posts), totals.measured < totals.posts ? `${count(totals.measured)} with figures` : null),
     tile("Impressions", count(totals.impressions)),
-    tile("Engagement rate", percent(totals.engagement), totals.mean_engagement !== null ? `a post's mean: ${percent(totals.mean_engagement)}` : null),
+    tile("Engagement rate", percent(totals.engagement), totals.mean_engagement !== null ? `per post, on average: ${percent(totals.mean_engagement)}` : null),
     tile("Members reached", count(totals.members_reached)),
     tile("Reactions", count(totals.reactions)),
     tile("Comments", count(totals.comments)),
@@ -142,12 +142,15 @@ function weeklyChart(weeks) {
   return chartFigure({
     id: "weekly",
     title: "Week by week",
-    note: h("span", { class: "legend" }, h("span", { class: "key key-impressions" }, "Impressions (left)"), h("span", { class: "key key-engagement" }, "Engagement rate (right)")),
+    note: [
+      h("span", { class: "legend" }, h("span", { class: "key key-impressions" }, "Impressions (left)"), h("span", { class: "key key-engagement" }, "Engagement rate (right)")),
+      " Of the posts published that week, as their latest figures stand; a gap: nothing went out.",
+    ],
     draw: (width) =>
       lineChart(width, {
         labels,
         series: [
-          { name: "impressions", values: weeks.map((w) => w.impressions ?? (w.posts ? null : 0)), side: "left", className: "impressions", format: count, axisFormat: compact },
+          { name: "impressions", values: weeks.map((w) => (w.posts ? w.impressions : null)), side: "left", className: "impressions", format: count, axisFormat: compact },
           { name: "engagement rate", values: weeks.map((w) => w.engagement), side: "right", className: "engagement", format: percent, axisFormat: (v) => percent(v).replace(/\.0(?=\D*$)/, "") },
         ],
       }),
@@ -219,7 +222,7 @@ function bestTimes(data, channel, session, reload) {
   const how = h(
     "p",
     { class: "hint" },
-    "A time is suggested when at least 5 of its posts have figures, their mean engagement is at least 10 % above the channel's mean, and that lead is clear at 95 % confidence after allowing for the number of hours compared, not the luck of one or two posts.",
+    "A time is suggested when at least 5 of its posts have figures, their mean engagement is at least 10% above the channel's mean, and that lead is clear at 95% confidence after allowing for the number of hours compared: not the luck of one or two posts.",
   );
   if (!data.channel) {
     box.append(title, h("p", {}, "Choose a channel: its best times come from its own posts, in its own time zone."), how);
@@ -242,7 +245,7 @@ function bestTimes(data, channel, session, reload) {
           "li",
           { class: "suggested-slot", dataset: { day: slot.day, time: slot.time } },
           h("strong", { class: "slot-when" }, `★ ${dayName(slot.day)} ${slot.time}`),
-          h("span", { class: "slot-why" }, `${percent(slot.engagement)} engagement, ${Math.round(slot.lift * 100)} % above the mean, from ${slot.posts} posts`),
+          h("span", { class: "slot-why" }, `${percent(slot.engagement)} engagement, ${wholePercent(slot.lift)} above the mean, from ${slot.posts} posts`),
           slot.in_slots ? h("span", { class: "badge slot-kept" }, "Already a slot") : null,
         ),
       ),
@@ -282,4 +285,5 @@ function bestTimes(data, channel, session, reload) {
   return box;
 }
 
+const wholePercent = new Intl.NumberFormat(undefined, { style: "percent", maximumFractionDigits: 0 }).format;
 const list = (words) => (words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`);
