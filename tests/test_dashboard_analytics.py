@@ -284,7 +284,9 @@ def test_a_posts_chart_and_the_calendars_impressions(browser, server, workspace)
         card = page.locator(f"[data-post-id='{stored['id']}'] .card-stats")
         card.wait_for()
         seen = stored["stats"]["impressions"]
-        assert card.inner_text().startswith(f"{seen / 1000:.1f}k impressions · ".replace(".0k", "k"))
+        assert card.inner_text().startswith(
+            f"{seen / 1000:.1f}k impressions · ".replace(".0k", "k")
+        )
         assert page.locator(".card-stats").count() >= 4
         page.locator(f"[data-post-id='{stored['id']}']").scroll_into_view_if_needed()
         shoot(page, "analytics-calendar")
