@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
+from content_publishing import errors
 from harness import Client, create_key
 from harness.api import CALLBACK, ITEM, POSTS, STATS
 from tests.analytics_support import figures, publish_at, snapshot
@@ -417,3 +418,14 @@ def test_concurrent_batches_keep_one_snapshot_per_post_and_time(server):
     for post in made:
         read = client.get(f"{STATS}/{post['id']}").json
         assert len(read["data"]) == 1 and read["latest"]["impressions"] == 1000
+
+
+@pytest.mark.backend_independent
+def test_the_item_codes_are_in_the_error_table_and_the_document(client):
+    spec = client.get("/functions/v1/openapi.json").get_json()
+    item_error = spec["components"]["schemas"]["ItemError"]["properties"]["code"]
+    assert set(item_error["enum"]) == set(errors.ITEM_CODES)
+    for code in errors.ITEM_CODES:
+        assert f"{code}:" in item_error["description"] or f"{code} " in item_error["description"]
+    described = spec["paths"]["/functions/v1/api-v2-posts-stats"]["post"]["description"]
+    assert "not_found" in described and "not_published" in described
