@@ -136,7 +136,7 @@ BAD_ITEMS = [
     ({"impressions": 2.0}, "impressions"),
     ({"reactions": True}, "reactions"),
     ({"comments": "12"}, "comments"),
-    ({"clicks": 10**12 + 1}, "clicks"),
+    ({"clicks": 500_000_001}, "clicks"),
     ({"reshares": [1]}, "reshares"),
     ({"members_reached": {}}, "members_reached"),
     ({"taken_at": "2026-01-01T09:00:00"}, "taken_at"),  # no offset

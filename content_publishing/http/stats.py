@@ -75,7 +75,8 @@ def _as_sent(item):
     "order sent, with the error of each refused one: `not_found` (no such post of the caller), "
     "`not_published` (the post is not Published), `validation_error` (a field, named in "
     "details; taken_at must be RFC 3339 and not in the future; every figure a whole number "
-    "from 0 to 10^12, or null or absent when not known). The same post_id and taken_at again "
+    "from 0 to 500,000,000, or null or absent when not known). The same post_id and taken_at "
+    "again "
     "replace the figures (`replaced`), so sending a batch twice changes nothing more. A body "
     'that is not {"data": [1 to 500 snapshots]} is a 400 and nothing is kept.',
 )

@@ -6,7 +6,9 @@ from marshmallow import Schema, ValidationError, fields, validate
 from content_publishing.schemas.common import Timestamp
 
 MAX_SNAPSHOTS = 500
-MAX_FIGURE = 10**12  # far above any real count, and 9 million posts' worth still adds up in 64 bits
+# Far above any post's count (LinkedIn's busiest see tens of millions), and
+# four of them (the interactions) still add up within 32 bits.
+MAX_FIGURE = 500_000_000
 FIGURES = {
     "impressions": "Times the post was shown.",
     "members_reached": "Distinct members it was shown to.",
@@ -23,8 +25,8 @@ ITEM_CODES = ("validation_error", "not_found", "not_published")
 
 
 class Count(fields.Integer):
-    """A figure: a whole number from 0 to 10^12, or null (not known). JSON
-    true and false are not numbers here, nor are 1.0 or "12"."""
+    """A figure: a whole number from 0 to 500 million, or null (not known).
+    JSON true and false are not numbers here, nor are 1.0 or "12"."""
 
     def __init__(self, description, **kwargs):
         super().__init__(

@@ -12,12 +12,12 @@
 CREATE TABLE post_stats (
     post_id          TEXT NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
     taken_at         TEXT NOT NULL,
-    impressions      BIGINT CHECK (impressions >= 0),
-    members_reached  BIGINT CHECK (members_reached >= 0),
-    reactions        BIGINT CHECK (reactions >= 0),
-    comments         BIGINT CHECK (comments >= 0),
-    reshares         BIGINT CHECK (reshares >= 0),
-    clicks           BIGINT CHECK (clicks >= 0),
+    impressions      INTEGER CHECK (impressions >= 0),
+    members_reached  INTEGER CHECK (members_reached >= 0),
+    reactions        INTEGER CHECK (reactions >= 0),
+    comments         INTEGER CHECK (comments >= 0),
+    reshares         INTEGER CHECK (reshares >= 0),
+    clicks           INTEGER CHECK (clicks >= 0),
     recorded_at      TEXT NOT NULL,              -- when the service got these figures
     PRIMARY KEY (post_id, taken_at)
 );
@@ -29,13 +29,13 @@ CREATE TABLE post_metrics (
     published_at     TEXT NOT NULL,
     published_quarter BIGINT NOT NULL,           -- published_at's quarter-hour: epoch seconds / 900
     taken_at         TEXT,                       -- of the latest snapshot; null: none yet
-    impressions      BIGINT CHECK (impressions >= 0),
-    members_reached  BIGINT CHECK (members_reached >= 0),
-    reactions        BIGINT CHECK (reactions >= 0),
-    comments         BIGINT CHECK (comments >= 0),
-    reshares         BIGINT CHECK (reshares >= 0),
-    clicks           BIGINT CHECK (clicks >= 0),
-    interactions     BIGINT NOT NULL DEFAULT 0 CHECK (interactions >= 0), -- reactions + comments + reshares + clicks
+    impressions      INTEGER CHECK (impressions >= 0),
+    members_reached  INTEGER CHECK (members_reached >= 0),
+    reactions        INTEGER CHECK (reactions >= 0),
+    comments         INTEGER CHECK (comments >= 0),
+    reshares         INTEGER CHECK (reshares >= 0),
+    clicks           INTEGER CHECK (clicks >= 0),
+    interactions     INTEGER NOT NULL DEFAULT 0 CHECK (interactions >= 0), -- reactions + comments + reshares + clicks
     engagement       DOUBLE PRECISION CHECK (engagement >= 0) -- interactions / impressions; null without impressions
 );
 -- The analytics of a range, of one channel or all of them, in quarter-hour
@@ -46,7 +46,7 @@ CREATE INDEX post_metrics_channel ON post_metrics (user_id, channel, published_q
              comments, reshares, clicks, post_id);
 CREATE INDEX post_metrics_user ON post_metrics (user_id, published_quarter)
     INCLUDE (published_at, engagement, impressions, interactions, members_reached, reactions,
-             comments, reshares, clicks, post_id);
+             comments, reshares, clicks, post_id, channel);
 
 INSERT INTO post_metrics (post_id, user_id, channel, published_at, published_quarter)
 SELECT id, user_id, CASE WHEN type = 'personal' THEN 'personal' ELSE brand_id END,

@@ -48,7 +48,7 @@ CREATE INDEX post_metrics_channel ON post_metrics (
 );
 CREATE INDEX post_metrics_user ON post_metrics (
     user_id, published_quarter, published_at, engagement, impressions, interactions,
-    members_reached, reactions, comments, reshares, clicks, post_id
+    members_reached, reactions, comments, reshares, clicks, post_id, channel
 );
 
 INSERT INTO post_metrics (post_id, user_id, channel, published_at, published_quarter)
