@@ -15,6 +15,7 @@ import tempfile
 # The package is importable here because `make install` installs it (editable)
 # into the virtualenv; gunicorn puts the working directory on sys.path only later.
 from content_publishing.serving.accesslog import FORMAT, RedactingLogger
+from content_publishing.serving.worker import serving
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", 4))
@@ -103,12 +104,25 @@ def _taken_address(server):
 
 def child_exit(server, worker):
     """A worker ended (a restart, a crash): its in-progress gauge goes; its
-    counters stay, or the totals would fall."""
+    counters stay, or the totals would fall. One stopped for its timeout
+    that did not log the request it was serving itself (killed while
+    waiting in C code) has it logged here: its id, key id, user and path."""
     directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if _METRICS_ON and directory:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid, directory)
+    request = serving(worker)
+    if getattr(worker, "aborted", False) and request is not None:
+        server.log.error(
+            "worker %s timed out serving %s %s",
+            worker.pid,
+            request["method"],
+            request["path"],
+            extra={k: request[k] for k in ("request_id", "key_id", "user")},
+        )
+    if getattr(worker, "serving", None) is not None:
+        worker.serving.close()
 
 
 def on_exit(server):

@@ -35,21 +35,29 @@ def growth_db(total, workdir, progress, cache=True, fresh=None):
     """(URL, meta) of a schema holding the growth database of `total` posts.
     cache=False copies into `fresh()` (a schema dropped after the run)."""
     sqlite_path, meta = seed.growth_db(total, workdir, progress=progress, cache=cache)
+    return kept_copy(GROWTH, sqlite_path, total, progress, cache, fresh), meta
+
+
+def kept_copy(prefix, sqlite_path, total, progress, cache=True, fresh=None):
+    """The URL of a schema holding a copy of the SQLite database of `total`
+    posts, kept as `<prefix>_<schema hash>_<total>` for later runs (an older
+    schema's copy is dropped). cache=False copies into `fresh()` (a schema
+    dropped after the run)."""
     if not cache:
         url = fresh()
     else:
-        name = f"{GROWTH}_{schema_hash()}_{total}"
-        postgres.drop_schemas(f"{GROWTH}_%\\_{total}", keep=name)  # an older schema's cache
+        name = f"{prefix}_{schema_hash()}_{total}"
+        postgres.drop_schemas(f"{prefix}_%\\_{total}", keep=name)  # an older schema's cache
         url = postgres.kept_schema(name)
         if postgres.post_count(url) == total:
-            progress(f"using the cached {total:,}-post growth schema {name}")
-            return url, meta
+            progress(f"using the cached {total:,}-post schema {name}")
+            return url
         postgres.drop_schemas(name)  # an earlier copy that did not finish
         url = postgres.kept_schema(name)
-        progress(f"copying the {total:,}-post growth database into PostgreSQL (kept as {name})")
+        progress(f"copying the {total:,}-post database into PostgreSQL (kept as {name})")
     flask_cli(sqlite_path, "copy-db", "--to", url, timeout=3600)
     postgres.analyze(url)
-    return url, meta
+    return url
 
 
 def two_hosts(args, tmp, totals, results, servers, bench, host_a, database, sargs):

@@ -2,6 +2,7 @@
 missed, the figures side by side, the request counts."""
 
 from bench import analytics, handoff
+from bench import search as bench_search
 from bench.config import (
     SCENARIOS,
     TARGET_GROWTH,
@@ -68,6 +69,8 @@ def report_targets(args, results, totals):
         sc, ceiling = {}, None
     else:
         handoff.report(args, results, check)
+        bench_search.report(results, check)
+        bench_search.report(results.get("postgresql", {}), check, "PostgreSQL ")
     if ceiling and "get" in sc:
         ok = sc["get"]["ratio"] >= TARGET_RATIO["get"]
         check(ok, f"GET one post >= {TARGET_RATIO['get']} of ceiling: {sc['get']['ratio']:.2f}")

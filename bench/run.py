@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 
 from bench import analytics, handoff, planning
+from bench import search as bench_search
 from bench.config import (
     SCENARIOS,
     SMOKE_ON_POSTGRES,
@@ -106,6 +107,11 @@ def parse_args(argv):
         help="posts due at once for the webhooks scenario",
     )
     p.add_argument(
+        "--no-search",
+        action="store_true",
+        help="skip the search scenario (200,000 posts of one user: broad, none, others)",
+    )
+    p.add_argument(
         "--no-handoff",
         action="store_true",
         help="skip the claim, webhooks, idle and planning scenarios",
@@ -121,7 +127,7 @@ def parse_args(argv):
         "--only",
         default="",
         help="comma-separated scenarios to run: "
-        + ",".join([s[0] for s in SCENARIOS] + ["growth", *HANDOFF]),
+        + ",".join([s[0] for s in SCENARIOS] + ["growth", "search", *HANDOFF]),
     )
     p.add_argument(
         "--quiet-wait",
@@ -173,14 +179,15 @@ def main(argv=None):
     if shutil.which("wrk") is None:
         sys.exit("error: wrk is not installed; run bench/ensure_wrk.sh (apt-get install -y wrk)")
     only = [x.strip() for x in args.only.split(",") if x.strip()]
-    unknown = set(only) - {s[0] for s in SCENARIOS} - {"growth", *HANDOFF}
+    unknown = set(only) - {s[0] for s in SCENARIOS} - {"growth", "search", *HANDOFF}
     if unknown:
         sys.exit(f"error: unknown scenario(s) {', '.join(sorted(unknown))}")
     wanted = [s for s in SCENARIOS if not only or s[0] in only]
     handoffs = [] if args.no_handoff else [h for h in HANDOFF if not only or h in only]
     if only and "growth" not in only:
         args.no_growth = True
-    if not wanted and args.no_growth and not handoffs:
+    searching = not args.no_search and (not only or "search" in only)
+    if not wanted and args.no_growth and not handoffs and not searching:
         sys.exit("error: nothing to run")
 
     if args.backend != "sqlite":
@@ -253,6 +260,8 @@ def main(argv=None):
             handoff_ok = all(
                 HANDOFF[name](args, tmp, totals, results, servers) for name in handoffs
             )
+            if searching:
+                handoff_ok &= bench_search.run(args, tmp, totals, results, servers)
         if args.backend != "sqlite":
             pg = results["postgresql"] = {"scenarios": {}, "growth": {}}
             log()
@@ -264,6 +273,8 @@ def main(argv=None):
                 run_scenarios(args, pg_wanted, tmp, totals, pg, servers, fresh_pg)
             if not args.no_growth:
                 run_growth(args, tmp, totals, pg, servers, fresh_pg)
+            if searching:
+                handoff_ok &= bench_search.run(args, tmp, totals, pg, servers, fresh_pg)
             if "analytics" in handoffs:
                 handoff_ok &= analytics.run(args, tmp, totals, results, servers, fresh_pg)
             if args.backend == "both":

@@ -197,21 +197,39 @@ def growth_db(total, workdir, progress=print, cache=True):
     """A private copy of the growth database with `total` posts, seeded once
     and cached in bench/.cache/ (keyed by the SQLite migrations' hash). Returns
     (path, meta). cache=False seeds straight into `workdir` (smoke runs)."""
-    if not cache:
-        path = Path(workdir) / f"growth-{total}.sqlite"
-        return path, seed_growth(path, total, progress=progress)
+    return cached_db(
+        f"growth-{schema_hash()}-{total}",
+        f"the {total:,}-post growth database",
+        lambda path: seed_growth(path, total, progress=progress),
+        workdir,
+        progress,
+        cache,
+    )
+
+
+def cached_db(name, what, make, workdir, progress=print, cache=True):
+    """(path, meta) of a private copy of the database `make(path)` seeds
+    (returning its meta), made once and cached in bench/.cache/ as `name`
+    (older versions of the same kind, `name` up to its last dash, are
+    removed). cache=False seeds a new file in `workdir`."""
+    if not cache:  # a file of its own: `--backend both` asks twice
+        fd, path = tempfile.mkstemp(prefix=f"{name}-", suffix=".sqlite", dir=workdir)
+        os.close(fd)
+        os.unlink(path)
+        return Path(path), make(path)
     CACHE.mkdir(exist_ok=True)
-    name = f"growth-{schema_hash()}-{total}"
     cached, meta_file = CACHE / f"{name}.sqlite", CACHE / f"{name}.json"
     if not (cached.exists() and meta_file.exists()):
-        for old in CACHE.glob(f"growth-*-{total}.*"):
+        kind, _, _ = name.partition("-")
+        size = name.rsplit("-", 1)[-1]
+        for old in CACHE.glob(f"{kind}-*-{size}.*"):
             old.unlink()  # an older schema's cache
         partial = CACHE / f"{name}.partial.sqlite"
         for p in CACHE.glob(f"{name}.partial.sqlite*"):
             p.unlink()
-        progress(f"seeding the {total:,}-post growth database (cached in {CACHE})")
+        progress(f"seeding {what} (cached in {CACHE})")
         t0 = time.monotonic()
-        meta = seed_growth(partial, total, progress=progress)
+        meta = make(partial)
         meta["seed_seconds"] = round(time.monotonic() - t0, 1)
         for suffix in ("-wal", "-shm"):
             if Path(str(partial) + suffix).exists():
@@ -219,7 +237,7 @@ def growth_db(total, workdir, progress=print, cache=True):
         os.replace(partial, cached)
         meta_file.write_text(json.dumps(meta))
     else:
-        progress(f"using the cached {total:,}-post growth database {cached.name}")
+        progress(f"using the cached {what} {cached.name}")
     meta = json.loads(meta_file.read_text())
     # A copy of its own for each call: `--backend both` asks twice, and the
     # first copy is a live database by then (a key added, a WAL beside it).
@@ -227,3 +245,54 @@ def growth_db(total, workdir, progress=print, cache=True):
     os.close(fd)
     shutil.copyfile(cached, copy)
     return Path(copy), meta
+
+
+# ---------------------------------------------------------------- search (bench/search.py)
+
+SEARCHER, QUIET, READER = "bench-searcher", "bench-quiet", "bench-reader"
+SEARCH_WORDS = "the launch"
+
+
+def seed_search(path, broad, quiet, reader, progress=print):
+    """`broad` posts of SEARCHER, each holding SEARCH_WORDS; between them,
+    `quiet` posts of QUIET and `reader` posts of READER, neither holding
+    either word. Returns {"reader_ids": [...], "quiet_posts": ...}."""
+    with _seeding(path, cache_mib=256):
+        searcher, quiet_id, reader_id = _user(SEARCHER), _user(QUIET), _user(READER)
+        total = broad + quiet + reader
+        owners = [searcher] * total
+        for n, i in enumerate(range(0, total, max(1, total // max(1, quiet + reader)))):
+            if n < quiet + reader:
+                owners[i] = quiet_id if n < quiet else reader_id
+        texts = {
+            searcher: "Launch notes {}: the launch of the week, and what we learned.",
+            quiet_id: "Quiet post {}: notes from a week.",
+            reader_id: "Reader post {}: a paragraph to read.",
+        }
+        ids = _insert_many(
+            owners,
+            lambda i: texts[owners[i]].format(i),
+            timestamps.now() - timedelta(days=100),
+            1000,
+            progress=progress,
+        )
+    mine = [post_id for post_id, owner in zip(ids, owners, strict=True) if owner == reader_id]
+    counts = {owner: owners.count(owner) for owner in (searcher, quiet_id, reader_id)}
+    return {
+        "reader_ids": mine,
+        "broad": counts[searcher],
+        "quiet_posts": counts[quiet_id],
+        "reader_posts": counts[reader_id],
+    }
+
+
+def search_db(broad, quiet, reader, workdir, progress=print, cache=True):
+    """(path, meta) of a copy of the search database, cached like growth_db."""
+    return cached_db(
+        f"search-{schema_hash()}-{broad}",
+        f"the search database ({broad:,} posts holding {SEARCH_WORDS!r})",
+        lambda path: seed_search(path, broad, quiet, reader, progress=progress),
+        workdir,
+        progress,
+        cache,
+    )

@@ -17,6 +17,7 @@ Where each rule lives:
     idempotency.py  Idempotency-Key: a retried create gets the first record
     linkedin.py     the LinkedIn request handed to automations, its escaping, the preview
     media.py        the media library: what an upload must be, its metadata stripped
+    images.py       an upload decoded and written anew in a child process, with limits
     webhooks/       events, endpoint rules and the SSRF guard, secrets, sending
     dispatcher.py   the dispatcher process: pushes due posts, works the outbox
     http/           the HTTP layer: a blueprint per endpoint group, the OpenAPI document

@@ -27,6 +27,7 @@ CODES = {
     413: "payload_too_large",
     414: "uri_too_long",
     415: "unsupported_media_type",
+    416: "range_not_satisfiable",
     417: "expectation_failed",
     422: "validation_error",
     429: "rate_limited",  # answered by nginx (deploy/nginx.conf), in the same envelope
@@ -36,6 +37,10 @@ CODES = {
     503: "busy",
     507: "storage_full",
 }
+# Codes beside each status's own, each raised by its helper below:
+# validation_error (400), schedule_conflict and no_free_slot (409),
+# search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
+# ERROR_TEXT) and docs/api.md's table name every code.
 
 # The codes of items refused one by one inside a 200 answer (a batch of
 # stats snapshots keeps the good items and says of each bad one why), in
@@ -119,6 +124,19 @@ def no_free_slot(channel_id, message):
     return ApiError(409, message, "no_free_slot", {"channel": channel_id})
 
 
+def search_too_broad(limit_ms):
+    """503: a search (posts' `q`) stopped at its time limit
+    (FLASK_SEARCH_TIMEOUT_MS), rather than holding a worker. No Retry-After:
+    the same search would be stopped again; a narrower one is the cure."""
+    return ApiError(
+        503,
+        f"The search was stopped after {limit_ms} ms: too many posts to go through. "
+        "Add words or filters (status, type, brand_id, a time range) to narrow it.",
+        "search_too_broad",
+        {"q": ["Too broad to answer in time."], "timeout_ms": limit_ms},
+    )
+
+
 def row_errors(rows):
     """400 of a bulk import: {"rows": {"<1-based row>": {field: [messages]}}},
     every bad row at once."""
@@ -195,6 +213,8 @@ def init_app(app):
         headers = {}
         if e.code == 405 and e.valid_methods:
             headers["Allow"] = ", ".join(e.valid_methods)
+        if e.code == 416 and getattr(e, "length", None) is not None:  # RFC 9110, 15.5.17
+            headers["Content-Range"] = f"{e.units} */{e.length}"
         return error_response(e.code, code, e.description or e.name, headers=headers)
 
     @app.errorhandler(Exception)

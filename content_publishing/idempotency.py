@@ -46,3 +46,29 @@ def create_once(keys, user_id, key, fields, insert, get, now):
             {"idempotency_key": key},
         )
     return get(user_id, earlier["record_id"])
+
+
+def run_once(keys, user_id, key, fields, run, get, now):
+    """`run()` the work once per key of this user, for work that a racer
+    must not start again (an import: a second run would find the first
+    one's posts in its channel's plan and refuse them).
+
+    `keys` is a store.idempotency.ClaimedKeys: the key is claimed before the
+    work, so a concurrent request with the same key waits for the first
+    one's transaction and then answers its stored result, as a retry after
+    it would. Returns run()'s or get()'s result; the same key with other
+    fields is a 409."""
+    if key is None:
+        return run()
+    digest = fingerprint(fields)
+    if keys.claim(user_id, key, digest, now):
+        result = run()
+        keys.settle(user_id, key, result["id"])
+        return result
+    earlier = keys.find(user_id, key)
+    if earlier["request_hash"] != digest:
+        raise conflict(
+            "This Idempotency-Key was used with a different request body.",
+            {"idempotency_key": key},
+        )
+    return get(user_id, earlier["record_id"])

@@ -73,17 +73,33 @@ def _redacted(match):
 
 
 class RequestContext:
-    """What the log lines of one request share."""
+    """What the log lines of one request share, and what it asks for."""
 
-    __slots__ = ("request_id", "key_id", "user")
+    __slots__ = ("request_id", "key_id", "user", "method", "path")
 
-    def __init__(self, request_id):
+    def __init__(self, request_id, method=None, path=None):
         self.request_id = request_id
         self.key_id = None
         self.user = None
+        self.method = method
+        self.path = path
 
 
 _current = contextvars.ContextVar("cps_request", default=None)
+_watcher = None
+
+
+def watch(callback):
+    """Have callback(context, or None) called whenever the request being
+    served, or what is known of it, changes: the gunicorn worker shows it to
+    its master, which logs it if the worker is killed (serving/worker.py)."""
+    global _watcher
+    _watcher = callback
+
+
+def _changed(context):
+    if _watcher is not None:
+        _watcher(context)
 
 
 def request_id(sent):
@@ -108,13 +124,15 @@ def current():
 
 
 def begin(context):
-    """Make `context` the current request's (gunicorn_worker.py, for the
+    """Make `context` the current request's (serving/worker.py, for the
     answers gunicorn makes itself)."""
     _current.set(context)
+    _changed(context)
 
 
 def end():
     _current.set(None)
+    _changed(None)
 
 
 def identify(key_id, user):
@@ -122,31 +140,36 @@ def identify(key_id, user):
     context = _current.get()
     if context is not None:
         context.key_id, context.user = key_id, user
+        _changed(context)
 
 
 class RequestIds:
     """WSGI wrapper of the app: the id in, X-Request-ID out, the context
     around the whole answer (work done when the answer closes, such as
-    last_used_at, is still logged with it)."""
+    last_used_at, is still logged with it).
+
+    An exception that leaves the app (a worker's timeout, which gunicorn
+    raises as SystemExit inside it) leaves the context current: the server's
+    lines about it name the request, its key and its path, and the server
+    ends it (serving/worker.py)."""
 
     def __init__(self, app):
         self.app = app
 
     def __call__(self, environ, start_response):
-        context = RequestContext(request_id(environ.get("HTTP_X_REQUEST_ID")))
+        context = RequestContext(
+            request_id(environ.get("HTTP_X_REQUEST_ID")),
+            environ.get("REQUEST_METHOD"),
+            environ.get("PATH_INFO"),
+        )
         environ[ENVIRON_KEY] = context
-        _current.set(context)
+        begin(context)
 
         def start(status, headers, exc_info=None):
             headers.append(("X-Request-ID", context.request_id))
             return start_response(status, headers, exc_info)
 
-        try:
-            body = self.app(environ, start)
-        except BaseException:
-            end()
-            raise
-        return _Body(body)
+        return _Body(self.app(environ, start))
 
 
 class _Body:

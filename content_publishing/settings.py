@@ -40,6 +40,7 @@ def defaults(instance_path):
         "SQLITE_SYNCHRONOUS": "FULL",
         "SQLITE_BUSY_TIMEOUT_MS": 5000,
         "SQLITE_MAX_PAGE_COUNT": None,
+        "SEARCH_TIMEOUT_MS": 1000,
         # Webhooks and the dispatcher
         "PUBLIC_URL": "http://127.0.0.1:8000",
         "HANDOFF_LEASE_SECONDS": 600,
@@ -72,6 +73,7 @@ KINDS = {
     "SQLITE_BUSY_TIMEOUT_MS": "count",
     "SCHEDULE_MIN_LEAD_SECONDS": "integer",
     "SQLITE_MAX_PAGE_COUNT": "optional count",
+    "SEARCH_TIMEOUT_MS": "positive integer",
     "HANDOFF_LEASE_SECONDS": "positive",
     "HANDOFF_MAX_DELAY_SECONDS": "positive",
     "WEBHOOK_TIMEOUT_SECONDS": "positive",
@@ -131,25 +133,64 @@ def _linkedin_version(value):
 
 
 _HOST_NAME = re.compile(r"(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]*[a-z0-9_])?\.?)+")
+# The ports an allow-list entry without one lets through: HTTP, HTTPS and
+# n8n's own. Any other port of a private host (a database, SSH, an admin
+# page) must be named, so that listing a host does not open all of it.
+DEFAULT_ALLOWED_PORTS = ((80, 80), (443, 443), (5678, 5678))
+_PORTS = re.compile(r"([0-9]{1,5})(?:-([0-9]{1,5}))?")
+_BRACKETED = re.compile(r"\[([0-9A-Fa-f:.]+)\](/[0-9]{1,3})?(?::(.*))?")
 
 
 def allow_list(value):
-    """FLASK_WEBHOOK_ALLOWED_PRIVATE: comma-separated host names and CIDR
-    ranges, as (frozenset of names, tuple of networks)."""
+    """FLASK_WEBHOOK_ALLOWED_PRIVATE: comma-separated entries, each a host
+    name or a CIDR range with an optional port or port range
+    (`n8n.internal:443`, `127.0.0.1/32:5678`, `10.0.0.0/8:80-443`,
+    `[::1]/128:5678`; an IPv6 range takes a port only in brackets). As a
+    tuple of (name or network, ((first port, last port), ...))."""
     if isinstance(value, tuple):
         return value
-    names, networks = set(), []
+    entries = []
     for entry in (e.strip() for e in str(value).split(",")):
-        if not entry:
-            continue
-        try:
-            networks.append(ipaddress.ip_network(entry, strict=False))
-        except ValueError:
-            name = entry.lower().rstrip(".")
-            if not _HOST_NAME.fullmatch(name):
-                raise ValueError from None
-            names.add(name)
-    return frozenset(names), tuple(networks)
+        if entry:
+            entries.append(_allow_entry(entry))
+    return tuple(entries)
+
+
+def _allow_entry(entry):
+    """(name or network, port ranges) of one allow-list entry."""
+    bracketed = _BRACKETED.fullmatch(entry)
+    if bracketed:
+        address, prefix, ports = bracketed.groups()
+        return ipaddress.ip_network(address + (prefix or ""), strict=False), _ports(ports)
+    try:  # a range without a port, IPv6 ones (all colons) included
+        return ipaddress.ip_network(entry, strict=False), DEFAULT_ALLOWED_PORTS
+    except ValueError:
+        pass
+    host, ports = entry.rsplit(":", 1) if ":" in entry else (entry, None)
+    if ":" in host:  # an IPv6 range and a port without brackets: which colon is the port's?
+        raise ValueError(entry)
+    ports = _ports(ports)
+    try:
+        return ipaddress.ip_network(host, strict=False), ports
+    except ValueError:
+        name = host.lower().rstrip(".")
+        if not _HOST_NAME.fullmatch(name):
+            raise ValueError(entry) from None
+        return name, ports
+
+
+def _ports(text):
+    """((first, last),) of `80` or `80-443`; the defaults for None."""
+    if text is None:
+        return DEFAULT_ALLOWED_PORTS
+    found = _PORTS.fullmatch(text)
+    if not found:
+        raise ValueError(text)
+    first = int(found[1])
+    last = int(found[2] or first)
+    if not 1 <= first <= last <= 65535:
+        raise ValueError(text)
+    return ((first, last),)
 
 
 def _url(value):
@@ -173,7 +214,8 @@ _NORMALISE = {
     "linkedin version": (_linkedin_version, "six digits YYYYMM, such as 202610"),
     "allow-list": (
         allow_list,
-        "comma-separated host names and CIDR ranges, such as n8n.internal,10.0.0.0/8",
+        "comma-separated host names and CIDR ranges, each with an optional port or port range"
+        " (without one: 80, 443 and 5678), such as n8n.internal:443,10.0.0.0/8:80-443",
     ),
 }
 

@@ -12,9 +12,12 @@
     claims        schedule_posts() and drain(): due posts and concurrent claimers
     load          run_load(): client threads writing through a Ledger
     receiver      Receiver: a webhook receiver that verifies signatures, answers as scripted
-    linkedin_standin  LinkedInStandIn: LinkedIn's Posts API as the n8n kit's tests need it
+    linkedin_standin  LinkedInStandIn: LinkedIn's Posts, Images, Documents and Comments APIs
     loopback      LoopbackServer: the in-process HTTP server the two above share
-    n8n           install() a pinned n8n with Node 24; N8n: start, import, execute
+    linkedin_rules    what LinkedIn checks in a request (headers, bodies, escaping)
+    mailbox       Mailbox: an SMTP server that keeps the mail it is sent
+    n8n           install() a pinned n8n with Node 24; N8n: start, import, execute, kill
+    n8n_workflows the n8n kit's workflows, written once; writes integrations/n8n/*.json
     supabase_js   invoke(): supabase-js's functions.invoke calls (supabase_invoke.mjs), Node 24
     postgres      fresh PostgreSQL databases (a schema each) for the second backend
     nginx         Nginx(Process): the shipped deploy/nginx.conf in front of a server

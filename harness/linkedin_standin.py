@@ -1,151 +1,67 @@
-"""A stand-in for LinkedIn's Posts API (`POST /rest/posts`) on 127.0.0.1.
+"""A stand-in for LinkedIn's Posts, Images, Documents and Comments APIs on
+127.0.0.1, faithful to what the publish plan uses of them, so that a
+workflow proven against it sends what LinkedIn takes.
 
-What an automation sends to LinkedIn is checked the way LinkedIn checks it,
-so that a workflow proven against the stand-in sends what LinkedIn takes:
+    POST /rest/images?action=initializeUpload      {"initializeUploadRequest": {"owner": urn}}
+    POST /rest/documents?action=initializeUpload   the same
+         -> 200 {"value": {"uploadUrlExpiresAt", "uploadUrl", "image" | "document"}}
+    PUT  <uploadUrl>                               the bytes -> 201
+    POST /rest/posts                               -> 201, x-restli-id: urn:li:share:<n>
+    POST /rest/socialActions/<post URN, percent-encoded>/comments
+         {"actor", "object", "message": {"text"}}  -> 201, the comment
 
-- the headers: `Authorization: Bearer <token>` (401 otherwise),
-  `LinkedIn-Version` of six digits, `X-Restli-Protocol-Version: 2.0.0` and a
-  JSON `Content-Type` (400 otherwise);
-- the body's shape: `author` a person or organization URN, `commentary` a
-  string, `visibility`, `distribution`, `lifecycleState` and no field the
-  Posts API does not know (422, as LinkedIn answers);
-- `commentary` in LinkedIn's "little" text format: a reserved character
-  (``\\ | { } @ [ ] ( ) < > # * _ ~``) must be escaped with a backslash,
-  except in a mention `@[Name](urn:li:person:ID)` (at the start, after white
-  space or after an opening bracket or quote), a hashtag (`#` at the start
-  or after white space, then a letter or digit) and an http(s) URL.
-  LinkedIn itself answers 201 and publishes the post cut off at such a
-  character; the stand-in refuses it with a 422 so that a test sees it. A
-  URL is read narrowly, so that nothing passes here that LinkedIn might
-  not read as part of a link: it starts after the start or a character
-  that is not a letter, digit or `_`, has a letter or digit after `//`, and
-  runs over the ASCII characters RFC 3986 allows unescaped but `[ ]`;
-  parentheses count only in balanced pairs, and punctuation and quotes at
-  its end are not part of it;
-- `commentary` at most 3,000 characters, counted in UTF-16 code units (422
-  otherwise).
+What LinkedIn checks is checked (harness/linkedin_rules.py): the headers,
+the body's fields, the escaping of `commentary` and of a comment's text.
+A post's `content` may name only URNs the stand-in issued, for the post's
+author (the upload's owner), whose bytes were PUT, and whose bytes are what
+the kind says (a JPEG, PNG or GIF image; a PDF document): otherwise 422,
+or 403 for another owner's upload, with a JSON body as LinkedIn's.
 
-The check is written here on its own, not taken from the service's escaper
-(content_publishing/linkedin.py), so that it can catch that escaper's bugs.
+Behaviours a test asks for, each for the posts whose commentary holds a
+text (`on`):
 
-A post that passes gets 201 with `x-restli-id: urn:li:share:<n>` and an
-empty body, as LinkedIn answers. `fail_on(text, status, message)` makes
-every post whose commentary contains `text` fail with that answer instead;
-`drop_on(text)` closes the connection on such a post without an answer.
-Every request is recorded in `received` (`created` holds the posts made).
+- `fail_on(on, status, message)`: that answer; nothing is created;
+- `rate_limit_on(on, retry_after, times)`: 429 with `Retry-After`, the
+  first `times` times; nothing is created;
+- `drop_on(on)`: the connection is closed unanswered; nothing is created;
+- `delay_on(on, seconds)`: created, answered `seconds` later;
+- `hold_on(on)`: created, then held unanswered until its Hold is
+  released; `Hold.holding` is set while it holds (a test kills the
+  client meanwhile);
+- `refuse_uploads_for(owner, status, message)`: initializeUpload refused;
+- `fail_comment_on(on, status, message)`: a comment whose text holds `on`.
+
+Every request is recorded in `received`, in order; `created` are the posts
+made (a held or delayed one as soon as it is made), `comments` the comments
+made and `uploads` every upload by URN.
 """
 
 import json
-import re
 import socket
 import threading
-import unicodedata
+import time
+from dataclasses import dataclass, field
+from urllib.parse import quote, unquote, urlsplit
 
+from harness import linkedin_rules as rules
+from harness.linkedin_rules import unescaped_reserved, url_length  # noqa: F401 (the tests' names)
 from harness.loopback import LoopbackServer, QuietHandler
 from harness.server import free_port
 
-RESERVED = frozenset("\\|{}@[]()<>#*_~")
-KNOWN_FIELDS = {
-    "author",
-    "commentary",
-    "visibility",
-    "distribution",
-    "lifecycleState",
-    "isReshareDisabledByAuthor",
-    "content",
-    "contentLandingPage",
-    "contentCallToActionLabel",
-    "reshareContext",
-    "container",
-    "adContext",
+SIGNATURES = {
+    "image": (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a"),
+    "document": (b"%PDF-",),
 }
-_MENTION = re.compile(
-    r"@\[(?P<name>(?:\\.|[^\]\\\n])*)\]\(urn:li:(?:person|organization):[A-Za-z0-9_-]+\)"
-)
-_URL_CHARACTERS = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#@!$&'()*+,;=%"
-)
-COMMENTARY_LIMIT = 3000
-_AUTHOR = re.compile(r"urn:li:(?:person|organization):[A-Za-z0-9_-]+")
-
-
-def unescaped_reserved(text):
-    """The first reserved character of `text` that is neither escaped nor
-    part of a mention, hashtag or URL, as (index, character); None if none."""
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            if i + 1 < len(text) and text[i + 1] in RESERVED:
-                i += 2
-                continue
-            return i, c
-        url = url_length(text, i)
-        if url:
-            i += url
-            continue
-        if c == "@" and _may_open(text, i) and (mention := _MENTION.match(text, i)):
-            inner = unescaped_reserved(mention["name"])
-            if inner is not None:
-                return mention.start("name") + inner[0], inner[1]
-            i = mention.end()
-            continue
-        if (
-            c == "#"
-            and (i == 0 or text[i - 1].isspace())
-            and i + 1 < len(text)
-            and text[i + 1].isalnum()
-        ):
-            i += 1
-            continue
-        if c in RESERVED:
-            return i, c
-        i += 1
-    return None
-
-
-def _may_open(text, i):
-    """A mention is read only where one can begin: the start, after white
-    space, or after an opening bracket or quote; glued to a word or a URL
-    (`x@[...`, `http://@[...`) LinkedIn may not read it as one."""
-    if i == 0 or text[i - 1].isspace() or text[i - 1] in "\"'":
-        return True
-    return unicodedata.category(text[i - 1]) in ("Ps", "Pi")  # ( [ { « “ 「 ...
-
-
-def url_length(text, i):
-    """How many characters of `text` from `i` are a URL (0: none there)."""
-    if i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"):
-        return 0
-    scheme = next((s for s in ("http://", "https://") if text[i : i + len(s)].lower() == s), None)
-    if scheme is None:
-        return 0
-    start = i + len(scheme)
-    if start >= len(text) or not (text[start].isascii() and text[start].isalnum()):
-        return 0
-    end, depth, first_open = start, 0, None
-    while end < len(text) and text[end] in _URL_CHARACTERS and text[end] not in "[]":
-        if text[end] == "(":
-            if depth == 0:
-                first_open = end
-            depth += 1
-        elif text[end] == ")":
-            if depth == 0:
-                break
-            depth -= 1
-        end += 1
-    if depth:  # a ( never closed: the URL ends before it
-        end = first_open
-    while text[end - 1] in ".,:;!?'\"":
-        end -= 1
-    return end - i
+UPLOAD_URL_LIFETIME_MS = 24 * 3600 * 1000
 
 
 class Received:
     """One request as it arrived, and what the stand-in answered."""
 
     def __init__(self, method, path, headers, raw):
-        self.method, self.path, self.raw = method, path, raw
+        self.method, self.raw = method, raw
+        parts = urlsplit(path)
+        self.path, self.query = parts.path, parts.query
         self.headers = {k.lower(): v for k, v in headers.items()}
         try:
             self.body = json.loads(raw)
@@ -154,139 +70,355 @@ class Received:
         self.status = None
         self.urn = None
         self.error = None
+        self.at = time.monotonic()
+        self.wall = time.time()  # to compare with the service's timestamps
 
     @property
     def commentary(self):
         return self.body.get("commentary") if isinstance(self.body, dict) else None
 
+    @property
+    def is_post(self):
+        return self.method == "POST" and self.path == "/rest/posts"
+
     def __repr__(self):
         return f"<{self.method} {self.path} {self.status} {self.urn or self.error!r}>"
 
 
+@dataclass
+class Upload:
+    kind: str  # image or document
+    urn: str
+    owner: str
+    token: str
+    data: bytes | None = None
+    content_type: str | None = None
+
+    @property
+    def ready(self):
+        return self.data is not None
+
+    @property
+    def readable(self):
+        return self.data is not None and self.data.startswith(SIGNATURES[self.kind])
+
+
+class Hold:
+    """A post held unanswered: `holding` is set once one is held; release()
+    lets it be answered (to whoever still listens)."""
+
+    def __init__(self, text):
+        self.text = text
+        self.holding = threading.Event()
+        self.released = threading.Event()
+
+    def release(self):
+        self.released.set()
+
+
+@dataclass
+class Behaviours:
+    failures: list = field(default_factory=list)  # (on, status, message)
+    rate_limits: list = field(default_factory=list)  # [on, retry_after, times left]
+    drops: list = field(default_factory=list)
+    delays: list = field(default_factory=list)  # (on, seconds)
+    holds: list = field(default_factory=list)
+    upload_refusals: dict = field(default_factory=dict)  # owner -> (status, message)
+    comment_failures: list = field(default_factory=list)  # (on, status, message)
+
+
+class Answer(Exception):
+    """A refusal: raised by a route, answered by the handler."""
+
+    def __init__(self, status, code, message, headers=None):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+        self.headers = headers or {}
+
+
 class LinkedInStandIn(LoopbackServer):
     """`with LinkedInStandIn(token) as linkedin:`; `linkedin.url` is the API
-    base (FLASK_LINKEDIN_API_BASE); `received`, `created`."""
+    base (FLASK_LINKEDIN_API_BASE)."""
 
     def __init__(self, token, port=None):
         self.token = token
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.received = []
-        self.failures = []  # (text, status, message)
-        self.drops = []  # texts
+        self.uploads = {}  # URN -> Upload
+        self.comments = []  # (post URN, comment URN, body)
+        self.posts = {}  # URN -> body
+        self.on = Behaviours()
         self.lock = threading.Lock()
         self._next = 7_100_000_000_000_000_000
 
+    # --- what a test asks for ---------------------------------------------------------
+
     def fail_on(self, text, status=422, message=None):
-        """Answer `status` with `message` to every post whose commentary holds `text`."""
-        self.failures.append((text, status, message or f"The stand-in refuses posts with {text}"))
+        self.on.failures.append(
+            (text, status, message or f"The stand-in refuses posts with {text}")
+        )
+
+    def rate_limit_on(self, text, retry_after=3, times=1):
+        self.on.rate_limits.append([text, retry_after, times])
 
     def drop_on(self, text):
-        """Close the connection, unanswered, on every post whose commentary holds `text`."""
-        self.drops.append(text)
+        self.on.drops.append(text)
+
+    def delay_on(self, text, seconds):
+        self.on.delays.append((text, seconds))
+
+    def hold_on(self, text):
+        hold = Hold(text)
+        self.on.holds.append(hold)
+        return hold
+
+    def refuse_uploads_for(self, owner, status=403, message=None):
+        self.on.upload_refusals[owner] = (
+            status,
+            message or f"Not enough permissions to upload for {owner}",
+        )
+
+    def fail_comment_on(self, text, status=422, message=None):
+        self.on.comment_failures.append(
+            (text, status, message or f"The stand-in refuses comments with {text}")
+        )
+
+    # --- what it holds ----------------------------------------------------------------
 
     @property
     def created(self):
         with self.lock:
-            return [r for r in self.received if r.status == 201]
+            return [r for r in self.received if r.is_post and r.status == 201]
 
-    def answer(self, received):
-        """(status, headers, body) for one request."""
-        if received.method != "POST" or received.path != "/rest/posts":
-            return _error(404, "NOT_FOUND", f"No resource at {received.method} {received.path}")
-        h = received.headers
-        if h.get("authorization") != f"Bearer {self.token}":
-            return _error(401, "INVALID_ACCESS_TOKEN", "Invalid access token")
-        if not re.fullmatch(r"\d{6}", h.get("linkedin-version", "")):
-            return _error(400, "VERSION_MISSING", "A version must be present in LinkedIn-Version")
-        if h.get("x-restli-protocol-version") != "2.0.0":
-            return _error(400, "BAD_REQUEST", "X-Restli-Protocol-Version must be 2.0.0")
-        if h.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-            return _error(415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json")
-        problem = body_problem(received.body)
-        if problem:
-            return _error(422, "UNPROCESSABLE_ENTITY", problem)
-        for text, status, message in self.failures:
-            if text in received.commentary:
-                return _error(status, "STAND_IN_FAILURE", message)
+    def posts_with(self, text):
+        """Every POST /rest/posts whose commentary holds `text`, whatever it got."""
+        with self.lock:
+            return [r for r in self.received if r.is_post and text in (r.commentary or "")]
+
+    def _new_id(self):
         with self.lock:
             self._next += 1
-            urn = f"urn:li:share:{self._next}"
-        return 201, {"x-restli-id": urn, "x-linkedin-id": urn}, b""
+            return self._next
+
+    # --- the routes -------------------------------------------------------------------
+
+    def route(self, received):
+        """(status, headers, body) for one request, or raises Answer."""
+        method, path = received.method, received.path
+        if method == "PUT" and path.startswith("/upload/"):
+            return self.put_bytes(received)
+        if method == "POST" and path in ("/rest/images", "/rest/documents"):
+            return self.initialize(received, "image" if path == "/rest/images" else "document")
+        if method == "POST" and path == "/rest/posts":
+            return self.create_post(received)
+        if method == "POST" and path.startswith("/rest/socialActions/"):
+            return self.create_comment(received)
+        raise Answer(404, "NOT_FOUND", f"No resource at {method} {path}")
+
+    def _check_headers(self, received, json_body=True):
+        problem = rules.headers_problem(received.headers, self.token, json_body)
+        if problem:
+            raise Answer(*problem)
+
+    def initialize(self, received, kind):
+        self._check_headers(received)
+        if received.query != "action=initializeUpload":
+            raise Answer(400, "BAD_REQUEST", f"Unknown action: {received.query!r}")
+        request = (received.body or {}).get("initializeUploadRequest")
+        owner = request.get("owner") if isinstance(request, dict) else None
+        if not isinstance(owner, str) or not rules.AUTHOR.fullmatch(owner):
+            raise Answer(
+                422,
+                "UNPROCESSABLE_ENTITY",
+                "/initializeUploadRequest/owner: a person or organization URN is required",
+            )
+        if owner in self.on.upload_refusals:
+            status, message = self.on.upload_refusals[owner]
+            raise Answer(status, "ACCESS_DENIED", message)
+        token = f"{kind[0]}{self._new_id()}"
+        urn = f"urn:li:{kind}:D4E10AQ{token}"
+        with self.lock:
+            self.uploads[urn] = Upload(kind, urn, owner, token)
+        value = {
+            "uploadUrlExpiresAt": int(time.time() * 1000) + UPLOAD_URL_LIFETIME_MS,
+            "uploadUrl": f"{self.url}/upload/{token}",
+            kind: urn,
+        }
+        return 200, {}, {"value": value}
+
+    def put_bytes(self, received):
+        if received.headers.get("authorization") != f"Bearer {self.token}":
+            raise Answer(401, "INVALID_ACCESS_TOKEN", "Invalid access token")
+        token = received.path.removeprefix("/upload/")
+        with self.lock:
+            upload = next((u for u in self.uploads.values() if u.token == token), None)
+        if upload is None:
+            raise Answer(404, "NOT_FOUND", "No upload at this URL")
+        if not received.data:
+            raise Answer(400, "BAD_REQUEST", "The upload has no bytes")
+        upload.data = received.data
+        upload.content_type = received.headers.get("content-type")
+        return 201, {}, None
+
+    def create_post(self, received):
+        self._check_headers(received)
+        problem = rules.post_problem(received.body) or rules.content_shape_problem(
+            received.body.get("content")
+        )
+        if problem:
+            raise Answer(*problem)
+        self._check_content_urns(received.body)
+        commentary = received.commentary
+        for text, status, message in self.on.failures:
+            if text in commentary:
+                raise Answer(status, "STAND_IN_FAILURE", message)
+        with self.lock:
+            for limit in self.on.rate_limits:
+                if limit[0] in commentary and limit[2] > 0:
+                    limit[2] -= 1
+                    raise Answer(
+                        429,
+                        "TOO_MANY_REQUESTS",
+                        "Resource level throttle APPLICATION DAY limit for calls to this "
+                        "resource is reached.",
+                        {"Retry-After": str(limit[1])},
+                    )
+        urn = f"urn:li:share:{self._new_id()}"
+        with self.lock:
+            self.posts[urn] = received.body
+        return 201, {"x-restli-id": urn, "x-linkedin-id": urn}, None
+
+    def _check_content_urns(self, body):
+        for where, urn in rules.content_urns(body.get("content")):
+            with self.lock:
+                upload = self.uploads.get(urn)
+            if upload is None:
+                raise Answer(
+                    422,
+                    "UNPROCESSABLE_ENTITY",
+                    f"{where}: {urn} was never issued by initializeUpload",
+                )
+            if upload.owner != body["author"]:
+                raise Answer(
+                    403,
+                    "ACCESS_DENIED",
+                    f"{where}: {urn} was uploaded for {upload.owner}, not for the author "
+                    f"{body['author']}",
+                )
+            if not upload.ready:
+                raise Answer(
+                    422,
+                    "UNPROCESSABLE_ENTITY",
+                    f"{where}: {urn} is WAITING_UPLOAD: its bytes were never PUT",
+                )
+            if not upload.readable:
+                raise Answer(
+                    422,
+                    "UNPROCESSABLE_ENTITY",
+                    f"{where}: {urn} is PROCESSING_FAILED: its bytes are not a "
+                    + ("JPEG, PNG or GIF image" if upload.kind == "image" else "PDF document"),
+                )
+
+    def create_comment(self, received):
+        self._check_headers(received)
+        encoded = received.path.removeprefix("/rest/socialActions/").removesuffix("/comments")
+        if ":" in encoded or not received.path.endswith("/comments"):
+            raise Answer(
+                400,
+                "BAD_REQUEST",
+                f"The post URN in the path must be percent-encoded: {received.path}",
+            )
+        post_urn = unquote(encoded)
+        with self.lock:
+            known = post_urn in self.posts
+        if not known:
+            raise Answer(404, "NOT_FOUND", f"Post {post_urn} not found")
+        problem = rules.comment_problem(received.body, post_urn)
+        if problem:
+            raise Answer(*problem)
+        text = received.body["message"]["text"]
+        for on, status, message in self.on.comment_failures:
+            if on in text:
+                raise Answer(status, "STAND_IN_FAILURE", message)
+        comment_id = str(self._new_id())
+        comment_urn = f"urn:li:comment:({post_urn},{comment_id})"
+        with self.lock:
+            self.comments.append((post_urn, comment_urn, received.body))
+        answer = {
+            **received.body,
+            "id": comment_id,
+            "commentUrn": comment_urn,
+            "$URN": comment_urn,
+            "created": {"actor": received.body["actor"], "time": int(time.time() * 1000)},
+        }
+        return 201, {"x-restli-id": quote(comment_urn, safe="")}, answer
+
+    # --- the server -------------------------------------------------------------------
 
     def start(self):
         standin = self
 
         class Handler(QuietHandler):
+            def setup(self):
+                super().setup()
+                # Status line, headers and body go out in separate writes:
+                # without this each answer would wait for a delayed ACK.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
             def handle_any(self):
                 length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length).decode("utf-8", errors="replace")
-                received = Received(self.command, self.path, dict(self.headers), raw)
-                if any(text in (received.commentary or "") for text in standin.drops):
-                    received.error = "dropped"
-                    with standin.lock:
-                        standin.received.append(received)
-                    self.close_connection = True
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                    return
-                status, headers, body = standin.answer(received)
-                received.status = status
-                received.urn = headers.get("x-restli-id")
-                if status >= 400:
-                    received.error = json.loads(body)["message"]
-                with standin.lock:
-                    standin.received.append(received)
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                if body:
-                    self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                data = self.rfile.read(length)
+                received = Received(
+                    self.command,
+                    self.path,
+                    dict(self.headers),
+                    data.decode("utf-8", errors="replace"),
+                )
+                received.data = data
+                standin.answer(self, received)
 
             do_POST = do_GET = do_PUT = do_PATCH = do_DELETE = handle_any
 
         return self.serve(Handler)
 
+    def _matches(self, texts, received):
+        return received.is_post and any(t in (received.commentary or "") for t in texts)
 
-def body_problem(body):
-    """What LinkedIn would refuse in a Posts API body, or None."""
-    if not isinstance(body, dict):
-        return "The request body is not a JSON object"
-    unknown = sorted(set(body) - KNOWN_FIELDS)
-    if unknown:
-        return f"Unpermitted fields present in REQUEST_BODY: {', '.join(unknown)}"
-    for field in ("author", "commentary", "visibility", "distribution", "lifecycleState"):
-        if field not in body or body[field] is None:
-            return f"Field Value validation failed in REQUEST_BODY: Data Processing Exception while processing fields [/{field}]"
-    if not isinstance(body["author"], str) or not _AUTHOR.fullmatch(body["author"]):
-        return f"/author: {body['author']!r} is not a person or organization URN"
-    if not isinstance(body["commentary"], str):
-        return "/commentary must be a string"
-    if body["visibility"] not in {"PUBLIC", "CONNECTIONS", "LOGGED_IN", "CONTAINER"}:
-        return f"/visibility: unknown value {body['visibility']!r}"
-    if body["lifecycleState"] not in {"PUBLISHED", "DRAFT"}:
-        return f"/lifecycleState: unknown value {body['lifecycleState']!r}"
-    distribution = body["distribution"]
-    if not isinstance(distribution, dict) or distribution.get("feedDistribution") not in {
-        "MAIN_FEED",
-        "NONE",
-    }:
-        return "/distribution/feedDistribution must be MAIN_FEED or NONE"
-    units = len(body["commentary"].encode("utf-16-le")) // 2
-    if units > COMMENTARY_LIMIT:
-        return f"/commentary: {units} characters, more than {COMMENTARY_LIMIT}"
-    found = unescaped_reserved(body["commentary"])
-    if found:
-        index, character = found
-        return (
-            f"/commentary: reserved character {character!r} at index {index} is not escaped "
-            "(LinkedIn would cut the post off there)"
-        )
-    return None
-
-
-def _error(status, code, message):
-    body = json.dumps({"status": status, "code": code, "message": message}).encode()
-    return status, {}, body
+    def answer(self, handler, received):
+        with self.lock:
+            self.received.append(received)
+        if self._matches(self.on.drops, received):
+            received.error = "dropped"
+            handler.close_connection = True
+            handler.connection.shutdown(socket.SHUT_RDWR)
+            return
+        try:
+            status, headers, body = self.route(received)
+        except Answer as refusal:
+            status, headers = refusal.status, refusal.headers
+            body = {"status": refusal.status, "code": refusal.code, "message": refusal.message}
+            if refusal.status == 403:
+                body["serviceErrorCode"] = 100
+            received.error = refusal.message
+        received.status = status
+        received.urn = headers.get("x-restli-id") if received.is_post else None
+        for hold in self.on.holds:
+            if status == 201 and self._matches([hold.text], received):
+                hold.holding.set()
+                hold.released.wait()
+        for text, seconds in self.on.delays:
+            if status == 201 and self._matches([text], received):
+                time.sleep(seconds)
+        payload = json.dumps(body).encode() if body is not None else b""
+        try:
+            handler.send_response(status)
+            for name, value in headers.items():
+                handler.send_header(name, value)
+            if payload:
+                handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(payload)))
+            handler.end_headers()
+            handler.wfile.write(payload)
+        except OSError:
+            handler.close_connection = True  # the client went away while held

@@ -333,7 +333,7 @@ ROWS = [
         1,
     ),
     # The analytics' row of the Published post 3, which the migration to
-    # version 9 makes for it (EARLIER), its figures empty until stats arrive.
+    # version 10 makes for it (EARLIER), its figures empty until stats arrive.
     (
         "post_metrics",
         {
@@ -367,7 +367,7 @@ ROWS = [
             "clicks": 4,
             "recorded_at": T2,
         },
-        9,
+        10,
     ),
 ]
 
@@ -384,7 +384,7 @@ ROWS = [
 # was enabled too; the migration to version 4 disables it, saying why.
 EARLIER = {
     ("webhook_endpoints", DUPLICATE_ENDPOINT): (4, {"enabled": 1, "disabled_reason": None}),
-    ("post_metrics", POST(3)): (9, None),
+    ("post_metrics", POST(3)): (10, None),
 }
 MIGRATED_AT = "(the time of the migration)"
 ASSIGNED = "(an id the database assigns)"

@@ -97,10 +97,30 @@ BAD_NAMES = [
     "x" * 65,
     "Tök",
 ]
+# Hop-by-hop and framing headers, in the cases a client may write them
+HOP_BY_HOP_AND_FRAMING = [
+    "Connection",
+    "Keep-Alive",
+    "Proxy-Connection",
+    "TE",
+    "te",
+    "Trailer",
+    "Trailers",
+    "Transfer-Encoding",
+    "Upgrade",
+    "HTTP2-Settings",
+    "Proxy-Authorization",
+    "Proxy-Authenticate",
+    "Expect",
+    "Content-Length",
+    "content-encoding",
+    "Content-Range",
+    "Host",
+]
 
 
 @pytest.mark.backend_independent
-@pytest.mark.parametrize("name", BAD_NAMES)
+@pytest.mark.parametrize("name", BAD_NAMES + HOP_BY_HOP_AND_FRAMING)
 def test_bad_header_names_are_400(api, name):
     body = {
         "url": "https://93.184.215.14/h",
@@ -110,6 +130,33 @@ def test_bad_header_names_are_400(api, name):
     error = assert_error(api.post(HOOKS, json=body), 400, "validation_error")
     assert "auth_header.name" in error["details"]
     assert api.get(HOOKS).get_json()["total"] == 0
+
+
+@pytest.mark.backend_independent
+@pytest.mark.parametrize("name", HOP_BY_HOP_AND_FRAMING)
+def test_a_hop_by_hop_or_framing_name_is_refused_in_a_change_too(api, name):
+    hook = api.post(
+        HOOKS,
+        json={"url": "https://93.184.215.14/h", "events": ["post.failed"], "auth_header": None},
+    ).get_json()
+    error = assert_error(
+        api.patch(HOOK + hook["id"], json={"auth_header": {"name": name}}), 400, "validation_error"
+    )
+    assert "hop-by-hop or framing" in error["details"]["auth_header.name"][0]
+    assert api.get(HOOK + hook["id"]).get_json()["auth_header"] is None
+
+
+@pytest.mark.backend_independent
+@pytest.mark.parametrize(
+    "name", ["Authorization", "X-API-Key", "X-N8N-Token", "TE-Token", "Hosted"]
+)
+def test_ordinary_names_are_taken(api, name):
+    body = {
+        "url": "https://93.184.215.14/h",
+        "events": ["post.failed"],
+        "auth_header": {"name": name},
+    }
+    assert api.post(HOOKS, json=body).get_json()["auth_header"]["name"] == name
 
 
 def test_the_cli_add_command_is_unchanged_and_shows_no_token(runner, key, receiver):

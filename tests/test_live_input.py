@@ -1,6 +1,7 @@
 """Input that only a real server shows: chunked bodies and the access log."""
 
 import base64
+import re
 import secrets
 import time
 import uuid
@@ -8,7 +9,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from harness import Client, create_key, serve
+from harness import ROOT, Client, create_key, serve
 from harness.api import POSTS
 
 MIB = 1024 * 1024
@@ -142,3 +143,25 @@ def test_gunicorns_own_refusals_use_the_envelope(server, path, headers, status, 
     assert r.headers["content-type"] == "application/json"
     assert set(r.json) == {"error"} and r.json["error"]["code"] == code
     assert r.json["error"]["message"] and r.json["error"]["details"] == {}
+
+
+def documented_request_id_pattern():
+    """The pattern docs/api.md gives for the X-Request-ID a client may send."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    return re.compile(re.search(r"the pattern `([^`]+)`", text).group(1))
+
+
+def test_the_request_id_docs_say_which_ids_come_back(server):
+    """Every printable ASCII character, and the length limits, as gunicorn
+    and the app treat them, against what docs/api.md says."""
+    pattern = documented_request_id_pattern()
+    assert pattern.pattern == "[A-Za-z0-9._:/+=@-]{1,128}"
+    anonymous = Client(server.url)
+    sent = [f"id{chr(c)}x" for c in range(0x20, 0x7F)] + ["x" * 128, "x" * 129, "é"]
+    for value in sent:
+        r = anonymous.get("/health", headers={"X-Request-ID": value})
+        back = r.headers["x-request-id"]
+        if pattern.fullmatch(value):
+            assert back == value, value
+        else:
+            assert back != value and str(uuid.UUID(back)) == back, (value, back)

@@ -190,6 +190,13 @@ def send_everything(server, receiver, run):
     send("POST", f"{V1}/api-v2-posts-preview", body={"post_id": queued["id"]}, expect=200)
     history = f"{V1}/api-v2-posts-history/{{post_id}}"
     send("GET", history, f"{V1}/api-v2-posts-history/{queued['id']}", expect=200)
+    occurrences = f"{V1}/api-v2-posts-occurrences"
+    send(
+        "GET",
+        occurrences,
+        f"{occurrences}?from=2030-01-01T00:00:00Z&to=2030-01-31T00:00:00Z",
+        expect=200,
+    )
     send("GET", posts, f"{posts}?q={marker.split('-')[0]}", expect=200)
 
     # Media: an image whose EXIF holds the marker; it is stripped, never logged.

@@ -3,10 +3,12 @@
 served without a key at a capability URL with ranges and ETags."""
 
 import io
+import time
 
 import pytest
 from PIL import Image
 
+from content_publishing import images
 from harness.api import MEDIA, POSTS
 from tests.conftest import assert_error
 
@@ -220,3 +222,40 @@ def test_media_needs_the_posts_scopes(caller):
     assert error["details"]["required_scope"] == "posts:write"
     writer = caller("walt", scopes=["posts:write"])
     assert_error(writer.get(MEDIA), 403, "insufficient_scope")
+
+
+# The decoding child's limits (images.py), made small so that an ordinary
+# image passes them: its refusal is a 400 and this process, the worker here,
+# carries on.
+
+
+@pytest.mark.backend_independent
+def test_an_image_that_needs_more_memory_than_the_child_may_take_is_400(api, monkeypatch):
+    """A CMYK JPEG of 4000 x 4000 takes some 200 MB to decode and write anew:
+    more than 16 MiB and all the memory this process's malloc holds free
+    (which the child may use, as the worker's own)."""
+    out = io.BytesIO()
+    Image.new("CMYK", (4000, 4000), (10, 20, 30, 40)).save(out, "JPEG", quality=80)
+    data = out.getvalue()
+    assert images._free_in_malloc() < 100 * 1024 * 1024
+    monkeypatch.setattr(images, "MEMORY_BYTES", 16 * 1024 * 1024)
+    error = assert_error(
+        api.post(MEDIA, data=data, headers={"Content-Type": "image/jpeg"}), 400, "bad_request"
+    )
+    assert "16 MiB" in error["message"]
+    assert api.get(MEDIA).get_json()["total"] == 0
+    monkeypatch.undo()
+    assert upload(api, data, "image/jpeg")["width"] == 4000
+
+
+@pytest.mark.backend_independent
+def test_an_image_that_takes_too_long_to_decode_is_400_at_the_deadline(api, monkeypatch):
+    monkeypatch.setattr(images, "SECONDS", 0.05)
+    data = image_bytes("PNG", size=(6000, 6000))  # over a second to decode and write anew
+    started = time.monotonic()
+    error = assert_error(
+        api.post(MEDIA, data=data, headers={"Content-Type": "image/png"}), 400, "bad_request"
+    )
+    assert time.monotonic() - started < 2  # not the seconds the whole decode takes
+    assert "0.05 seconds" in error["message"]
+    assert api.get(MEDIA).get_json()["total"] == 0

@@ -25,6 +25,7 @@ from content_publishing.store.db import backend as backend_of
 from content_publishing.store.db import dispose_db, get_db, init_db
 from content_publishing.store.versions import SCHEMA_VERSION
 from harness import postgres
+from harness.api import POSTS
 from tests.conftest import BACKENDS, Caller
 from tests.migration_support import (
     DERIVED,
@@ -370,3 +371,32 @@ def test_a_worker_start_on_a_current_database_reads_the_version_and_nothing_else
             if backend == "sqlite"
             else "SELECT max(version) AS version FROM schema_version"
         ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_migrated_search_index_is_kept_by_owner(backend, tmp_path):
+    """From version 8 (one index of every user's words) on: a search finds
+    the caller's posts alone, and the rebuilt index follows new posts,
+    edits and deletes."""
+    needs(backend)
+    with database(backend, tmp_path, "old") as (url, db):
+        old_database(db, backend, "v8")
+        fill(db, 8)
+        with service(url) as (flask, api):
+            flask("migrate")
+
+            def found(words):
+                page = api.get(POSTS, query_string={"q": words}).get_json()
+                assert page["total"] == len(page["data"]) and page["total_is_estimate"] is False
+                return {p["id"] for p in page["data"]}
+
+            posts = [after for table, _, after in rows_for(8) if table == "posts"]
+            theirs = {p["id"] for p in posts if p["user_id"] != 1 and "post" in p["content"]}
+            mine = {p["id"] for p in posts if p["user_id"] == 1 and "post" in p["content"]}
+            assert theirs and mine and found("post") == mine
+            new = api.post(POSTS, json={"type": "personal", "content": "Winter launch"})
+            assert found("launch") == {new.get_json()["id"]}
+            api.patch(f"{POSTS}-item/{POST(1)}", json={"content": "Autumn release"})
+            assert found("evergreen") == set() and found("autumn release") == {POST(1)}
+            api.client.delete(f"{POSTS}-item/{new.get_json()['id']}", headers={"X-API-Key": KEY})
+            assert found("launch") == set()

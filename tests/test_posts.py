@@ -192,6 +192,7 @@ def test_list_paging_is_stable_and_complete(api):
     assert seen == ids[::-1]
     assert api.get(f"{POSTS}?limit=100&offset=25").get_json() == {
         "total": 25,
+        "total_is_estimate": False,
         "limit": 100,
         "offset": 25,
         "data": [],

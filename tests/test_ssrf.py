@@ -204,7 +204,7 @@ def test_the_allow_list_lets_named_hosts_and_ranges_through_at_save(api, app):
 
 def test_the_allow_list_lets_a_delivery_connect(app, runner, key):
     with Receiver() as receiver:
-        allow(app, "127.0.0.1/32")
+        allow(app, f"127.0.0.1/32:{receiver.port}")
         added = runner.invoke(
             args=[
                 "webhooks",

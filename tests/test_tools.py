@@ -47,3 +47,5 @@ def test_bench_smoke():
     assert re.search(r"^  PASS  zero socket errors and zero non-2xx", out, re.MULTILINE), out[
         -3000:
     ]
+    # the search scenario (bench/search.py), on each backend
+    assert len(re.findall(r"^  PASS  search: every request answered", out, re.MULTILINE)) == 2

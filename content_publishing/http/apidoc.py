@@ -48,7 +48,9 @@ ERROR_TEXT = {
     429: "Over the rate limit of the key or the address (answered by the deployment's nginx, "
     "same envelope, with Retry-After).",
     431: "Too many or too large request headers (answered by gunicorn, same envelope).",
-    503: "Another writer held the database past the busy timeout; retry (Retry-After).",
+    503: "Another writer held the database past the busy timeout (`busy`); retry (Retry-After). "
+    "On the posts list, `search_too_broad`: a search (`q`) stopped at its time limit "
+    "(FLASK_SEARCH_TIMEOUT_MS); narrow it rather than retry.",
     507: "The server's storage is full; nothing was written.",
 }
 
@@ -310,7 +312,9 @@ MEDIA_FILE_OPERATION = {
     "description": "Needs no key: the id is 128 random bits, the address a capability, so that "
     "the automation fetches a post's media without the user's key (FLASK_MEDIA_PUBLIC=0: the "
     "owner's key with posts:read instead). Cached for a year (immutable); If-None-Match and "
-    "Range are honoured. An extension other than the media's own is a 404.",
+    "a Range of one byte range are honoured (a suffix longer than the file: all of it, 206); "
+    "several ranges, another unit or a range that cannot be read are ignored (200, the whole "
+    "file). An extension other than the media's own is a 404.",
     "tags": ["media"],
     "security": [],
     "parameters": [
@@ -334,6 +338,11 @@ MEDIA_FILE_OPERATION = {
         "304": {"description": "Not modified since the If-None-Match ETag."},
         "404": {
             "description": "No such media, or another extension than its own.",
+            "content": {"application/json": {"schema": "Error"}},
+        },
+        "416": {
+            "description": "The Range starts past the end of the file "
+            "(`range_not_satisfiable`, with Content-Range: bytes */length).",
             "content": {"application/json": {"schema": "Error"}},
         },
     },

@@ -129,15 +129,19 @@ def lead_seconds():
 
 
 def page_body(item_schema, page, query, rows=None):
-    """The list envelope: {"data", "total", "limit", "offset", "next"}.
+    """The list envelope: {"data", "total", "limit", "offset", "next"}, and
+    "total_is_estimate" for a list whose total can be one (posts).
     `rows`: the page's rows as they are shown, when not as stored."""
-    return {
+    body = {
         "data": [render(item_schema, row) for row in (page.rows if rows is None else rows)],
         "total": page.total,
         "limit": query["limit"],
         "offset": query["offset"],
         "next": next_link(page, query),
     }
+    if page.estimate is not None:
+        body["total_is_estimate"] = page.estimate
+    return body
 
 
 def next_link(page, query):

@@ -56,16 +56,28 @@ def shown(record):
     errors=[413, 415],
     description="The body is the image itself, with Content-Type image/jpeg, image/png, image/gif "
     "or image/webp, at most FLASK_MEDIA_MAX_BYTES (5 MiB; 413 over it). It is decoded: a body "
-    "that is not an image of that type, or is cut off, or has more than 36 million pixels, is a "
-    "400. EXIF (with GPS), XMP and comments are stripped, a JPEG turned upright by its EXIF "
-    "orientation first; `bytes` and `sha256` describe the stored image. The same bytes uploaded "
-    "again answer the same media with 200. Put `url` in a post's media_urls.",
+    "that is not an image of that type, or is cut off, is a 400, and so is one over the caps, "
+    "read from its header before anything is decoded: more than 250 frames, or more than 36 "
+    "million pixels in all its frames together (frames x width x height; a WebP: 16,777,216). "
+    "EXIF (with GPS), XMP and comments are stripped, a JPEG turned upright by its EXIF "
+    "orientation first; a multi-picture JPEG (MPO) keeps its first picture. `bytes` and "
+    "`sha256` describe the stored image. The same bytes uploaded again answer the same media "
+    "with 200. Put `url` in a post's media_urls.",
 )
 @require_scope("posts:write")
 def upload_media():
+    """The earlier upload of the same bytes is looked for first (its read
+    also confirms the key), then the image is decoded with no transaction
+    open (media.py says why), then stored."""
     data = request.get_data(cache=False)
+    media.check_type(request.mimetype)
+    with snapshot():
+        record = media.earlier(g.user_id, data, request.mimetype)
+    if record is not None:
+        return shown(record), 200
+    fields = media.clean(data, request.mimetype)
     with transaction():
-        record, created = media.upload(g.user_id, data, request.mimetype, timestamps.now_text())
+        record, created = media.store(g.user_id, fields, timestamps.now_text())
     return shown(record), 201 if created else 200
 
 
@@ -98,8 +110,9 @@ def delete_media_item(media_id):
 
 @files.get("/media/<media_id>.<ext>")
 def media_file(media_id, ext):
-    """Range and If-None-Match through send_file (conditional); an id, or an
-    extension, that is not the media's own is a 404."""
+    """Range and If-None-Match through send_file (conditional), the Range
+    read first as RFC 9110 asks (read_range); an id, or an extension, that
+    is not the media's own is a 404."""
     record = MEDIA_ID.fullmatch(media_id) and media_store.get_file(media_id)
     if not record or record["ext"] != ext:
         raise not_found("media")
@@ -108,6 +121,7 @@ def media_file(media_id, ext):
         auth.ensure_scope("posts:read")
         if g.user_id != record["user_id"]:
             raise not_found("media")
+    read_range(request.environ, len(record["data"]))
     response = send_file(
         io_of(record["data"]),
         mimetype=record["content_type"],
@@ -121,6 +135,30 @@ def media_file(media_id, ext):
         response.headers["Cache-Control"] = f"private, max-age={YEAR}, immutable"
     response.headers.update(FILE_HEADERS)
     return response
+
+
+# One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. A
+# number of more than 18 digits is past any file, and past what int() should read.
+ONE_RANGE = re.compile(r"bytes=(\d{0,18})-(\d{0,18})", re.IGNORECASE)
+
+
+def read_range(environ, length):
+    """The request's Range as werkzeug then answers it (RFC 9110, section 14):
+    a suffix longer than the file is the whole file (206); an end past the
+    file ends with it (werkzeug); a start past the end is a 416. Several
+    ranges, another unit, or a range that cannot be read (`bytes=5-2`) are
+    ignored, as a server may: the whole file, 200. (werkzeug would answer
+    416 to all of these.) `bytes=-0` asks for no byte at all: a 416.
+    """
+    header = environ.get("HTTP_RANGE")
+    if header is None:
+        return
+    found = ONE_RANGE.fullmatch(header.strip(" \t"))
+    first, last = found.groups() if found else ("", "")
+    if not (first or last) or (first and last and int(last) < int(first)):
+        del environ["HTTP_RANGE"]
+    elif not first and int(last) >= length:
+        environ["HTTP_RANGE"] = "bytes=0-"
 
 
 def io_of(data):

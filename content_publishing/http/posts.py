@@ -17,6 +17,7 @@ from flask import Blueprint, current_app, g, url_for
 
 from content_publishing import linkedin, posts, timestamps
 from content_publishing.auth import KEY_PREFIX, require_scope
+from content_publishing.errors import search_too_broad
 from content_publishing.http.apidoc import doc, item_links
 from content_publishing.http.common import (
     check_if_match,
@@ -42,21 +43,33 @@ from content_publishing.schemas.posts import (
 )
 from content_publishing.store import history as history_store
 from content_publishing.store import posts as post_store
-from content_publishing.store.db import snapshot, transaction
+from content_publishing.store.db import TimedOut, snapshot, transaction
 
 bp = Blueprint("posts", __name__)
 
 
 @bp.get("/api-v2-posts")
-@doc("List the caller's posts", query=post_list_query_schema, response=posts_page_schema)
+@doc(
+    "List the caller's posts",
+    query=post_list_query_schema,
+    response=posts_page_schema,
+    errors=[503],
+    description="`q` finds the posts whose content holds every word. A search that "
+    "matches more than 10,000 posts answers an estimated `total` (`total_is_estimate`), and "
+    "one that cannot be answered within the time limit is a 503 `search_too_broad`.",
+)
 @require_scope("posts:read")
 def list_posts(query):
     now = timestamps.now_text()
     if posts.leases_ran_out(now, g.user_id):  # so that status filters and totals agree
         with transaction():
             posts.settle_all(now, lead_seconds(), g.user_id)
-    with snapshot():
-        page = post_store.list_posts(g.user_id, query, now)
+    limit_ms = current_app.config["SEARCH_TIMEOUT_MS"]
+    try:
+        with snapshot():
+            page = post_store.list_posts(g.user_id, query, now, search_ms=limit_ms)
+    except TimedOut:
+        raise search_too_broad(limit_ms) from None
     return page_body(post_schema, page, query, [posts.current(row, now) for row in page.rows])
 
 

@@ -10,7 +10,10 @@ bad row named (errors.row_errors), and nothing is stored. Rows that schedule
 need posts:publish.
 
 The same Idempotency-Key with the same rows answers the posts the first
-import made, as a create does.
+import made, as a create does; the key is claimed before the rows are
+planned, so that concurrent imports with one key wait for the first and
+answer what it made (idempotency.run_once), rather than each planning the
+rows again and finding the first one's posts in the way.
 """
 
 import json
@@ -18,7 +21,7 @@ import uuid
 
 from content_publishing import linkedin, timestamps
 from content_publishing.errors import ApiError, insufficient_scope, row_errors
-from content_publishing.idempotency import create_once
+from content_publishing.idempotency import run_once
 from content_publishing.planning import clock, queue
 from content_publishing.planning.plan import ChannelPlan, channel_of
 from content_publishing.posts.moves import PUBLISH_SCOPE
@@ -39,12 +42,12 @@ def import_posts(user_id, rows, invalid, scopes, lead_seconds, idempotency_key, 
         raise insufficient_scope(PUBLISH_SCOPE)
     if invalid:  # before the key: a request that cannot import is never remembered
         _import(user_id, rows, invalid, lead_seconds, now, actor)
-    batch = create_once(
+    batch = run_once(
         import_keys,
         user_id,
         idempotency_key,
         {"posts": rows},
-        insert=lambda: _import(user_id, rows, invalid, lead_seconds, now, actor),
+        run=lambda: _import(user_id, rows, invalid, lead_seconds, now, actor),
         get=_batch,
         now=now,
     )

@@ -207,6 +207,13 @@ class PostListQuerySchema(PageQuerySchema):
 
 class PostPageSchema(PageSchema):
     data = fields.List(fields.Nested(PostSchema), required=True)
+    total_is_estimate = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "true when `total` is an estimate: a search (`q`) that matches more "
+            "than 10,000 posts is not counted to the end. Paging by `next` is exact either way."
+        },
+    )
 
 
 class ClaimSchema(Schema):

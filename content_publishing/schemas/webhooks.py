@@ -39,11 +39,34 @@ OWN_HEADERS = frozenset(
         "webhook-timestamp",
         "webhook-signature",
         "content-type",
-        "content-length",
-        "transfer-encoding",
-        "connection",
-        "host",
         "user-agent",
+    }
+)
+
+
+# Headers that belong to one connection or to the message's framing, not to
+# the receiver: a proxy on the way drops or acts on them (RFC 9110, 7.6.1;
+# Proxy-Connection and Trailers as older proxies spell them), and a receiver
+# would read the body by them (Content-Encoding: a body to decompress;
+# Expect: an answer to wait for).
+HOP_BY_HOP_AND_FRAMING = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "http2-settings",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "expect",
+        "content-length",
+        "content-encoding",
+        "content-range",
+        "host",
     }
 )
 
@@ -51,6 +74,12 @@ OWN_HEADERS = frozenset(
 def header_name(value):
     if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}", value):
         raise ValidationError("Not a header name: 1-64 letters, digits and !#$%&'*+-.^_`|~.")
+    if value.lower() in HOP_BY_HOP_AND_FRAMING:
+        raise ValidationError(
+            f"{value} is a hop-by-hop or framing header: a proxy on the way would drop it or "
+            "act on it, and a receiver would read the request by it. Choose a name of your own, "
+            "such as X-N8N-Token."
+        )
     if value.lower() in OWN_HEADERS:
         raise ValidationError(f"{value} is a header every delivery sets itself.")
 

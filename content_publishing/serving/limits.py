@@ -7,6 +7,10 @@ JSON document could be stored as if it were the whole request. Here such a
 body is read up to one byte past the cap; one byte too many is a 413 and
 nothing happens. A body within the cap is handed on with its length known.
 
+A body with a Content-Length is read here too, and one that ends before
+that length (a client that sent half and closed) is a 400 bad_request:
+gunicorn would hand the app the half as if it were the whole body.
+
 Reading it here is also where gunicorn's parser meets a malformed chunked
 body (a chunk size that is not hex, a chunk line with no end, a bad
 extension): that is the client's error, a 400 bad_request, not a 500. A
@@ -49,7 +53,7 @@ def check_body_size():
     if length is not None:
         if length > limit:
             raise too_large(limit)
-        return None
+        return read_whole(environ, length)
     codings = transfer_codings(environ.get("HTTP_TRANSFER_ENCODING", ""))
     if not codings:
         return None
@@ -69,6 +73,30 @@ def check_body_size():
     environ["wsgi.input"] = io.BytesIO(data)
     environ["CONTENT_LENGTH"] = str(len(data))
     return None
+
+
+def read_whole(environ, length):
+    """The body read here, all `length` bytes, or a 400 if it ends sooner.
+
+    gunicorn hands the app a body that ends before its Content-Length as if
+    it were whole (it marks its input as terminated, so werkzeug trusts it):
+    half a JSON document that happens to parse, or half a CSV import, would
+    be stored. Read here, a short body is refused before anything runs."""
+    try:
+        data = environ["wsgi.input"].read(length)
+    except (NoMoreData, ConnectionError, TimeoutError) as e:
+        data, reason = b"", type(e).__name__
+    else:
+        reason = "end of stream"
+    if len(data) < length:
+        log.info(
+            "client sent %d of the %d bytes of its Content-Length (%s)", len(data), length, reason
+        )
+        raise bad_request(
+            f"The request body ended after {len(data)} of the {length} bytes its "
+            "Content-Length announced."
+        )
+    environ["wsgi.input"] = io.BytesIO(data)
 
 
 def transfer_codings(value):

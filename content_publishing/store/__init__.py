@@ -26,14 +26,16 @@ The transaction rule, which every module here follows:
 
 The modules:
 
-    db.py                the facade: connections, transactions, init_db, one/rows/value/write
+    db.py                the facade: connections, transactions, init_db, one/rows/value/write,
+                         time_limit
     backend_sqlite.py    all that is SQLite's own (PRAGMAs, busy waits, search)
     backend_postgres.py  all that is PostgreSQL's own (pipelines, advisory locks, search)
     versions.py          the schema version this code runs: its newest migration's number
     migrate.py           which migrations a database needs (the files: migrations/<backend>/)
     keys.py              users and API keys
     key_cache.py         the keys a worker has seen, trusted while the key generation holds
-    posts.py             posts, their handoffs and search
+    posts.py             posts, their handoffs and deletion
+    search.py            search among one owner's posts: index-led or order-led, a time limit
     channels.py          channels and the planned posts the queue and guards read
     history.py           post history
     stats.py             stats snapshots, and each Published post's latest figures (post_metrics)

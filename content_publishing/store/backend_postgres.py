@@ -19,6 +19,8 @@ Timestamps stay fixed-width UTC text, as in SQLite, so every comparison and
 every answer is the same on both backends.
 """
 
+import contextlib
+
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
@@ -38,23 +40,71 @@ CONNECT_TIMEOUT = 5
 APPLICATION_NAME = "content-publishing"
 
 
+# What the GIN index posts_search_owned holds for a post: its words, each
+# with its owner in front ('42:launch'; the function
+# posts_search_terms), so that each owner's words are keys of their own: a
+# search looks up the caller's keys alone and never reads another user's
+# matches. The query's words go through the same function, so they are
+# read as the content is ('simple' configuration: lower case, no stemming).
+# Words the configuration reads as nothing ('²') leave no key: NULL then
+# matches nothing, where an empty array would be held by every post.
+OWNED_TERMS = "posts_search_terms(user_id, content) @> nullif(posts_search_terms(?, ?), '{}')"
+
+
+def _owned_query(user_id, words):
+    """(fragment, parameters): the owner's posts holding every word."""
+    return OWNED_TERMS, [user_id, " ".join(words)]
+
+
 class Dialect:
     for_update = " FOR UPDATE"
     skip_locked = " FOR UPDATE SKIP LOCKED"
     # ASC puts NULLs last in PostgreSQL, so the index order serves this.
     scheduled_order = "scheduled_at, id"
-    # The owner's clause beside a search: with plain `user_id = ?` the planner
-    # walked the user's posts newest first and computed to_tsvector for each
-    # (1.2 s for a word in 20 of 100,000 posts; 0.23 ms led by the GIN index,
-    # `make bench`, growth). The unary + keeps the owner's index out.
+    # The owner's clause beside a search led by the text index: with plain
+    # `user_id = ?` the planner walked the owner's posts newest first and
+    # computed to_tsvector for each (1.2 s for a word in 20 of 100,000
+    # posts; 0.23 ms led by the GIN index). The unary + keeps the owner's
+    # index out; the owner in each key keeps the text index to the owner.
     search_owner = "+user_id = ?"
 
     @staticmethod
-    def search(words):
-        """(WHERE fragment, parameters): posts whose content holds every word,
-        through the GIN index posts_search (the words are letters and digits
-        only, so the tsquery holds nothing but them and &)."""
-        return "to_tsvector('simple', content) @@ to_tsquery('simple', ?)", [" & ".join(words)]
+    def count_matches(user_id, words, filters, params, cap):
+        """(SQL, parameters) counting the owner's posts that hold every word
+        and pass `filters`, up to `cap`, led by the GIN index."""
+        fragment, found = _owned_query(user_id, words)
+        where = " AND ".join(["+user_id = ?", fragment, *filters])
+        return (
+            f"SELECT count(*) FROM (SELECT 1 FROM posts WHERE {where} LIMIT ?) found",
+            [user_id, *found, *params, cap],
+        )
+
+    @staticmethod
+    def matched(user_id, words):
+        """(WHERE fragment, parameters): the owner's posts that hold every
+        word, through the GIN index."""
+        return _owned_query(user_id, words)
+
+    @staticmethod
+    def walk(columns, condition, order, user_id, words):
+        """(SQL, parameters) of a walk (store/search.py): the first `?`
+        rows of posts matching `condition` in `order`, numbered (n), and of
+        them the `?` after the first `?` that hold every word, tested as
+        the index reads a post's content, row by row as the outer query
+        takes them. Parameters: the condition's, the rows to read, these,
+        the limit and offset.
+
+        The levels between the read and the test keep the planner from
+        pushing the test down into the read (a LIMIT and a window function
+        stop it), where it would plan around a text match it cannot
+        estimate and read every row."""
+        return (
+            f"SELECT {columns}, n FROM (SELECT ordered.*, row_number() OVER (ORDER BY {order})"
+            f" AS n FROM (SELECT {columns} FROM posts WHERE {condition} ORDER BY {order}"
+            " LIMIT ?) ordered) walked WHERE tsvector_to_array(to_tsvector('simple', walked.content))"
+            " @> nullif(tsvector_to_array(to_tsvector('simple', ?)), '{}') LIMIT ? OFFSET ?",
+            [" ".join(words)],
+        )
 
 
 class Backend:
@@ -132,7 +182,19 @@ class Backend:
         ).fetchone()
         return int(row["size"])
 
+    @contextlib.contextmanager
+    def time_limit(self, conn, milliseconds, send_later):
+        """Cut each statement sent inside after `milliseconds`: the
+        transaction's statement_timeout, set with its next statement and
+        back to the connection's own when the block ends (is_timed_out)."""
+        send_later("SELECT set_config('statement_timeout', ?, true)", (f"{int(milliseconds)}ms",))
+        yield
+        send_later("SET LOCAL statement_timeout TO DEFAULT", ())
+
     # --- errors ---------------------------------------------------------------------
+
+    def is_timed_out(self, error):
+        return isinstance(error, pg_errors.QueryCanceled)
 
     def is_storage_full(self, error):
         return isinstance(error, pg_errors.DiskFull)

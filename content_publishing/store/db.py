@@ -389,6 +389,26 @@ def database_size():
     return backend().size(get_db())
 
 
+class TimedOut(Exception):
+    """A read run under time_limit() took longer than it allows."""
+
+
+@contextlib.contextmanager
+def time_limit(milliseconds):
+    """Cut the reads inside a transaction or snapshot after `milliseconds`
+    (SQLite: in all; PostgreSQL: each, as statement_timeout): TimedOut, so
+    that a costly read answers in time instead of holding a worker."""
+    store = _store()
+    run = store.backend
+    try:
+        with run.time_limit(store.connection(), milliseconds, write):
+            yield
+    except run.errors as error:
+        if not run.is_timed_out(error):
+            raise
+        raise TimedOut(f"stopped after {milliseconds} ms") from error
+
+
 # --- errors -------------------------------------------------------------------------------
 
 

@@ -14,7 +14,9 @@ from collections import namedtuple
 
 from content_publishing.store.db import rows, value
 
-Page = namedtuple("Page", "rows total more")  # more: rows follow this page
+# more: rows follow this page. estimate: None for a list whose total is
+# always counted; else whether `total` is an estimate (a broad search).
+Page = namedtuple("Page", "rows total more estimate", defaults=(None,))
 
 # The kinds counted in content_counts. The schema's triggers write the same
 # strings ('post:' || type, 'article').
@@ -31,18 +33,29 @@ def page(table, columns, where, params, order, limit, offset, counts=None, after
     owner, kind and status: the total then comes from content_counts, kept by
     triggers, instead of counting the owner's rows one by one.
     """
+    found, more = page_rows(table, columns, where, params, order, limit, offset, after)
     condition = " AND ".join(where)
-    keyset, key = "", ()
-    if after is not None:
-        ahead = "<" if order.split(",")[0].strip().upper().endswith("DESC") else ">"
-        keyset, key = f" AND (created_at, id) {ahead} (?, ?)", tuple(after)
+    return Page(found, _total(table, condition, params, offset, after, more, found, counts), more)
+
+
+def page_rows(table, columns, where, params, order, limit, offset, after=None):
+    """(rows, more): the rows of `page`, without their total."""
+    keyset, key = after_row(order, after)
     found = rows(
-        f"SELECT {columns} FROM {table} WHERE {condition}{keyset} ORDER BY {order} LIMIT ? OFFSET ?",
+        f"SELECT {columns} FROM {table} WHERE {' AND '.join(where)}{keyset}"
+        f" ORDER BY {order} LIMIT ? OFFSET ?",
         (*params, *key, limit + 1, offset),
     )
-    more = len(found) > limit
-    found = found[:limit]
-    return Page(found, _total(table, condition, params, offset, after, more, found, counts), more)
+    return found[:limit], len(found) > limit
+
+
+def after_row(order, after):
+    """(condition, parameters) of the rows after the row `after` in
+    `order` (by created_at and id); nothing when `after` is None."""
+    if after is None:
+        return "", ()
+    ahead = "<" if order.split(",")[0].strip().upper().endswith("DESC") else ">"
+    return f" AND (created_at, id) {ahead} (?, ?)", tuple(after)
 
 
 def _total(table, condition, params, offset, after, more, found, counts):
@@ -51,7 +64,11 @@ def _total(table, condition, params, offset, after, more, found, counts):
         return len(found)
     if counts is None:
         return value(f"SELECT COUNT(*) FROM {table} WHERE {condition}", params)
-    user_id, kinds, status = counts
+    return counted(*counts)
+
+
+def counted(user_id, kinds, status=None):
+    """The user's rows of these kinds (and status), from content_counts."""
     sql = (
         "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM content_counts WHERE user_id = ?"
         f" AND kind IN ({', '.join('?' * len(kinds))})"

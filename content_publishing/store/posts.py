@@ -7,6 +7,7 @@ from content_publishing.store.db import dialect, execute, execute_many, one, row
 from content_publishing.store.idempotency import post_keys
 from content_publishing.store.paging import POST_KINDS, Page, page
 from content_publishing.store.records import OwnedTable
+from content_publishing.store.search import search_posts
 
 # handoff_acknowledged and handoff_error are internal: read for the expiry
 # rule (publishing.current), never shown.
@@ -97,8 +98,9 @@ def delete_post(user_id, post_id):
     return posts.delete(user_id, post_id)
 
 
-def list_posts(user_id, query, now):
-    """One page of the user's posts matching the query's filters, and the total."""
+def list_posts(user_id, query, now, search_ms=None):
+    """One page of the user's posts matching the query's filters, and the
+    total. A search (`q`) is stopped after `search_ms` (store/search.py)."""
     where, params, counted = ["user_id = ?"], [user_id], {}
     for column in ("status", "type"):
         if query.get(column):
@@ -117,29 +119,30 @@ def list_posts(user_id, query, now):
     if query.get("due"):
         where += ["status = ?", "scheduled_at <= ?"]
         params += ["Scheduled", now]
-    if query.get("q"):
-        where[0] = dialect().search_owner
-        fragment, found = dialect().search(query["q"])
-        where.append(fragment)
-        params += found
     if query.get("series_id"):
         where += ["series_id IS NOT NULL", "series_id = ?"]
         params.append(str(query["series_id"]))
     # content_counts answers `total` unless a time filter is in play.
     by_counts = len(where) == 1 + len(counted)
     kinds = [POST_KINDS[query["type"]]] if query.get("type") else list(POST_KINDS.values())
-    found = page(
-        "posts",
-        COLUMNS,
-        where,
-        params,
+    counts = (user_id, kinds, query.get("status")) if by_counts else None
+    order, limit, offset, after = (
         ORDERS[query["order"]](),
         query["limit"],
         query["offset"],
-        counts=(user_id, kinds, query.get("status")) if by_counts else None,
-        after=query.get("cursor"),
+        query.get("cursor"),
     )
-    return Page(_with_stats([posts.record(r) for r in found.rows]), found.total, found.more)
+    if query.get("q"):
+        found = search_posts(
+            COLUMNS, where, params, query["q"], order, limit, offset, after, counts, search_ms
+        )
+        estimate = found.estimate
+    else:
+        found = page("posts", COLUMNS, where, params, order, limit, offset, counts, after)
+        estimate = False
+    return Page(
+        _with_stats([posts.record(r) for r in found.rows]), found.total, found.more, estimate
+    )
 
 
 def claim_due(user_id, now, limit, expires_at, post_type=None, sendable=None):

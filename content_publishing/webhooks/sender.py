@@ -12,19 +12,23 @@ At delivery the host is resolved once, every address is vetted, and the
 connection is opened to a vetted address (the name still goes out as Host
 and as the TLS server name): no TCP connection to a forbidden address is
 ever opened, so a DNS rebinding cannot tell an open internal port from a
-closed one by the error it gets. Every refusal reads the same, whatever the
-port.
+closed one by the error it gets: every refusal is decided before any
+connection, and reads the same whether the port is open or closed.
 
 Self-hosters run their automation on the same host, LAN or docker network:
 FLASK_WEBHOOK_ALLOWED_PRIVATE lists the host names and CIDR ranges the guard
-lets through (at save and at connect), and every refusal names it.
-FLASK_WEBHOOK_ALLOW_PRIVATE=1 lifts the guard altogether, for local
-development and the tests.
+lets through (at save and at connect), each on the ports its entry names
+(80, 443 and 5678 when it names none), and every refusal names it. Whoever
+may manage webhooks can then make the service POST to those ports and read
+the status it gets back, but never the body: what a private address answers
+stays out of the delivery log, since an internal admin page or API would
+otherwise be read through it. FLASK_WEBHOOK_ALLOW_PRIVATE=1 lifts the guard
+altogether, for local development and the tests.
 
 A delivery is one POST with the Standard Webhooks headers, signed with the
 `standardwebhooks` package: no redirect is followed (a 3xx is a failed
 attempt), the whole attempt is bounded by a timeout, and only the first KB
-of the answer is kept. A failed attempt says what happened: the name did not
+of the answer is kept (none of a private address's). A failed attempt says what happened: the name did not
 resolve, the connection was refused, TLS failed, or no answer in time.
 """
 
@@ -64,22 +68,52 @@ _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
 class Guard(namedtuple("Guard", "allow_all names networks")):
     """What the SSRF guard lets through besides public addresses: everything
     (FLASK_WEBHOOK_ALLOW_PRIVATE), or the host names and networks of
-    FLASK_WEBHOOK_ALLOWED_PRIVATE."""
+    FLASK_WEBHOOK_ALLOWED_PRIVATE, each on its own ports: `names` maps a
+    name to its port ranges, `networks` holds (network, port ranges)."""
 
     @classmethod
     def of(cls, config):
-        names, networks = config["WEBHOOK_ALLOWED_PRIVATE"]
-        return cls(bool(config["WEBHOOK_ALLOW_PRIVATE"]), names, networks)
+        names, networks = {}, []
+        for allowed, ports in config["WEBHOOK_ALLOWED_PRIVATE"]:
+            if isinstance(allowed, str):
+                names[allowed] = names.get(allowed, ()) + tuple(ports)
+            else:
+                networks.append((allowed, tuple(ports)))
+        return cls(bool(config["WEBHOOK_ALLOW_PRIVATE"]), names, tuple(networks))
 
-    def allows_host(self, host):
-        return self.allow_all or host.lower().rstrip(".") in self.names
+    def allows_host(self, host, port):
+        if self.allow_all:
+            return True
+        return _on(port, self.names.get(host.lower().rstrip("."), ()))
 
-    def allows_address(self, ip):
-        return any(ip.version == net.version and ip in net for net in self.networks)
+    def allows_address(self, ip, port):
+        return any(_on(port, ports) for ports in self._ports_of(ip))
+
+    def lists_host(self, host):
+        """Whether the name is listed, on whatever port."""
+        return host.lower().rstrip(".") in self.names
+
+    def lists_address(self, ip):
+        """Whether the address is listed, on whatever port."""
+        return any(True for _ in self._ports_of(ip))
+
+    def _ports_of(self, ip):
+        return (ports for net, ports in self.networks if ip.version == net.version and ip in net)
 
 
-NO_GUARD = Guard(True, frozenset(), ())
+def _on(port, ranges):
+    return any(first <= port <= last for first, last in ranges)
+
+
+NO_GUARD = Guard(True, {}, ())
 ALLOWLIST_HINT = "list a private receiver in FLASK_WEBHOOK_ALLOWED_PRIVATE"
+
+
+def _other_ports(port):
+    return (
+        f" listed in FLASK_WEBHOOK_ALLOWED_PRIVATE for other ports, not {port} (an entry"
+        " without a port allows 80, 443 and 5678)"
+    )
 
 
 class Refused(ValueError):
@@ -110,16 +144,16 @@ def carried_ipv4(ip):
     return found
 
 
-def check_address(address, guard):
+def check_address(address, guard, port):
     """Refused unless `address` (an IP text) is a public unicast address,
-    and so is every IPv4 address it carries, or the guard allows it."""
+    and so is every IPv4 address it carries, or the guard allows it on `port`."""
     if guard.allow_all:
         return
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     for candidate in carried_ipv4(ip) or [ip]:  # an IPv6 form of IPv4: judged by what it carries
-        if guard.allows_address(candidate):
+        if guard.allows_address(candidate, port):
             continue
-        if not candidate.is_global or candidate.is_multicast:
+        if not is_public(candidate):
             kind = (
                 "loopback"
                 if candidate.is_loopback
@@ -130,10 +164,22 @@ def check_address(address, guard):
                 else "non-public"
             )
             carried = f" (it carries {candidate})" if candidate is not ip else ""
+            if guard.lists_address(candidate):
+                raise Refused(f"{address}{carried} is a {kind} address{_other_ports(port)}")
             raise Refused(
                 f"{address}{carried} is a {kind} address; webhooks go to public addresses only"
                 f" ({ALLOWLIST_HINT})"
             )
+
+
+def is_public(ip):
+    return ip.is_global and not ip.is_multicast
+
+
+def reaches_private(address):
+    """Whether `address` (an IP text), or an IPv4 address it carries, is not public."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    return not all(is_public(candidate) for candidate in carried_ipv4(ip) or [ip])
 
 
 def destination(url):
@@ -155,8 +201,10 @@ def check_destination(url, guard):
     (SAVE_DNS_SECONDS): a request saving an endpoint never waits on a slow
     resolver for long."""
     host, port = destination(url)
-    if guard.allows_host(host):
+    if guard.allows_host(host, port):
         return
+    if guard.lists_host(host):
+        raise Refused(f"{host} is a host{_other_ports(port)}")
     lookup = _SAVE_LOOKUPS.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
     try:
         infos = lookup.result(timeout=SAVE_DNS_SECONDS)
@@ -166,7 +214,7 @@ def check_destination(url, guard):
         raise Unreachable(f"the host {host} does not resolve ({e})") from None
     for info in infos:
         try:
-            check_address(info[4][0], guard)
+            check_address(info[4][0], guard, port)
         except Refused as e:
             raise Refused(f"the host {host} resolves to {e}") from None
 
@@ -283,9 +331,11 @@ def _guarded(base):
                 infos = socket.getaddrinfo(self._dns_host, self.port, type=socket.SOCK_STREAM)
             except socket.gaierror as e:
                 raise NameResolutionError(self.host, self, e) from e
-            if not self.guard.allows_host(self.host):
+            if not self.guard.allows_host(self.host, self.port):
+                if self.guard.lists_host(self.host):
+                    raise Refused(f"{self.host} is a host{_other_ports(self.port)}")
                 for info in infos:  # every address before any connection
-                    check_address(info[4][0], self.guard)
+                    check_address(info[4][0], self.guard, self.port)
             error = None
             for family, kind, proto, _, address in infos:
                 sock = socket.socket(family, kind, proto)
@@ -294,6 +344,9 @@ def _guarded(base):
                         sock.setsockopt(*option)
                     sock.settimeout(self.timeout)
                     sock.connect(address)
+                    # What a private receiver answers stays out of the
+                    # delivery log (Sender.send): only its status is kept.
+                    self.private_peer = not self.guard.allow_all and reaches_private(address[0])
                     return sock
                 except OSError as e:
                     sock.close()
@@ -363,7 +416,8 @@ class Sender:
                     preload_content=False,
                 )
                 try:
-                    attempt["response"] = _text(answer.read(RESPONSE_KEPT, decode_content=True))
+                    if not getattr(answer.connection, "private_peer", True):
+                        attempt["response"] = _text(answer.read(RESPONSE_KEPT, decode_content=True))
                 finally:
                     _finish(answer, deadline.settle())
             attempt["status_code"] = answer.status

@@ -1,0 +1,116 @@
+"""The n8n kit's workflow files, without n8n (in `make test`): that they are
+what harness/n8n_workflows.py writes, and that their graph keeps the kit's
+promises whatever LinkedIn answers. `make test-n8n` runs them on real n8n."""
+
+import json
+
+import pytest
+
+from harness import make_blueprint, n8n_workflows
+
+KIT = n8n_workflows.KIT
+PUBLISHING = ["claim-and-publish.json", "push.json"]
+REPORTS = {"Report published", "Report failed", "Give back"}
+
+
+def workflow(name):
+    return json.loads((KIT / name).read_text())
+
+
+def test_the_shipped_workflows_are_what_the_builder_writes():
+    for name, text in n8n_workflows.rendered().items():
+        assert (KIT / name).read_text() == text, (
+            f"integrations/n8n/{name} differs: run python -m harness.n8n_workflows"
+        )
+
+
+def successors(flow):
+    return {
+        source: {link["node"] for output in links["main"] for link in output}
+        for source, links in flow["connections"].items()
+    }
+
+
+@pytest.mark.parametrize("name", PUBLISHING)
+def test_every_path_from_the_plan_ends_in_a_report(name):
+    """No post is left in the workflow's hands: from Plan, every node leads
+    on, and the only ends are the reports to the service (the claim loop's
+    Next claim? aside, which claims again or ends the run)."""
+    flow = workflow(name)
+    after = successors(flow)
+    seen, todo = set(), ["Plan"]
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        nexts = after.get(node, set()) - {"Next claim?", "Claim one post"}
+        if not nexts:
+            assert node in REPORTS, f"{name}: {node} ends a path without a report"
+        todo.extend(nexts)
+    assert seen >= REPORTS
+
+
+@pytest.mark.parametrize("name", PUBLISHING)
+def test_every_linkedin_answer_reaches_a_code_node_that_reads_it(name):
+    """A LinkedIn call never stops the run: any status, or no answer at all,
+    goes on as an item (full response, never an error) to the Code node
+    that decides what it proves."""
+    flow = workflow(name)
+    after = successors(flow)
+    calls = [
+        node
+        for node in flow["nodes"]
+        if node.get("credentials", {}).get("httpHeaderAuth", {}).get("name")
+        == "LinkedIn access token"
+    ]
+    assert len(calls) == 4
+    for node in calls:
+        response = node["parameters"]["options"]["response"]["response"]
+        assert response["fullResponse"] and response["neverError"], node["name"]
+        assert node["onError"] == "continueRegularOutput", node["name"]
+        [reader] = after[node["name"]]
+        kind = {n["name"]: n["type"] for n in flow["nodes"]}[reader]
+        assert kind == "n8n-nodes-base.code", (node["name"], reader)
+
+
+def test_the_push_workflow_acknowledges_before_it_publishes():
+    flow = workflow("push.json")
+    after = successors(flow)
+    path, node = [], "post.due webhook"
+    while node != "Plan":
+        path.append(node)
+        [node] = after[node]
+    assert path == [
+        "post.due webhook",
+        "Verify signature (optional)",
+        "Drop repeats",
+        "Acknowledge",
+        "New post.due?",
+    ]
+    hook = next(n for n in flow["nodes"] if n["name"] == "post.due webhook")
+    assert hook["parameters"]["responseMode"] == "responseNode"
+    assert hook["parameters"]["authentication"] == "headerAuth"
+
+
+def test_the_claim_workflow_claims_one_post_at_a_time():
+    flow = workflow("claim-and-publish.json")
+    claim = next(n for n in flow["nodes"] if n["name"] == "Claim one post")
+    assert "limit: 1," in claim["parameters"]["jsonBody"]
+    assert "Claim one post" in successors(flow)["Next claim?"]
+
+
+def test_the_make_blueprint_is_what_its_builder_writes():
+    assert make_blueprint.BLUEPRINT.read_text() == make_blueprint.rendered(), (
+        "integrations/make/claim-and-publish.blueprint.json differs: "
+        "run python -m harness.make_blueprint"
+    )
+
+
+def test_the_make_blueprint_fills_in_every_upload_a_post_may_have():
+    """Make reads `{{` as a formula: the plan's `{{upload_N}}` are matched as
+    \\x7B\\x7Bupload_N\\x7D\\x7D, each of the 20 a post may hold, in order."""
+    formula = make_blueprint.fill_refs("BODY", "URNS")
+    for n in range(20):
+        assert f"/\\x7B\\x7Bupload_{n}\\x7D\\x7D/g; get(URNS; {n + 1}))" in formula
+    assert "{{" not in formula
