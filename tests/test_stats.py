@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 from content_publishing import errors
+from content_publishing.store import search
 from harness import Client, create_key
 from harness.api import CALLBACK, ITEM, POSTS, STATS
 from tests.analytics_support import figures, publish_at, snapshot
@@ -429,3 +430,27 @@ def test_the_item_codes_are_in_the_error_table_and_the_document(client):
         assert f"{code}:" in item_error["description"] or f"{code} " in item_error["description"]
     described = spec["paths"]["/functions/v1/api-v2-posts-stats"]["post"]["description"]
     assert "not_found" in described and "not_published" in described
+
+
+@pytest.mark.parametrize("cap", [None, 1])
+def test_a_search_sorts_by_figures_too(api, clock, monkeypatch, cap):
+    """Led by the text index, or (past CAP matches) walking the posts in the
+    order asked for and testing each."""
+    if cap:
+        monkeypatch.setattr(search, "CAP", cap)
+    texts = ["launch day notes", "launch recap", "hiring news", "launch checklist"]
+    made = publish_at(
+        api, clock, [days_ago(6 - n) for n in range(4)], content=lambda n, _: texts[n]
+    )
+    record(
+        api,
+        snapshot(made[0], **figures(1000, 10)),  # 1 %
+        snapshot(made[1], **figures(500, 50)),  # 10 %
+        snapshot(made[2], **figures(9000, 900)),  # not a launch
+    )
+    for order, expected in (
+        ("-engagement", ["launch recap", "launch day notes", "launch checklist"]),
+        ("-impressions", ["launch day notes", "launch recap", "launch checklist"]),
+    ):
+        page = api.get(f"{POSTS}?q=launch&order={order}").get_json()
+        assert [p["content"] for p in page["data"]] == expected, page

@@ -120,9 +120,11 @@ def latest_of(post_ids):
 
 # The posts list's orders by the latest figures: posts without them last,
 # then newest first. A lookup per post of the filtered list (post_metrics's
-# primary key), then a sort.
+# primary key), then a sort. The post is named by its bare `id`, which
+# post_metrics lacks: the order then reads the same over posts and over a
+# subquery of them (a broad search numbers its rows in it, store/search.py).
 def order_by_latest(figure):
     return (
-        f"(SELECT m.{figure} FROM post_metrics m WHERE m.post_id = posts.id) DESC NULLS LAST,"
+        f"(SELECT m.{figure} FROM post_metrics m WHERE m.post_id = id) DESC NULLS LAST,"
         " created_at DESC, id DESC"
     )
