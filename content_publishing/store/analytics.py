@@ -21,19 +21,18 @@ PER_WEEK, PER_HOUR = 7 * 96, 4
 PERIODS_STEP = 4
 
 
-def _where(user_id, channel, start, end):
+def _where(user_id, channel, start, end, quarters=True):
     """(WHERE, parameters) of the posts published from `start` to `end`
-    (stored text; their quarters first, so that the index range is tight)."""
-    start_q, end_q = start[1], end[1]
+    (stored text; with `quarters`, their quarter-hours first, so that the
+    range of a quarter-hour index is tight)."""
     if channel is None:
         where, params = "user_id = ?", [user_id]
     else:
         where, params = "user_id = ? AND channel = ?", [user_id, channel]
-    return (
-        f"{where} AND published_quarter >= ? AND published_quarter <= ?"
-        " AND published_at >= ? AND published_at < ?",
-        [*params, start_q, end_q, start[0], end[0]],
-    )
+    if quarters:
+        where += " AND published_quarter >= ? AND published_quarter <= ?"
+        params += [start[1], end[1]]
+    return f"{where} AND published_at >= ? AND published_at < ?", [*params, start[0], end[0]]
 
 
 def _local(periods):
@@ -82,14 +81,19 @@ def hour_groups(user_id, channel, start, end, periods):
 
 def top_posts(user_id, channel, start, end, limit):
     """The `limit` posts of the range with the highest engagement (then the
-    most impressions), with their figures, text and live URL."""
-    where, params = _where(user_id, channel, start, end)
-    columns = f"post_id, channel, published_at, {', '.join(FIGURES)}, engagement"
+    most impressions), with their figures, text and live URL.
+
+    Read from the top indexes in their order (engagement, impressions,
+    post_id, all descending), stopping at the `limit`-th post of the range:
+    a few entries for a range that holds most posts, every entry of the
+    user's (or channel's) at worst, a range that holds none."""
+    where, params = _where(user_id, channel, start, end, quarters=False)
+    order = "engagement DESC, impressions DESC, post_id DESC"
     return rows(
-        f"SELECT m.*, p.content, p.live_url, s.taken_at FROM (SELECT {columns}"
-        f" FROM post_metrics WHERE {where} AND engagement IS NOT NULL"
-        " ORDER BY engagement DESC, impressions DESC, post_id LIMIT ?) AS m"
-        " JOIN posts p ON p.id = m.post_id JOIN post_metrics s ON s.post_id = m.post_id"
-        " ORDER BY m.engagement DESC, m.impressions DESC, m.post_id",
+        f"SELECT m.post_id, m.channel, m.published_at, {', '.join(f'm.{f}' for f in FIGURES)},"
+        " m.engagement, m.taken_at, p.content, p.live_url FROM"
+        f" (SELECT post_id FROM post_metrics WHERE {where} AND engagement IS NOT NULL"
+        f" ORDER BY {order} LIMIT ?) AS top JOIN post_metrics m ON m.post_id = top.post_id"
+        f" JOIN posts p ON p.id = top.post_id ORDER BY {', '.join(f'm.{o}' for o in order.split(', '))}",
         (*params, limit),
     )

@@ -50,6 +50,14 @@ CREATE INDEX post_metrics_user ON post_metrics (
     user_id, published_quarter, published_at, engagement, impressions, interactions,
     members_reached, reactions, comments, reshares, clicks, post_id, channel
 );
+-- The top posts: the posts with an engagement, highest first, so that the
+-- ten of a range are the first ten of it that the range holds.
+CREATE INDEX post_metrics_channel_top ON post_metrics (
+    user_id, channel, engagement, impressions, post_id, published_at
+) WHERE engagement IS NOT NULL;
+CREATE INDEX post_metrics_user_top ON post_metrics (
+    user_id, engagement, impressions, post_id, published_at, channel
+) WHERE engagement IS NOT NULL;
 
 INSERT INTO post_metrics (post_id, user_id, channel, published_at, published_quarter)
 SELECT id, user_id, CASE WHEN type = 'personal' THEN 'personal' ELSE brand_id END,
