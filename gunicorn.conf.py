@@ -64,7 +64,10 @@ def on_starting(server):
 
 
 def when_ready(server):
-    """Say where to go, once the service answers there."""
+    """Say where to go, once the service answers there; and, unless the
+    operator set FLASK_PUBLIC_URL, hand the workers (forked after this) the
+    address they actually answer at as its default (settings.py)."""
+    _public_url_default(server)
     for host, port in _tcp_addresses(server):
         base = f"http://{host}:{port}"
         server.log.info(
@@ -74,6 +77,30 @@ def when_ready(server):
             base,
             base,
         )
+
+
+_SET_BY_US = []  # the FLASK_PUBLIC_URL this file set, if any (it is set again after a reload)
+
+
+def _public_url_default(server):
+    """FLASK_PUBLIC_URL, when not set, is the first TCP socket gunicorn
+    bound, as its real port (port 0 included) reaches it from this host.
+    Media URLs and the callback_url of a handoff are built from it, so that
+    a service run with BIND=127.0.0.1:8001 does not send automations to
+    port 8000."""
+    if "FLASK_PUBLIC_URL" in os.environ and os.environ["FLASK_PUBLIC_URL"] not in _SET_BY_US:
+        return
+    from content_publishing.settings import bound_url
+
+    for listener in server.LISTENERS:
+        address = listener.sock.getsockname()
+        if isinstance(address, tuple):
+            host = f"[{address[0]}]" if listener.sock.family == socket.AF_INET6 else address[0]
+            url = bound_url(f"{host}:{address[1]}")
+            os.environ["FLASK_PUBLIC_URL"] = url
+            _SET_BY_US.append(url)
+            server.log.info("FLASK_PUBLIC_URL is not set: media and callback URLs use %s", url)
+            return
 
 
 def _tcp_addresses(server):

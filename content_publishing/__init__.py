@@ -15,9 +15,13 @@ Where each rule lives:
     articles.py     the article lifecycle, and every article change with its event
     history.py      what a post's history records, and which action each change is
     idempotency.py  Idempotency-Key: a retried create gets the first record
-    linkedin.py     the LinkedIn request handed to automations, its escaping, the preview
+    linkedin.py     the escaping LinkedIn needs of a text, and its length limits
+    publish_plan.py the publish plan handed to automations: uploads, the post, the first comment
+    preview.py      the preview of a post's plan, with its warnings
     media.py        the media library: what an upload must be, its metadata stripped
     images.py       an upload decoded and written anew in a child process, with limits
+    bounded.py      the child process with memory, CPU and time limits that images and PDFs use
+    documents.py    a PDF of the library: checked by parsing it, written anew without metadata
     webhooks/       events, endpoint rules and the SSRF guard, secrets, sending
     dispatcher.py   the dispatcher process: pushes due posts, works the outbox
     http/           the HTTP layer: a blueprint per endpoint group, the OpenAPI document
@@ -28,8 +32,8 @@ Where each rule lives:
     static/         the dashboard and the docs page's script
 
 The HTTP layer's views load, open a transaction, call a function of the
-domain (posts, planning, analytics, articles, history, idempotency, linkedin, media,
-webhooks' rules and events), and render.
+domain (posts, planning, analytics, articles, history, idempotency, linkedin,
+publish_plan, preview, media, webhooks' rules and events), and render.
 """
 
 from pathlib import Path

@@ -2,7 +2,7 @@
 
 import os
 
-from flask import Flask, request
+from flask import Flask, current_app, request
 from flask_cors import CORS
 from werkzeug.exceptions import NotFound
 
@@ -13,6 +13,7 @@ from content_publishing.cli import keys as keys_cli
 from content_publishing.cli import schema as schema_cli
 from content_publishing.cli import webhooks as webhooks_cli
 from content_publishing.http.apidoc import check_declarations
+from content_publishing.schemas import media_refs
 from content_publishing.serving import limits, metrics
 from content_publishing.store import db
 
@@ -52,6 +53,7 @@ def create_app(test_config=None):
 
     app.wsgi_app = logs.RequestIds(app.wsgi_app)
     app.before_request(_refuse_leading_double_slash)
+    app.before_request(_public_url)
     db.init_app(app)
     errors.init_app(app)
     limits.init_app(app)
@@ -103,6 +105,12 @@ def _cors_only_with_origin(app):
             )
             return
     raise RuntimeError("flask-cors' after_request hook was not found")
+
+
+def _public_url():
+    """The service's address this answer shows library media at: the
+    FLASK_PUBLIC_URL of the app answering (schemas/media_refs.py)."""
+    media_refs.PUBLIC_URL.set(current_app.config["PUBLIC_URL"])
 
 
 def _refuse_leading_double_slash():

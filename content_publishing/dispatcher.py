@@ -43,6 +43,7 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from content_publishing import logs, posts, timestamps
+from content_publishing.schemas import media_refs
 from content_publishing.store import outbox
 from content_publishing.store import posts as post_store
 from content_publishing.store.db import dispose_db, needs_database, transaction
@@ -109,6 +110,7 @@ class Dispatcher:
         """One round; True when it found work (so the next one comes at once)."""
         try:
             with self.app.app_context():
+                media_refs.PUBLIC_URL.set(self.config["PUBLIC_URL"])  # the events' media URLs
                 recorded = self.record()
                 pushed = self.push_due(timestamps.now_text())
                 now = timestamps.now_text()
@@ -131,6 +133,7 @@ class Dispatcher:
             lease_seconds=self.config["HANDOFF_LEASE_SECONDS"],
             linkedin_version=self.config["LINKEDIN_VERSION"],
             linkedin_api_base=self.config["LINKEDIN_API_BASE"],
+            public_url=self.config["PUBLIC_URL"],
         )
         with transaction():
             return posts.push_due(

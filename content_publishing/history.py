@@ -18,6 +18,8 @@ for the service itself, and the handoff. Actions:
     lease_expired       a move to Failed the service made (a handoff ran out)
     refused             a move to Failed the service made: a due post too long for LinkedIn
     published           the publish callback
+    commented           the first comment was posted (reported after the post's own callback)
+    comment_failed      the first comment could not be posted (the post stays Published)
     occurrence_created  the next occurrence of a recurring post
 """
 

@@ -29,18 +29,13 @@ one picture: a multi-picture JPEG (MPO, as phones and 3D cameras write them)
 is read as its first picture and stored as a plain JPEG.
 """
 
-import ctypes
 import io
-import math
-import os
-import resource
-import select
-import signal
 import struct
-import time
 import warnings
 
 from PIL import Image, ImageOps, UnidentifiedImageError
+
+from content_publishing import bounded
 
 MAX_FRAMES = 250
 MAX_PIXELS = 36_000_000
@@ -54,167 +49,50 @@ MAX_OUTPUT_BYTES = 32 * 1024 * 1024
 Image.init()  # every plugin imported once here, not again in each child
 
 
-class Refused(ValueError):
-    """The upload is not an image this service takes; the message says why."""
+Refused = bounded.Refused
+_free_in_malloc = bounded.free_in_malloc  # what the child may take beyond its limit (tests)
 
 
 def rewrite(data, pillow_format):
     """(the image written anew without its metadata, width, height), or
-    Refused saying why not. Runs in a child process (above)."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        _child(data, pillow_format, read_end, write_end)
-    os.close(write_end)
-    try:
-        answer = _collect(read_end)
-    except BaseException:
-        _kill(pid)  # late, too long, or the worker itself is stopping: the child goes first
-        raise
-    finally:
-        os.close(read_end)
-    status = os.waitpid(pid, 0)[1]
-    return _result(answer, status)
+    Refused saying why not. Runs in a child process (above, and bounded.py)."""
+    return _bounded(lambda upload: _packed(*_decoded_anew(upload, pillow_format)), data)
 
 
-def _collect(read_end):
-    """Everything the child wrote, until it closed its end."""
-    deadline = time.monotonic() + SECONDS
-    poller = select.poll()
-    poller.register(read_end, select.POLLIN)
-    chunks, size = [], 0
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise Refused(f"The image takes more than {SECONDS} seconds to decode.")
-        if not poller.poll(remaining * 1000):
-            continue
-        chunk = os.read(read_end, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > MAX_OUTPUT_BYTES + 9:
-            raise Refused(f"The image written anew would be over {MAX_OUTPUT_BYTES:,} bytes.")
-        chunks.append(chunk)
+def png_of(data):
+    """(a PNG of the WebP `data`, as the library keeps it, width, height):
+    what LinkedIn is handed for a WebP, which it does not take. An animation
+    keeps its frames (an APNG; LinkedIn shows its first). In a child process
+    too."""
+    return _bounded(lambda upload: _packed(*_png_of(upload)), data)
+
+
+def _bounded(work, data):
+    answer = bounded.run(
+        work,
+        data,
+        what="image",
+        verb=("decode", "decoded"),
+        seconds=SECONDS,
+        memory_bytes=MEMORY_BYTES,
+        max_output=MAX_OUTPUT_BYTES,
+        setup=_setup,
+    )
+    width, height = struct.unpack(">II", answer[:8])
+    return answer[8:], width, height
+
+
+def _packed(image, width, height):
+    return struct.pack(">II", width, height) + image
 
 
 def _mib():
-    return MEMORY_BYTES // 2**20
+    return bounded.mib(MEMORY_BYTES)
 
 
-def _kill(pid):
-    try:
-        os.kill(pid, signal.SIGKILL)
-    finally:
-        os.waitpid(pid, 0)
-
-
-def _result(answer, status):
-    kind, body = answer[:1], answer[1:]
-    if kind == b"0" and len(body) >= 8:
-        width, height = struct.unpack(">II", body[:8])
-        return body[8:], width, height
-    if kind == b"1":
-        raise Refused(body.decode())
-    if kind == b"2" or not os.WIFSIGNALED(status):
-        raise RuntimeError(f"decoding the image failed ({status}): {body.decode()}")
-    if os.WTERMSIG(status) == signal.SIGXCPU:
-        raise Refused(f"The image takes more than {SECONDS} seconds to decode.")
-    # Killed without a word: a decoder's C code out of memory (or worse) on this file
-    raise Refused(
-        f"The image cannot be decoded within {_mib()} MiB and {SECONDS} seconds "
-        f"(the decoder ended with signal {os.WTERMSIG(status)})."
-    )
-
-
-# --- the child ---------------------------------------------------------------------------
-
-
-def _child(data, pillow_format, read_end, write_end):
-    """Never returns: writes `0` width height image, `1` why refused, or `2`
-    the error, and ends with os._exit (no atexit handler, no finaliser of the
-    worker's connections, no buffered output of the parent's runs here)."""
-    code = 1
-    try:
-        os.close(read_end)
-        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT, signal.SIGABRT):
-            signal.signal(signum, signal.SIG_DFL)  # the worker's handlers are not this process's
-        os.closerange(3, write_end)  # the client's socket, the database's: not the child's to hold
-        os.closerange(write_end + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
-        _limit()
-        try:
-            image, width, height = _decoded_anew(data, pillow_format)
-            answer = b"0" + struct.pack(">II", width, height) + image
-        except Refused as e:
-            answer = b"1" + str(e).encode()
-        except MemoryError:
-            answer = b"1" + f"The image needs more than {_mib()} MiB to decode.".encode()
-        except Exception as e:  # a bug here, not the client's: the worker answers 500
-            answer = b"2" + f"{type(e).__name__}: {e}".encode()
-        view = memoryview(answer)
-        while view:
-            view = view[os.write(write_end, view) :]
-        code = 0
-    finally:
-        os._exit(code)
-
-
-def _limit():
-    """At most MEMORY_BYTES of memory more than the worker held, at most
-    SECONDS + 1 of CPU (the parent's deadline comes first; this one holds if
-    the parent is gone), no core dumped.
-
-    The memory is bounded by RLIMIT_DATA, which counts every private
-    writable mapping (the heap, and since Linux 4.7 anonymous mmap too, and
-    reserved address space made writable: malloc's arenas grow so), from
-    what the worker had written (VmData) less what its malloc holds free
-    for reuse, which the child may take without growing. RLIMIT_AS bounds
-    the address space as well."""
-    with open("/proc/self/status") as status:
-        sizes = dict(line.split(":", 1) for line in status if line.startswith(("VmSize", "VmData")))
-    vm_size, vm_data = (int(sizes[name].split()[0]) * 1024 for name in ("VmSize", "VmData"))
-    _lower(resource.RLIMIT_DATA, max(0, vm_data - _free_in_malloc()) + MEMORY_BYTES)
-    _lower(resource.RLIMIT_AS, vm_size + MEMORY_BYTES)
-    _lower(resource.RLIMIT_CPU, math.ceil(SECONDS) + 1)
-    _lower(resource.RLIMIT_CORE, 0)
+def _setup():
     Image.MAX_IMAGE_PIXELS = MAX_PIXELS // 2  # Pillow refuses a frame over 2 x this
     warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-
-
-class _Mallinfo2(ctypes.Structure):
-    _fields_ = [
-        (name, ctypes.c_size_t)
-        for name in (
-            "arena",
-            "ordblks",
-            "smblks",
-            "hblks",
-            "hblkhd",
-            "usmblks",
-            "fsmblks",
-            "uordblks",
-            "fordblks",
-            "keepcost",
-        )
-    ]
-
-
-def _free_in_malloc():
-    """The bytes glibc's malloc holds free in all its arenas (0 without
-    glibc 2.33's mallinfo2)."""
-    try:
-        mallinfo2 = ctypes.CDLL(None).mallinfo2
-    except (OSError, AttributeError):
-        return 0
-    mallinfo2.restype = _Mallinfo2
-    return mallinfo2().fordblks
-
-
-def _lower(which, value):
-    _, hard = resource.getrlimit(which)
-    if hard != resource.RLIM_INFINITY:
-        value = min(value, hard)
-    resource.setrlimit(which, (value, value))
 
 
 def _decoded_anew(data, pillow_format):
@@ -310,4 +188,16 @@ def _rewritten(image, pillow_format, frames):
         options.update(comment=b"")
     out = io.BytesIO()
     image.save(out, pillow_format, **{k: v for k, v in options.items() if v is not None})
+    return out.getvalue(), image.width, image.height
+
+
+def _png_of(data):
+    """A WebP of the library (already checked and written anew) as PNG."""
+    image = Image.open(io.BytesIO(data), formats=["WEBP"])
+    frames = getattr(image, "n_frames", 1)
+    options = {"optimize": True, "icc_profile": image.info.get("icc_profile")}
+    if frames > 1:
+        options.update(save_all=True, duration=image.info.get("duration"), loop=0)
+    out = io.BytesIO()
+    image.save(out, "PNG", **{k: v for k, v in options.items() if v is not None})
     return out.getvalue(), image.width, image.height

@@ -1,4 +1,6 @@
-"""The LinkedIn-ready request for a post, and the escaping its text needs.
+"""The escaping LinkedIn needs of a post's text (and of its first comment),
+and the limits on their length. The request built from them is the publish
+plan's (publish_plan.py).
 
 LinkedIn's Posts API reads `commentary` in its "little" text format, where
 `\\ | { } @ [ ] ( ) < > # * _ ~` are reserved. An unescaped `(` makes LinkedIn
@@ -30,11 +32,10 @@ import re
 import unicodedata
 
 from content_publishing.errors import validation_error
-from content_publishing.planning.plan import channel_of
-from content_publishing.store import channels as channel_store
 
 RESERVED = frozenset("\\|{}@[]()<>#*_~")
 COMMENTARY_LIMIT = 3000  # LinkedIn's limit on the escaped commentary, in UTF-16 code units
+COMMENT_LIMIT = 1250  # LinkedIn's limit on a comment's escaped text, counted the same way
 _MENTION = re.compile(
     r"@\[(?P<name>[^\]\n]*)\]\((?P<urn>urn:li:(?:person|organization):[A-Za-z0-9_-]+)\)"
 )
@@ -184,82 +185,15 @@ def fits(content):
     return commentary_length(content) <= COMMENTARY_LIMIT
 
 
-def request_for(post, author_urn, version, api_base):
-    """What the automation sends to LinkedIn to publish `post`: method, URL,
-    headers and body of `POST /rest/posts`, and the media it must upload
-    first (their URNs then go into the body's `content`)."""
-    return {
-        "method": "POST",
-        "url": f"{api_base.rstrip('/')}/rest/posts",
-        "headers": {
-            "LinkedIn-Version": version,
-            "X-Restli-Protocol-Version": "2.0.0",
-            "Content-Type": "application/json",
-        },
-        "body": {
-            "author": author_urn,
-            "commentary": escape(post["content"]),
-            "visibility": "PUBLIC",
-            "distribution": {
-                "feedDistribution": "MAIN_FEED",
-                "targetEntities": [],
-                "thirdPartyDistributionChannels": [],
-            },
-            "lifecycleState": "PUBLISHED",
-            "isReshareDisabledByAuthor": False,
-        },
-        "media": list(post["media_urls"]),
-    }
+def comment_fits(text):
+    """Whether a first comment of `text` is within LinkedIn's limit once escaped."""
+    return len(text) * 2 <= COMMENT_LIMIT or length(escape(text)) <= COMMENT_LIMIT
 
 
-def warnings(post, request):
-    """What would make the post come out other than meant: [{code, message}]."""
-    found = []
-    if request["body"]["author"] is None:
-        found.append(
-            {
-                "code": "author_unknown",
-                "message": "The post's channel has no author_urn, so the automation must fill "
-                "in the author itself (set it with PATCH /functions/v1/channels-item/{id}).",
-            }
-        )
-    escaped = length(request["body"]["commentary"])
-    if escaped > COMMENTARY_LIMIT:
-        found.append(
-            {
-                "code": "over_length",
-                "message": f"The escaped text is {escaped} characters (UTF-16 code units); "
-                f"LinkedIn takes at most {COMMENTARY_LIMIT}, so the post cannot be scheduled.",
-            }
-        )
-    if post["media_urls"] and urls(post["content"]):
-        found.append(
-            {
-                "code": "link_preview_hidden",
-                "message": "The post has media and a link: LinkedIn then shows the media, not "
-                "the link's preview card.",
-            }
-        )
-    return found
-
-
-def requests_for(user_id, posts, version, api_base):
-    """{post id: its request}, the author of each from its channel (one
-    read for all of them)."""
-    authors = channel_store.author_urns(user_id, {channel_of(post) for post in posts})
-    return {
-        post["id"]: request_for(post, authors.get(channel_of(post)), version, api_base)
-        for post in posts
-    }
-
-
-def preview(user_id, post, version, api_base):
-    """What the automation would be handed for `post` (a stored post, or the
-    fields of one), with the warnings: a dry run that stores nothing."""
-    post = {"brand_id": None, "media_urls": [], **post, "id": post.get("id", "preview")}
-    request = requests_for(user_id, [post], version, api_base)[post["id"]]
-    return {
-        "linkedin_request": request,
-        "characters": length(post["content"]),
-        "warnings": warnings(post, request),
-    }
+def comment_too_long(text):
+    """Why a post with the first comment `text` cannot be Scheduled."""
+    return (
+        f"Escaped for LinkedIn the first comment is {length(escape(text))} characters (UTF-16 "
+        f"code units, each reserved character counting two), and LinkedIn takes at most "
+        f"{COMMENT_LIMIT}. Shorten it to schedule the post."
+    )

@@ -1,5 +1,5 @@
-"""The media library: images uploaded once, kept in the database, linked
-from posts by URL.
+"""The media library: images and PDF documents uploaded once, kept in the
+database, named by posts by their id (posts/attachments.py).
 
 An upload is checked by decoding it (images.py, in a child process with
 memory and time limits): it must be an image of the type it declares (JPEG,
@@ -18,9 +18,22 @@ of 201. The stored image is served without a key at an unguessable address
 (128 random bits): a capability URL, as the automation that publishes a post
 must fetch its media without the user's key.
 
+A PDF is checked by reading it whole (documents.py, in a child process
+too): not encrypted, not damaged, without JavaScript or Launch actions, 1 to
+300 pages. What is kept is the PDF written anew without its document
+information and XMP metadata.
+
+A WebP, which LinkedIn does not take, gets a PNG rendition when it is
+uploaded, kept beside it and served at /media/<id>.png: the publish plan
+hands that to LinkedIn. A WebP stored before renditions gets its PNG the
+first time it is fetched there (`rendition`).
+
+Each item has alt text (`set_alt_text`, at most LinkedIn's 4,086
+characters), which a post's images take unless the post gives its own.
+
 An upload is three steps, so that no transaction is open while an image is
 decoded (on SQLite that would hold the one write lock for seconds): the
-earlier upload of the same bytes is looked for (earlier), the image is
+earlier upload of the same bytes is looked for (earlier), the file is
 decoded and written anew (clean, outside any transaction), and what came of
 it is stored (store, in the caller's transaction).
 """
@@ -28,18 +41,21 @@ it is stored (store, in the caller's transaction).
 import hashlib
 import secrets
 
-from content_publishing import images
+from content_publishing import documents, images
 from content_publishing.errors import ApiError, bad_request, conflict
 from content_publishing.store import media as media_store
 from content_publishing.store.db import is_unique_violation, savepoint
 
-# Content-Type -> (Pillow's format, the URL's extension)
+# Content-Type -> (Pillow's format, or PDF; the URL's extension)
 TYPES = {
     "image/jpeg": ("JPEG", "jpg"),
     "image/png": ("PNG", "png"),
     "image/gif": ("GIF", "gif"),
     "image/webp": ("WEBP", "webp"),
+    "application/pdf": ("PDF", "pdf"),
 }
+DOCUMENT_TYPE = "application/pdf"
+RENDITIONS = {"webp": "png"}  # what LinkedIn is handed for an item of this extension
 
 
 def check_type(content_type):
@@ -47,7 +63,7 @@ def check_type(content_type):
     if content_type not in TYPES:
         raise ApiError(
             415,
-            f"Send the image itself with Content-Type {', '.join(TYPES)}.",
+            f"Send the image or the PDF itself with Content-Type {', '.join(TYPES)}.",
             "unsupported_media_type",
         )
 
@@ -60,24 +76,60 @@ def earlier(user_id, data, content_type):
 
 
 def clean(data, content_type):
-    """The fields of the media these bytes make: the image written anew
-    without its metadata, its size and digests; or a 400 saying why it is
-    not an acceptable image of `content_type`. Runs outside any transaction."""
-    pillow_format, ext = TYPES[content_type]
+    """The fields of the media these bytes make: the file written anew
+    without its metadata, its size (a PDF's first page, in points) and
+    digests, and a WebP's PNG rendition; or a 400 saying why it is not an
+    acceptable file of `content_type`. Runs outside any transaction."""
+    kind, ext = TYPES[content_type]
+    pages, rendition = None, None
     try:
-        image, width, height = images.rewrite(data, pillow_format)
-    except images.Refused as e:
+        if kind == "PDF":
+            written, pages, width, height = documents.clean(data)
+        else:
+            written, width, height = images.rewrite(data, kind)
+            if ext in RENDITIONS:
+                rendition = _rendition_of(written)
+    except (images.Refused, documents.Refused) as e:
         raise bad_request(str(e)) from None
     return {
         "content_type": content_type,
         "ext": ext,
-        "bytes": len(image),
+        "bytes": len(written),
         "width": width,
         "height": height,
-        "sha256": hashlib.sha256(image).hexdigest(),
+        "pages": pages,
+        "sha256": hashlib.sha256(written).hexdigest(),
         "upload_sha256": hashlib.sha256(data).hexdigest(),
-        "data": image,
+        "data": written,
+        "rendition": rendition,
     }
+
+
+def _rendition_of(data):
+    """The PNG rendition's fields, for a WebP as the library keeps it."""
+    png, _, _ = images.png_of(data)
+    return {
+        "content_type": "image/png",
+        "ext": "png",
+        "bytes": len(png),
+        "sha256": hashlib.sha256(png).hexdigest(),
+        "data": png,
+    }
+
+
+def rendition(data):
+    """The fields of the PNG rendition of a WebP stored before renditions
+    were made at upload (`data`: its file); None if it cannot be made.
+    Outside any transaction, like `clean`."""
+    try:
+        return _rendition_of(data)
+    except images.Refused:
+        return None
+
+
+def keep_rendition(media_id, fields, now):
+    """Store a rendition made by `rendition` (one made meanwhile wins)."""
+    media_store.insert_rendition(media_id, fields, now)
 
 
 def store(user_id, fields, now):
@@ -88,16 +140,28 @@ def store(user_id, fields, now):
         return found, False
     try:
         with savepoint():
-            return media_store.insert_media(user_id, secrets.token_hex(16), fields, now), True
+            media = media_store.insert_media(user_id, secrets.token_hex(16), fields, now)
+            if fields.get("rendition"):
+                media_store.insert_rendition(media["id"], fields["rendition"], now)
+            return media, True
     except Exception as error:  # the same bytes, uploaded at the same moment, won
         if not is_unique_violation(error):
             raise
         return media_store.find_upload(user_id, fields["upload_sha256"]), False
 
 
+def set_alt_text(user_id, media, alt_text):
+    """The item's alt text (None: none); its version grows when it changes."""
+    if media["alt_text"] == alt_text:
+        return media
+    return media_store.set_alt_text(user_id, media["id"], alt_text)
+
+
 def delete(user_id, media):
-    """Gone for good, unless a Scheduled or Publishing post of the user links
-    it: deleting it would leave the automation a link to nothing (409)."""
+    """Gone for good, with its rendition, unless a Scheduled or Publishing
+    post of the user keeps its id: deleting it would leave the automation a
+    link to nothing (409). `media` was read with lock_media, so that a post
+    that names it meanwhile waits, then finds it gone."""
     using = media_store.planned_posts_naming(user_id, media["id"])
     if using:
         raise conflict(

@@ -26,6 +26,37 @@ class SettingError(NoAppException, ValueError):
 
 
 RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]
+DEFAULT_BIND = "127.0.0.1:8000"  # gunicorn.conf.py's, when BIND is not set
+
+
+def bound_url(bind):
+    """The http:// address at which a server bound to `bind` (gunicorn's
+    `host:port`, `[v6]:port` or `host`) is reached from this host, or None
+    for a socket that has no such address (`unix:...`, `fd://...`). A
+    wildcard address (0.0.0.0, ::) listens on loopback too, so it is
+    reached at 127.0.0.1 (or [::1])."""
+    bind = bind.strip()
+    if not bind or bind.startswith(("unix:", "fd://")):
+        return None
+    host, port = bind, "8000"  # gunicorn's port when none is given
+    if bind.startswith("["):
+        host, _, rest = bind[1:].partition("]")
+        host, port = f"[{host}]", rest.removeprefix(":") or port
+    elif bind.count(":") == 1:
+        host, port = bind.split(":")
+    host = {"0.0.0.0": "127.0.0.1", "[::]": "[::1]", "": "127.0.0.1"}.get(host, host)
+    return f"http://{host}:{port}"
+
+
+def default_public_url():
+    """FLASK_PUBLIC_URL when it is not set: where this host reaches the
+    server gunicorn binds (gunicorn.conf.py: `BIND`, default 127.0.0.1:8000),
+    so that a service moved to another port with BIND=... hands out its own
+    address, not port 8000. gunicorn itself sets FLASK_PUBLIC_URL for its
+    workers from the sockets it actually bound (when_ready), which also
+    covers `-b`, GUNICORN_CMD_ARGS and port 0; this default is for the
+    processes beside it (`flask dispatch` under `make run`)."""
+    return bound_url(os.environ.get("BIND") or DEFAULT_BIND) or bound_url(DEFAULT_BIND)
 
 
 def defaults(instance_path):
@@ -34,6 +65,7 @@ def defaults(instance_path):
         "CORS_ORIGINS": "*",
         "MAX_CONTENT_LENGTH": 1024 * 1024,
         "MEDIA_MAX_BYTES": 5 * 1024 * 1024,
+        "MEDIA_MAX_DOCUMENT_BYTES": 100 * 1024 * 1024,
         "MEDIA_PUBLIC": True,
         "KEY_TOUCH_INTERVAL": 60,
         "SCHEDULE_MIN_LEAD_SECONDS": 60,
@@ -42,7 +74,7 @@ def defaults(instance_path):
         "SQLITE_MAX_PAGE_COUNT": None,
         "SEARCH_TIMEOUT_MS": 1000,
         # Webhooks and the dispatcher
-        "PUBLIC_URL": "http://127.0.0.1:8000",
+        "PUBLIC_URL": default_public_url(),
         "HANDOFF_LEASE_SECONDS": 600,
         "HANDOFF_MAX_DELAY_SECONDS": 3600,
         "WEBHOOK_ALLOW_PRIVATE": False,
@@ -68,6 +100,7 @@ def defaults(instance_path):
 KINDS = {
     "MAX_CONTENT_LENGTH": "count",
     "MEDIA_MAX_BYTES": "count",
+    "MEDIA_MAX_DOCUMENT_BYTES": "count",
     "MEDIA_PUBLIC": "flag",
     "KEY_TOUCH_INTERVAL": "count",
     "SQLITE_BUSY_TIMEOUT_MS": "count",

@@ -13,6 +13,7 @@
     load          run_load(): client threads writing through a Ledger
     receiver      Receiver: a webhook receiver that verifies signatures, answers as scripted
     linkedin_standin  LinkedInStandIn: LinkedIn's Posts, Images, Documents and Comments APIs
+    publish_plan  run(): a publish plan run as an automation runs it (uploads, post, comment)
     loopback      LoopbackServer: the in-process HTTP server the two above share
     linkedin_rules    what LinkedIn checks in a request (headers, bodies, escaping)
     mailbox       Mailbox: an SMTP server that keeps the mail it is sent

@@ -24,6 +24,7 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "article_idempotency_keys",
     "import_idempotency_keys",
     "channels",
+    "media_renditions",
     "media",
     "post_history",
     "posts",

@@ -11,6 +11,7 @@ with a new one given the same rows.
 """
 
 import contextlib
+import json
 import re
 import sqlite3
 from datetime import UTC, datetime
@@ -31,6 +32,22 @@ T0, T1, T2 = (
 FUTURE = "2099-01-01T00:00:00.000000Z"
 POST = "00000000-0000-4000-8000-00000000000{}".format
 DUPLICATE_ENDPOINT = "00000000-0000-4000-8000-0000000000e2"
+ALICES_MEDIA, ALICES_WEBP, BOBS_MEDIA = (
+    "0123456789abcdef" * 2,
+    "2222333344445555" * 2,
+    "fedcba98" * 4,
+)
+# A post of the days when media_urls held the URLs the library answered,
+# built from the FLASK_PUBLIC_URL of the time (the migration to 10 keeps
+# alice's own media by id; bob's media, a URL with a query and another
+# site's URL stay as written).
+URLS_BEFORE_10 = [
+    f"http://127.0.0.1:8000/media/{ALICES_MEDIA}.png",
+    "https://cdn.example.com/a.png",
+    f"https://cps.example.com/base/media/{ALICES_WEBP}.webp",
+    f"http://127.0.0.1:8000/media/{BOBS_MEDIA}.png",
+    f"http://127.0.0.1:8000/media/{ALICES_MEDIA}.png?v=2",
+]
 DISABLED_WHEN_UPGRADING = (
     "disabled when upgrading: another enabled endpoint of this user already takes post.due"
 )
@@ -102,6 +119,39 @@ ROWS = [
         1,
     ),
     ("posts", _post(1, content="A draft about evergreen content"), 1),
+    (
+        "posts",
+        _post(
+            7,
+            media_urls=json.dumps(
+                [
+                    f"media:{ALICES_MEDIA}.png",
+                    URLS_BEFORE_10[1],
+                    f"media:{ALICES_WEBP}.webp",
+                    *URLS_BEFORE_10[3:],
+                ],
+                separators=(",", ":"),
+            ),
+        ),
+        7,
+    ),
+    (
+        "posts",
+        _post(
+            8,
+            status="Published",
+            scheduled_at=T1,
+            published_at=T1,
+            linkedin_post_id="urn:li:share:8",
+            live_url="https://www.linkedin.com/feed/update/urn:li:share:8",
+            handoff_count=1,
+            media_urls=json.dumps([f"media:{ALICES_MEDIA}.png", f"media:{ALICES_WEBP}.webp"]),
+            media_alt=json.dumps([None, "A chart"]),
+            first_comment="The link: https://example.com/notes",
+            first_comment_error="LinkedIn answered 422",
+        ),
+        10,
+    ),
     (
         "posts",
         _post(2, type="brand", brand_id="acme", status="Scheduled", scheduled_at=FUTURE),
@@ -301,7 +351,7 @@ ROWS = [
     (
         "media",
         {
-            "id": "0123456789abcdef0123456789abcdef",
+            "id": ALICES_MEDIA,
             "user_id": 1,
             "content_type": "image/png",
             "ext": "png",
@@ -312,8 +362,58 @@ ROWS = [
             "upload_sha256": "b" * 64,
             "data": b"\x89PNG\r\n\x1a\n",
             "created_at": T0,
+            "version": 1,
         },
         1,
+    ),
+    (
+        "media",
+        {
+            "id": ALICES_WEBP,
+            "user_id": 1,
+            "content_type": "image/webp",
+            "ext": "webp",
+            "bytes": 4,
+            "width": 1,
+            "height": 1,
+            "sha256": "c" * 64,
+            "upload_sha256": "d" * 64,
+            "data": b"RIFF",
+            "created_at": T1,
+            "version": 1,
+        },
+        7,
+    ),
+    (
+        "media",
+        {
+            "id": BOBS_MEDIA,
+            "user_id": 2,
+            "content_type": "image/png",
+            "ext": "png",
+            "bytes": 8,
+            "width": 1,
+            "height": 1,
+            "sha256": "a" * 64,
+            "upload_sha256": "b" * 64,
+            "data": b"\x89PNG\r\n\x1a\n",
+            "created_at": T0,
+            "version": 1,
+        },
+        7,
+    ),
+    (
+        "media_renditions",
+        {
+            "media_id": ALICES_WEBP,
+            "content_type": "image/png",
+            "ext": "png",
+            "bytes": 8,
+            "sha256": "e" * 64,
+            "data": b"\x89PNG\r\n\x1a\n",
+            "created_at": T1,
+        },
+        10,
     ),
     (
         "post_history",
@@ -333,7 +433,7 @@ ROWS = [
         1,
     ),
     # The analytics' row of the Published post 3, which the migration to
-    # version 10 makes for it (EARLIER), its figures empty until stats arrive.
+    # version 11 makes for it (EARLIER), its figures empty until stats arrive.
     (
         "post_metrics",
         {
@@ -367,7 +467,7 @@ ROWS = [
             "clicks": 4,
             "recorded_at": T2,
         },
-        10,
+        11,
     ),
 ]
 
@@ -384,7 +484,11 @@ ROWS = [
 # was enabled too; the migration to version 4 disables it, saying why.
 EARLIER = {
     ("webhook_endpoints", DUPLICATE_ENDPOINT): (4, {"enabled": 1, "disabled_reason": None}),
-    ("post_metrics", POST(3)): (10, None),
+    ("posts", POST(7)): (
+        10,
+        {"media_urls": json.dumps(URLS_BEFORE_10)},
+    ),
+    ("post_metrics", POST(3)): (11, None),
 }
 MIGRATED_AT = "(the time of the migration)"
 ASSIGNED = "(an id the database assigns)"

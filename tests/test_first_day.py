@@ -2,10 +2,13 @@
 already taken, keys that cannot work, and database settings that do not
 mean what they seem."""
 
+import io
+
 import pytest
+from PIL import Image
 
 from content_publishing.app import create_app
-from harness import Gunicorn, flask_cli, serve
+from harness import Client, Gunicorn, create_key, flask_cli, serve
 
 pytestmark = pytest.mark.sqlite_only  # starting up and the CLI's own checks
 
@@ -37,6 +40,48 @@ def test_a_taken_port_is_one_line_naming_it_and_the_way_out(tmp_path):
         f" choose another address, for example: BIND=127.0.0.1:{server.port + 1} make run"
     ]
     assert "Connection in use" not in result.stderr
+
+
+def test_media_urls_name_the_port_gunicorn_binds_not_8000(tmp_path, monkeypatch):
+    """FLASK_PUBLIC_URL unset and the service moved to another port (the
+    way out the message above suggests): what it hands out points at it."""
+    monkeypatch.delenv("FLASK_PUBLIC_URL", raising=False)
+    picture = io.BytesIO()
+    Image.new("RGB", (8, 8), "red").save(picture, "PNG")
+    with serve(tmp_path, workers=1) as server:
+        assert server.port != 8000
+        with Client(server.url, create_key(server.database)) as client:
+            r = client.post(
+                "/functions/v1/media", picture.getvalue(), headers={"Content-Type": "image/png"}
+            )
+            assert r.status == 201, r.text
+            media = r.json
+            assert media["url"] == f"{server.url}/media/{media['id']}.png"
+            assert client.get(media["url"].removeprefix(server.url)).status == 200
+
+
+@pytest.mark.parametrize(
+    ("bind", "url"),
+    [
+        ("127.0.0.1:8123", "http://127.0.0.1:8123"),
+        ("0.0.0.0:8124", "http://127.0.0.1:8124"),  # a wildcard listens on loopback too
+        ("[::]:8125", "http://[::1]:8125"),
+        ("[::1]:8126", "http://[::1]:8126"),
+        ("cps.internal:9000", "http://cps.internal:9000"),
+        ("localhost", "http://localhost:8000"),  # gunicorn's port when none is given
+        ("unix:/run/cps.sock", "http://127.0.0.1:8000"),  # no address: the default's
+        ("", "http://127.0.0.1:8000"),
+    ],
+)
+def test_public_url_defaults_to_the_bind_address(monkeypatch, tmp_path, bind, url):
+    """What `flask dispatch` beside gunicorn (make run) takes for the
+    callback_url and media URLs when only BIND is set."""
+    monkeypatch.delenv("FLASK_PUBLIC_URL", raising=False)
+    monkeypatch.setenv("BIND", bind)
+    monkeypatch.setenv("FLASK_DATABASE", str(tmp_path / "b.sqlite"))
+    assert create_app().config["PUBLIC_URL"] == url
+    monkeypatch.setenv("FLASK_PUBLIC_URL", "https://cps.example.com")
+    assert create_app().config["PUBLIC_URL"] == "https://cps.example.com"
 
 
 def test_a_key_that_would_be_dead_on_arrival_is_refused(runner):

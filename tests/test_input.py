@@ -4,10 +4,12 @@ Each table holds what users and attackers actually send, beside the tidy
 examples: the network's own media hosts, IDNs, odd offsets, invisible text.
 """
 
+import io
 import json
 import re
 
 import pytest
+from PIL import Image
 
 from harness.api import ARTICLE, ARTICLES, CALLBACK, ITEM, POSTS
 from tests.conftest import assert_error
@@ -426,14 +428,25 @@ def operations_with_a_body():
 
 
 BODY_OPERATIONS = operations_with_a_body()
+
+
 # A record of the caller's for each path parameter, so that the request
 # reaches the operation itself.
+def png():
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8), "red").save(out, "PNG")
+    return out.getvalue()
+
+
 RECORDS = {
     "post_id": lambda api: create(api)["id"],
     "article_id": lambda api: api.post(ARTICLES, json={"title": "t"}).get_json()["id"],
     "webhook_id": lambda api: api.post(WEBHOOKS, json=WEBHOOK).get_json()["id"],
     "channel_id": lambda api: api.post(
         "/functions/v1/channels", json={"type": "personal", "name": "Me"}
+    ).get_json()["id"],
+    "media_id": lambda api: api.post(
+        "/functions/v1/media", data=png(), headers={"Content-Type": "image/png"}
     ).get_json()["id"],
 }
 

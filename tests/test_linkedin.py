@@ -182,7 +182,11 @@ def test_preview_of_a_stored_post_and_every_warning(api):
     ).get_json()
     body = api.post(PREVIEW, json={"post_id": loud["id"]}).get_json()
     assert body["linkedin_request"]["body"]["author"] == "urn:li:person:me1"
-    assert [w["code"] for w in body["warnings"]] == ["over_length", "link_preview_hidden"]
+    assert [w["code"] for w in body["warnings"]] == [
+        "over_length",
+        "link_preview_hidden",
+        "alt_text_missing",
+    ]
     assert all(w["message"] for w in body["warnings"])
     assert (
         body["characters"] == 1618 and len(body["linkedin_request"]["body"]["commentary"]) == 3218

@@ -28,11 +28,14 @@ from harness import postgres
 from harness.api import POSTS
 from tests.conftest import BACKENDS, Caller
 from tests.migration_support import (
+    ALICES_MEDIA,
+    ALICES_WEBP,
     DERIVED,
     DISABLED_WHEN_UPGRADING,
     DUPLICATE_ENDPOINT,
     KEY,
     POST,
+    URLS_BEFORE_10,
     database,
     fixture_version,
     old_database,
@@ -400,3 +403,42 @@ def test_a_migrated_search_index_is_kept_by_owner(backend, tmp_path):
             assert found("evergreen") == set() and found("autumn release") == {POST(1)}
             api.client.delete(f"{POSTS}-item/{new.get_json()['id']}", headers={"X-API-Key": KEY})
             assert found("launch") == set()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_posts_saved_with_the_librarys_urls_show_them_at_the_address_in_force(backend, tmp_path):
+    """A post saved before version 10 held its library media as absolute
+    URLs, built from whatever FLASK_PUBLIC_URL was then (port 8000 by
+    default). Migrated, it keeps them by id: they show at the address in
+    force, and a media they name cannot be deleted while the post is
+    planned, whichever address the URL had."""
+    needs(backend)
+    with database(backend, tmp_path, "old") as (url, db):
+        old_database(db, backend, "v8")
+        fill(db, 8)
+        app = create_app({"TESTING": True, "DATABASE": url, "PUBLIC_URL": "https://cps.example"})
+        app.test_cli_runner().invoke(args=["migrate"])
+        api = Caller(app.test_client(), KEY)
+        try:
+            post = api.get(f"{POSTS}-item/{POST(7)}").get_json()
+            assert post["media_urls"] == [
+                f"https://cps.example/media/{ALICES_MEDIA}.png",
+                URLS_BEFORE_10[1],
+                f"https://cps.example/media/{ALICES_WEBP}.webp",
+                *URLS_BEFORE_10[3:],  # bob's media, and a URL with a query: as they were
+            ]
+            assert post["media_alt"] == [None] * 5
+            r = api.patch(
+                f"{POSTS}-item/{POST(7)}",
+                json={"status": "Scheduled", "scheduled_at": "2099-06-01T09:00:00Z"},
+            )
+            assert r.status_code == 200, r.get_json()
+            gone = api.client.delete(
+                f"/functions/v1/media-item/{ALICES_WEBP}", headers={"X-API-Key": KEY}
+            )
+            assert gone.status_code == 409 and gone.get_json()["error"]["details"]["post_ids"] == [
+                POST(7)
+            ]
+        finally:
+            with app.app_context():
+                dispose_db()

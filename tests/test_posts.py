@@ -68,7 +68,7 @@ BAD_CREATE = [
     ({"type": "personal", "content": "x", "media_urls": ["ftp://a.example/x.png"]}, "media_urls.0"),
     ({"type": "personal", "content": "x", "media_urls": ["not a url"]}, "media_urls.0"),
     ({"type": "personal", "content": "x", "media_urls": ["/relative.png"]}, "media_urls.0"),
-    ({"type": "personal", "content": "x", "media_urls": ["https://a.example/"] * 10}, "media_urls"),
+    ({"type": "personal", "content": "x", "media_urls": ["https://a.example/"] * 21}, "media_urls"),
     ({"type": "personal", "content": "x", "scheduled_at": "2030-01-01T09:00:00"}, "scheduled_at"),
     ({"type": "personal", "content": "x", "scheduled_at": "tomorrow"}, "scheduled_at"),
     ({"type": "personal", "content": "x", "scheduled_at": 1893456000}, "scheduled_at"),

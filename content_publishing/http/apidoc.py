@@ -168,11 +168,12 @@ def build_spec(app):
     """The OpenAPI document of every API route; refuses (as create_app does)
     a route without its @doc or its @require_scope."""
     check_declarations(app)
+    plugin = MarshmallowPlugin(schema_name_resolver=_schema_name)
     spec = APISpec(
         title=TITLE,
         version=VERSION,
         openapi_version="3.0.3",
-        plugins=[MarshmallowPlugin(schema_name_resolver=_schema_name)],
+        plugins=[plugin],
         info={
             "description": (
                 "Posts, articles and the publish callback. Authenticate with an API key in "
@@ -203,7 +204,20 @@ def build_spec(app):
         spec.path(path=path, operations=operations)
     spec.path(path="/health", operations={"get": HEALTH_OPERATION})
     spec.path(path="/media/{media_id}.{ext}", operations={"get": MEDIA_FILE_OPERATION})
-    return spec.to_dict()
+    document = spec.to_dict()
+    _schema_rules(document, plugin)
+    return document
+
+
+def _schema_rules(document, plugin):
+    """A rule over several fields that a schema states in JSON Schema
+    (`Meta.openapi`, such as `not: {required: [a, b]}` for "not both"), added
+    to its component: apispec takes only a Meta's title and description."""
+    components = document["components"]["schemas"]
+    for key, name in plugin.converter.refs.items():
+        rules = getattr(getattr(key[0], "Meta", None), "openapi", None)  # key: (class, ...)
+        if rules and name in components:
+            components[name].update(rules)
 
 
 def _path_schema(rule, arg):

@@ -26,7 +26,11 @@ bp = Blueprint("callback", __name__)
     description="A Scheduled, Publishing or Failed post becomes Published (a handoff ends; a "
     "post whose handoff expired is accepted too, since the callback reports what is true on the "
     "network). The same callback again returns 200 with the unchanged record; a different URN "
-    "or URL for a Published post, or a Draft, is a 409.",
+    "or URL for a Published post, or a Draft, is a 409. It may carry the first comment's "
+    "outcome, with the post or in the same callback again later: first_comment_urn once "
+    "posted, or first_comment_error (the post stays Published; a comment_failed history "
+    "entry). A comment reported posted cannot be reported failed or posted as another URN "
+    "after (409).",
 )
 @require_scope("posts:publish")
 def publish_callback(body):
@@ -37,7 +41,15 @@ def publish_callback(body):
         post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
         lead = lead_seconds()
         post = posts.settle(g.user_id, post, lead, now)
+        comment = {k: body[k] for k in ("first_comment_urn", "first_comment_error") if k in body}
         post = posts.publish(
-            g.user_id, post, body["linkedin_post_id"], body["live_url"], lead, now, g.key_id
+            g.user_id,
+            post,
+            body["linkedin_post_id"],
+            body["live_url"],
+            lead,
+            now,
+            g.key_id,
+            comment=comment,
         )
     return with_etag(render(post_schema, post), post)

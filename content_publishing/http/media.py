@@ -1,12 +1,15 @@
 """The media library.
 
-POST   /functions/v1/media             upload an image (posts:write)
+POST   /functions/v1/media             upload an image or a PDF (posts:write)
 GET    /functions/v1/media             list the caller's media, newest first (posts:read)
-DELETE /functions/v1/media-item/{id}   delete one; 409 while a planned post links it (posts:write)
-GET    /media/{id}.{ext}               the image itself, without a key (FLASK_MEDIA_PUBLIC=0: the
-                                       owner's key with posts:read)
+GET    /functions/v1/media-item/{id}   read one (posts:read)
+PATCH  /functions/v1/media-item/{id}   its alt text, If-Match its version (posts:write)
+DELETE /functions/v1/media-item/{id}   delete one; 409 while a planned post names it (posts:write)
+GET    /media/{id}.{ext}               the file itself, without a key (FLASK_MEDIA_PUBLIC=0: the
+                                       owner's key with posts:read); a WebP's PNG rendition at
+                                       /media/{id}.png
 
-The upload's body is the image itself, so it is not declared as a JSON
+The upload's body is the file itself, so it is not declared as a JSON
 requestBody: generated clients would refuse an image/* one.
 """
 
@@ -19,11 +22,12 @@ from content_publishing import auth, media, timestamps
 from content_publishing.auth import require_scope
 from content_publishing.errors import not_found
 from content_publishing.http.apidoc import doc
-from content_publishing.http.common import page_body, render
+from content_publishing.http.common import check_if_match, page_body, render, with_etag
 from content_publishing.schemas.media import (
     media_list_query_schema,
     media_page_schema,
     media_schema,
+    media_update_schema,
 )
 from content_publishing.store import media as media_store
 from content_publishing.store.db import snapshot, transaction
@@ -50,19 +54,24 @@ def shown(record):
 
 @bp.post("/media")
 @doc(
-    "Upload an image to the media library",
+    "Upload an image or a PDF document to the media library",
     response=media_schema,
     status=201,
     errors=[413, 415],
-    description="The body is the image itself, with Content-Type image/jpeg, image/png, image/gif "
-    "or image/webp, at most FLASK_MEDIA_MAX_BYTES (5 MiB; 413 over it). It is decoded: a body "
-    "that is not an image of that type, or is cut off, is a 400, and so is one over the caps, "
-    "read from its header before anything is decoded: more than 250 frames, or more than 36 "
-    "million pixels in all its frames together (frames x width x height; a WebP: 16,777,216). "
-    "EXIF (with GPS), XMP and comments are stripped, a JPEG turned upright by its EXIF "
-    "orientation first; a multi-picture JPEG (MPO) keeps its first picture. `bytes` and "
-    "`sha256` describe the stored image. The same bytes uploaded again answer the same media "
-    "with 200. Put `url` in a post's media_urls.",
+    description="The body is the file itself. An image: Content-Type image/jpeg, image/png, "
+    "image/gif or image/webp, at most FLASK_MEDIA_MAX_BYTES (5 MiB; 413 over it). It is "
+    "decoded: a body that is not an image of that type, or is cut off, is a 400, and so is one "
+    "over the caps, read from its header before anything is decoded: more than 250 frames, or "
+    "more than 36 million pixels in all its frames together (frames x width x height; a WebP: "
+    "16,777,216). EXIF (with GPS), XMP and comments are stripped, a JPEG turned upright by its "
+    "EXIF orientation first; a multi-picture JPEG (MPO) keeps its first picture. A WebP also "
+    "gets a PNG rendition, at /media/<id>.png, which LinkedIn is handed. A document: "
+    "Content-Type application/pdf, at most FLASK_MEDIA_MAX_DOCUMENT_BYTES (100 MiB) and 300 "
+    "pages; it is read whole, and an encrypted, damaged or empty PDF, or one with a JavaScript "
+    "or Launch action, is a 400 saying which; its document information (author, producer, "
+    "dates) and XMP metadata are removed. `bytes` and `sha256` describe the stored file. The "
+    "same bytes uploaded again answer the same media with 200. Put `url` (or media:<id>) in a "
+    "post's media_urls.",
 )
 @require_scope("posts:write")
 def upload_media():
@@ -90,21 +99,57 @@ def list_media(query):
     return page_body(media_schema, page, query, [{**r, "url": media_url(r)} for r in page.rows])
 
 
+def owned(fetch, media_id):
+    """The caller's media through `fetch(user_id, id)`, or a 404 (another
+    user's, or an id that is no media's)."""
+    record = MEDIA_ID.fullmatch(media_id) and fetch(g.user_id, media_id)
+    if not record:
+        raise not_found("media")
+    return record
+
+
+@bp.get("/media-item/<media_id>")
+@doc("Get one media", response=media_schema, errors=[404], headers=["ETag"])
+@require_scope("posts:read")
+def get_media_item(media_id):
+    record = owned(media_store.get_media, media_id)
+    return with_etag(shown(record), record)
+
+
+@bp.patch("/media-item/<media_id>")
+@doc(
+    "Set a media's alt text",
+    body=media_update_schema,
+    response=media_schema,
+    errors=[404, 412],
+    headers=["ETag"],
+    request_headers=["If-Match"],
+    description="alt_text: what the image shows, at most 4,086 characters (LinkedIn's limit), "
+    "null for none. A post's images are handed to LinkedIn with it unless the post gives its "
+    "own (media_alt); a post that is already handed over keeps what it was given.",
+)
+@require_scope("posts:write")
+def update_media_item(media_id, body):
+    with transaction():
+        record = owned(media_store.lock_media, media_id)
+        check_if_match(record)
+        if "alt_text" in body:
+            record = media.set_alt_text(g.user_id, record, body["alt_text"])
+    return with_etag(shown(record), record)
+
+
 @bp.delete("/media-item/<media_id>")
 @doc(
     "Delete a media",
     status=204,
     errors=[404, 409],
     description="Gone for good, and its URL with it; a 409 while one of the caller's Scheduled or "
-    "Publishing posts links it (`details.post_ids`).",
+    "Publishing posts names it (`details.post_ids`), whatever address the post was given it by.",
 )
 @require_scope("posts:write")
 def delete_media_item(media_id):
     with transaction():
-        record = MEDIA_ID.fullmatch(media_id) and media_store.get_media(g.user_id, media_id)
-        if not record:
-            raise not_found("media")
-        media.delete(g.user_id, record)
+        media.delete(g.user_id, owned(media_store.lock_media, media_id))
     return "", 204
 
 
@@ -112,9 +157,11 @@ def delete_media_item(media_id):
 def media_file(media_id, ext):
     """Range and If-None-Match through send_file (conditional), the Range
     read first as RFC 9110 asks (read_range); an id, or an extension, that
-    is not the media's own is a 404."""
-    record = MEDIA_ID.fullmatch(media_id) and media_store.get_file(media_id)
-    if not record or record["ext"] != ext:
+    is neither the media's own nor its PNG rendition's is a 404."""
+    record = MEDIA_ID.fullmatch(media_id) and media_store.get_file(media_id, ext)
+    if not record and ext == "png":
+        record = _made_rendition(media_id)
+    if not record:
         raise not_found("media")
     if not current_app.config["MEDIA_PUBLIC"]:
         auth.authenticate()
@@ -135,6 +182,19 @@ def media_file(media_id, ext):
         response.headers["Cache-Control"] = f"private, max-age={YEAR}, immutable"
     response.headers.update(FILE_HEADERS)
     return response
+
+
+def _made_rendition(media_id):
+    """The PNG rendition of a WebP stored before renditions were made at
+    upload: made now, outside any transaction, kept, and served (None if
+    the id is no WebP's)."""
+    webp = media_store.get_file(media_id, "webp")
+    fields = webp and media.rendition(bytes(webp["data"]))
+    if not fields:
+        return None
+    with transaction():
+        media.keep_rendition(media_id, fields, timestamps.now_text())
+    return media_store.get_file(media_id, "png")
 
 
 # One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. A

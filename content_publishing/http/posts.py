@@ -15,7 +15,7 @@ whose lease has run out reads as Failed even before its row is rewritten.
 
 from flask import Blueprint, current_app, g, url_for
 
-from content_publishing import linkedin, posts, timestamps
+from content_publishing import posts, preview, publish_plan, timestamps
 from content_publishing.auth import KEY_PREFIX, require_scope
 from content_publishing.errors import search_too_broad
 from content_publishing.http.apidoc import doc, item_links
@@ -187,7 +187,6 @@ def delete_post_item(post_id):
 )
 @require_scope("posts:publish")
 def claim_posts(body):
-    config = current_app.config
     with transaction():
         claimed = posts.claim(
             g.user_id,
@@ -198,9 +197,7 @@ def claim_posts(body):
             g.key_id,
             lead_seconds=lead_seconds(),
         )
-        requests = linkedin.requests_for(
-            g.user_id, claimed, config["LINKEDIN_VERSION"], config["LINKEDIN_API_BASE"]
-        )
+        requests = publish_plan.requests_for(g.user_id, claimed, plan_target())
     return {
         "data": [
             {**render(post_schema, post), "linkedin_request": requests[post["id"]]}
@@ -211,26 +208,37 @@ def claim_posts(body):
 
 @bp.post("/api-v2-posts-preview")
 @doc(
-    "Preview the LinkedIn request of a post",
+    "Preview the publish plan of a post",
     body=preview_schema,
     response=preview_result_schema,
     errors=[404],
-    description="A dry run that stores nothing: the linkedin_request an automation would be "
-    'handed for a stored post ({"post_id": ...}) or for the fields of a create (type, '
-    "brand_id, content, media_urls), the length of the content, and warnings: author_unknown "
-    "(the channel has no author_urn), over_length (the escaped text passes 3,000 characters, "
-    "counted in UTF-16 code units: the post cannot be scheduled), "
-    "link_preview_hidden (media and a URL: LinkedIn shows no link card).",
+    description="A dry run that stores nothing: the linkedin_request (the publish plan) an "
+    'automation would be handed for a stored post ({"post_id": ...}) or for the fields of a '
+    "create (type, brand_id, content, media_urls, media_alt, document_title, first_comment), "
+    "the length of the content, and warnings, each naming the field it is about: "
+    "author_unknown (the channel has no author_urn), over_length (the escaped text passes "
+    "3,000 characters, counted in UTF-16 code units: the post cannot be scheduled), "
+    "link_preview_hidden (media and a URL: LinkedIn shows no link card), plain_mention (an "
+    "@Name that is no @[Name](urn:li:...) mention tags no one; `text` names it), "
+    "media_unsupported (a URL whose type LinkedIn refuses), media_missing (a library medium "
+    "deleted since), media_mixed (a document with images, or two documents), too_many_images "
+    "(over 20), alt_text_missing, document_title_missing, first_comment_over_length (over "
+    "1,250 escaped).",
 )
 @require_scope("posts:read")
 def preview_post(body):
-    config = current_app.config
     if "post_id" in body:
         post = get_owned(post_store.get_post, str(body["post_id"]), "post")
     else:
-        post = body
-    return linkedin.preview(
-        g.user_id, post, config["LINKEDIN_VERSION"], config["LINKEDIN_API_BASE"]
+        post = posts.kept_for_preview(g.user_id, body)
+    return preview.preview(g.user_id, post, plan_target())
+
+
+def plan_target():
+    """Where and how the publish plans of this answer send (settings)."""
+    config = current_app.config
+    return publish_plan.Target(
+        config["LINKEDIN_VERSION"], config["LINKEDIN_API_BASE"], config["PUBLIC_URL"]
     )
 
 

@@ -29,6 +29,8 @@ package:
 
     moves.py     the rules of a PATCH, the callback and a DELETE
     writes.py    every change written with its event and history entry
+    attachments.py  what a post carries besides its text (media by reference, alt text, a
+                 document's title, a first comment), and what one post may carry
     handoffs.py  claims, pushes and leases that run out, and a pushed delivery's outcome
     imports.py   bulk import from CSV or JSON, all or nothing
 """
@@ -46,7 +48,15 @@ from content_publishing.posts.handoffs import (
     settle_all,
 )
 from content_publishing.posts.moves import PUBLISH_SCOPE
-from content_publishing.posts.writes import add_to_queue, create, delete, insert, publish, update
+from content_publishing.posts.writes import (
+    add_to_queue,
+    create,
+    delete,
+    insert,
+    kept_for_preview,
+    publish,
+    update,
+)
 
 __all__ = [
     "EXPIRED_ERRORS",
@@ -59,6 +69,7 @@ __all__ = [
     "current",
     "delete",
     "insert",
+    "kept_for_preview",
     "leases_ran_out",
     "note_delivery_error",
     "publish",

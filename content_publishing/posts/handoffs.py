@@ -6,7 +6,7 @@ automation is exactly how duplicates happen.
 
 from collections import namedtuple
 
-from content_publishing import history, linkedin, timestamps
+from content_publishing import history, linkedin, publish_plan, timestamps
 from content_publishing.posts.moves import HANDOFF_CLEARED
 from content_publishing.posts.writes import write
 from content_publishing.store import posts as post_store
@@ -79,7 +79,9 @@ EXPIRED_ERRORS = (
 )
 
 
-Handoff = namedtuple("Handoff", "callback_url lease_seconds linkedin_version linkedin_api_base")
+Handoff = namedtuple(
+    "Handoff", "callback_url lease_seconds linkedin_version linkedin_api_base public_url"
+)
 
 
 def push_due(now, limit, max_delay, handoff, lead_seconds):
@@ -96,9 +98,10 @@ def push_due(now, limit, max_delay, handoff, lead_seconds):
     _handed_over(pushed, None, now)
     for user_id in {post["user_id"] for post in pushed}:
         mine = [post for post in pushed if post["user_id"] == user_id]
-        requests = linkedin.requests_for(
-            user_id, mine, handoff.linkedin_version, handoff.linkedin_api_base
+        target = publish_plan.Target(
+            handoff.linkedin_version, handoff.linkedin_api_base, handoff.public_url
         )
+        requests = publish_plan.requests_for(user_id, mine, target)
         for post in mine:
             told = {
                 "callback_url": handoff.callback_url,

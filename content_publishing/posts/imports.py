@@ -3,8 +3,10 @@
 Each row becomes a Draft; a Scheduled post when it gives scheduled_at (the
 lead time and its channel's guards apply, the rows above it counted); or a
 queued one when it says queue (its channel's next free slot, taken in row
-order). A row that schedules or queues needs a text that fits LinkedIn's
-limit once escaped (linkedin.py); a Draft row may be longer. Every row is
+order). Every row keeps to what one post may carry (posts/attachments.py);
+a row that schedules or queues needs what scheduling needs there too (a
+text that fits LinkedIn's limit once escaped, a document's title); a Draft
+row may be longer. Every row is
 checked before anything is written: any bad row fails the import with every
 bad row named (errors.row_errors), and nothing is stored. Rows that schedule
 need posts:publish.
@@ -19,18 +21,28 @@ rows again and finding the first one's posts in the way.
 import json
 import uuid
 
-from content_publishing import linkedin, timestamps
+from content_publishing import timestamps
 from content_publishing.errors import ApiError, insufficient_scope, row_errors
 from content_publishing.idempotency import run_once
 from content_publishing.planning import clock, queue
 from content_publishing.planning.plan import ChannelPlan, channel_of
+from content_publishing.posts import attachments
 from content_publishing.posts.moves import PUBLISH_SCOPE
-from content_publishing.posts.writes import insert
+from content_publishing.posts.writes import insert, kept
 from content_publishing.store import channels as channel_store
 from content_publishing.store import posts as post_store
 from content_publishing.store.idempotency import import_keys
 
-KEPT = ("type", "brand_id", "content", "media_urls", "repeat")
+KEPT = (
+    "type",
+    "brand_id",
+    "content",
+    "media_urls",
+    "media_alt",
+    "document_title",
+    "first_comment",
+    "repeat",
+)
 
 
 def import_posts(user_id, rows, invalid, scopes, lead_seconds, idempotency_key, now, actor=None):
@@ -70,8 +82,9 @@ def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
         post_id = str(uuid.uuid4())
         fields = {name: row[name] for name in KEPT}
         try:
-            if (row["scheduled_at"] or row["queue"]) and not linkedin.fits(fields["content"]):
-                raise _RowError({"content": [linkedin.too_long(fields["content"])]})
+            fields = kept(user_id, fields)
+            if row["scheduled_at"] or row["queue"]:
+                attachments.check_schedulable(user_id, fields)
             if row["scheduled_at"]:
                 fields.update(status="Scheduled", scheduled_at=row["scheduled_at"])
                 _check_time(plans, post_id, fields, earliest, lead_seconds)
@@ -86,8 +99,8 @@ def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
                 fields.update(status="Scheduled", scheduled_at=slot)
         except _RowError as e:
             errors[n] = e.messages
-        except ApiError as e:  # no free slot for a queued row
-            errors[n] = {"queue": [e.message]}
+        except ApiError as e:  # what a post may carry or scheduling needs; no free slot
+            errors[n] = e.details if e.code == "validation_error" else {"queue": [e.message]}
         planned.append((post_id, fields))
     if errors:
         raise row_errors(errors)

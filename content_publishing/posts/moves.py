@@ -10,8 +10,8 @@ from marshmallow import ValidationError
 
 from content_publishing import timestamps
 from content_publishing.errors import conflict, insufficient_scope, validation_error
-from content_publishing.linkedin import check_length
 from content_publishing.planning.plan import channel_of, check_guards
+from content_publishing.posts import attachments
 from content_publishing.schemas.posts import check_brand
 
 MOVES = {
@@ -67,6 +67,7 @@ def plan_update(user_id, post, changes, scopes, lead_seconds, now):
         changes["brand_id"] = None
     if old == "Failed" and new != old and "last_error" not in changes:
         changes["last_error"] = None
+    changes = attachments.resolved(user_id, post, changes)  # as stored, to compare
     changes = {k: v for k, v in changes.items() if post.get(k) != v}
     if old == "Publishing":
         return _plan_report(post, changes, scopes)
@@ -82,8 +83,10 @@ def plan_update(user_id, post, changes, scopes, lead_seconds, now):
         check_brand(merged)
     except ValidationError as e:
         raise validation_error(e.normalized_messages()) from None
-    if new == "Scheduled" and changes:  # no change writes a text LinkedIn would refuse
-        check_length(merged["content"])
+    if changes.keys() & {"media_urls", "media_alt"}:
+        attachments.check(merged)
+    if new == "Scheduled" and changes:  # no change writes what LinkedIn would refuse
+        attachments.check_schedulable(user_id, merged)
     if new == "Scheduled" and (new != old or rescheduled):
         _check_schedule(merged["scheduled_at"], lead_seconds, now)
     if new == "Scheduled" and (new != old or rescheduled or moved):
@@ -141,12 +144,14 @@ def _check_schedule(scheduled_at, lead_seconds, now):
         )
 
 
-def plan_publish(post, urn, live_url, now):
+def plan_publish(post, urn, live_url, comment, now):
     """The column changes of the publish callback, or {} for a retry that
-    repeats what is stored. Raises 409 for a Draft or a different URN."""
+    repeats what is stored. `comment`: the first comment's outcome, if the
+    callback reports one ({"first_comment_urn": ...} or
+    {"first_comment_error": ...}). Raises 409 for a Draft or a different URN."""
     if post["status"] == "Published":
         if post["linkedin_post_id"] == urn and post["live_url"] == live_url:
-            return {}
+            return _plan_comment(post, comment)
         raise conflict(
             "The post is already Published with another linkedin_post_id or live_url.",
             {"linkedin_post_id": post["linkedin_post_id"], "live_url": post["live_url"]},
@@ -162,7 +167,31 @@ def plan_publish(post, urn, live_url, now):
         "published_at": now,
         "last_error": None,
         **HANDOFF_CLEARED,
+        **_plan_comment(post, comment),
     }
+
+
+def _plan_comment(post, comment):
+    """The first comment's outcome, reported with the publish callback or by
+    the same callback again later: once posted (a URN) it stays; a failure
+    may be followed by a URN (a later try of the comment worked). A failed
+    comment never touches the post's status: the post is live."""
+    urn, error = comment.get("first_comment_urn"), comment.get("first_comment_error")
+    stored_urn, stored_error = post["first_comment_urn"], post["first_comment_error"]
+    if (urn is None and error is None) or (urn is not None and urn == stored_urn):
+        return {}
+    if error is not None and error == stored_error:
+        return {}
+    if stored_urn is not None:
+        raise conflict(
+            "The first comment was reported posted already, as another URN."
+            if urn
+            else "The first comment was reported posted already; it cannot have failed since.",
+            {"first_comment_urn": stored_urn},
+        )
+    if urn is not None:
+        return {"first_comment_urn": urn, "first_comment_error": None}
+    return {"first_comment_error": error}
 
 
 def check_delete(post):

@@ -13,9 +13,9 @@ from content_publishing import history
 from content_publishing.analytics import zone
 from content_publishing.errors import conflict
 from content_publishing.idempotency import create_once
-from content_publishing.linkedin import check_length
 from content_publishing.planning import queue, recurrence
 from content_publishing.planning.plan import channel_of
+from content_publishing.posts import attachments
 from content_publishing.posts.moves import check_delete, plan_publish, plan_update
 from content_publishing.store import posts as post_store
 from content_publishing.store import stats as stats_store
@@ -32,10 +32,27 @@ def create(user_id, fields, idempotency_key, now, actor=None):
         user_id,
         idempotency_key,
         fields,
-        insert=lambda: insert(user_id, str(uuid.uuid4()), fields, now, actor),
+        insert=lambda: insert(user_id, str(uuid.uuid4()), kept(user_id, fields), now, actor),
         get=post_store.get_post,
         now=now,
     )
+
+
+def kept_for_preview(user_id, fields):
+    """The fields of a post not yet written, as `kept` makes them, without
+    the rules (a preview warns of what they would refuse)."""
+    fields = {"media_urls": [], **fields}
+    fields = attachments.resolved(user_id, {}, fields)
+    attachments.check_alt(attachments.media_of(fields["media_urls"]), fields["media_alt"])
+    return fields
+
+
+def kept(user_id, fields):
+    """A new post's fields as they are written: its media kept by reference
+    (posts/attachments.py), after the rules of what one post may carry."""
+    fields = attachments.resolved(user_id, {}, {"media_urls": [], **fields})
+    attachments.check(fields)
+    return fields
 
 
 def insert(user_id, post_id, fields, now, actor=None, action="created", detail=None):
@@ -62,13 +79,24 @@ def update(user_id, post, changes, scopes, lead_seconds, now, actor=None):
     return write(user_id, post, columns, lead_seconds, now, actor)
 
 
-def publish(user_id, post, urn, live_url, lead_seconds, now, actor=None):
+def publish(user_id, post, urn, live_url, lead_seconds, now, actor=None, comment=None):
     """The publish callback: the post Published with its URN and URL (the
     post's LinkedIn address when none is given), and its post.published
-    event; unchanged for a retry that repeats what is stored."""
+    event; unchanged for a retry that repeats what is stored. `comment`: the
+    first comment's outcome ({"first_comment_urn"} or
+    {"first_comment_error"}), in the same callback or a later one; a failed
+    one is a `comment_failed` history entry, and the post stays Published."""
     live_url = live_url or f"https://www.linkedin.com/feed/update/{urn}/"
-    columns = plan_publish(post, urn, live_url, now)
-    return write(user_id, post, columns, lead_seconds, now, actor, detail=urn)
+    columns = plan_publish(post, urn, live_url, comment or {}, now)
+    if post["status"] == "Published":  # the comment's outcome, reported after the post's
+        action = "comment_failed" if columns.get("first_comment_error") else "commented"
+        return write(user_id, post, columns, lead_seconds, now, actor, action=action)
+    changed = write(user_id, post, columns, lead_seconds, now, actor, detail=urn)
+    if columns.get("first_comment_error"):
+        history.change(
+            user_id, changed, changed, ["first_comment_error"], actor, now, "comment_failed"
+        )
+    return changed
 
 
 def add_to_queue(user_id, post, lead_seconds, now, actor=None):
@@ -79,7 +107,7 @@ def add_to_queue(user_id, post, lead_seconds, now, actor=None):
             f"Only a Draft or Failed post can be queued; this one is {post['status']}.",
             {"status": post["status"]},
         )
-    check_length(post["content"])
+    attachments.check_schedulable(user_id, post)
     slot = queue.first_free_slot(user_id, post, lead_seconds, now)
     columns = {"status": "Scheduled", "scheduled_at": slot}
     if post["status"] == "Failed":

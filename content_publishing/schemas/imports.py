@@ -4,10 +4,12 @@ CSV, as spreadsheets export it: UTF-8 with or without a byte-order mark, a
 header row naming the columns, quoted fields that may hold commas and line
 breaks (read with the standard csv module). Columns:
 
-    type, brand_id, content, scheduled_at, media_urls, queue, repeat
+    type, brand_id, content, scheduled_at, media_urls, queue, repeat,
+    document_title, first_comment
 
 `media_urls` is space-separated; `queue` is `true` or empty; an empty cell
-is an absent value. Only `type` and `content` are required columns; an
+is an absent value. `media_alt` (a list) is JSON's only: a CSV row's media
+take their library items' alt text. Only `type` and `content` are required columns; an
 unknown column is refused, since a misspelt one would silently drop data.
 """
 
@@ -23,12 +25,25 @@ from content_publishing.schemas.posts import (
     brand_id_field,
     check_brand,
     content_field,
+    document_title_field,
+    first_comment_field,
+    media_alt_field,
     media_urls_field,
 )
 from content_publishing.schemas.recurrence import Repeat
 
 MAX_ROWS = 1000
-COLUMNS = ("type", "brand_id", "content", "scheduled_at", "media_urls", "queue", "repeat")
+COLUMNS = (
+    "type",
+    "brand_id",
+    "content",
+    "scheduled_at",
+    "media_urls",
+    "queue",
+    "repeat",
+    "document_title",
+    "first_comment",
+)
 REQUIRED_COLUMNS = ("type", "content")
 
 
@@ -39,6 +54,9 @@ class ImportRowSchema(Schema):
     brand_id = brand_id_field(load_default=None)
     content = content_field(required=True)
     media_urls = media_urls_field(load_default=list)
+    media_alt = media_alt_field(load_default=None)
+    document_title = document_title_field(load_default=None)
+    first_comment = first_comment_field(load_default=None)
     scheduled_at = Timestamp(
         allow_none=True,
         load_default=None,
@@ -109,7 +127,7 @@ def _row(record):
             row[name] = cell.split()
         elif name == "queue":
             row[name] = {"true": True, "false": False}.get(cell.strip().lower(), cell)
-        elif name in ("type", "scheduled_at", "repeat", "brand_id"):
+        elif name in ("type", "scheduled_at", "repeat", "brand_id", "document_title"):
             row[name] = cell.strip()
         else:
             row[name] = cell

@@ -4,7 +4,9 @@ import re
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from content_publishing.schemas import media_refs, urls
 from content_publishing.schemas.common import (
+    FreeText,
     FullMatch,
     HttpUrl,
     PageQuerySchema,
@@ -18,7 +20,11 @@ from content_publishing.schemas.stats import StatsSchema
 POST_TYPES = ("personal", "brand")
 POST_STATUSES = ("Draft", "Scheduled", "Publishing", "Published", "Failed")
 MAX_CONTENT = 3000  # the network's limit for a post
-MAX_MEDIA = 9
+MAX_MEDIA = 20  # LinkedIn's most images in one post (a document post has one)
+MAX_ALT_TEXT = 4086  # LinkedIn's limit for altText
+MAX_DOCUMENT_TITLE = 400  # LinkedIn's limit for a document's title
+MAX_FIRST_COMMENT = 1250  # LinkedIn's limit for a comment
+MAX_COMMENT_ERROR = 1000
 MAX_ERROR = 2000
 URN = r"^urn:li:[A-Za-z][A-Za-z0-9_]*:[A-Za-z0-9_:,()%.\-]+$"
 
@@ -47,8 +53,73 @@ def content_field(**kwargs):
     return Text(MAX_CONTENT, multiline=True, **kwargs)
 
 
-def media_urls_field(**kwargs):
-    return fields.List(HttpUrl(), validate=validate.Length(max=MAX_MEDIA), **kwargs)
+class MediaUrls(fields.List):
+    """A record's media_urls: references shown as URLs at the service's
+    current address (media_refs.shown)."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return None if value is None else media_refs.shown(value)
+
+
+def media_urls_field(most=MAX_MEDIA, kind=fields.List, **kwargs):
+    return kind(
+        fields.String(
+            validate=[validate.Length(max=urls.MAX_LENGTH), media_refs.check],
+            metadata={
+                "format": "uri",
+                "pattern": media_refs.PATTERN,
+                "description": media_refs.DESCRIPTION,
+            },
+        ),
+        validate=validate.Length(
+            max=most, error="At most {max} media: 1 to 20 images, or one document."
+        ),
+        metadata={
+            "description": "The post's media, in order: 1 to 20 images (JPEG, PNG, GIF; a WebP "
+            "of the library is handed over as PNG), or one PDF document, never both. Library "
+            "media are shown at the service's current address (FLASK_PUBLIC_URL)."
+        },
+        **kwargs,
+    )
+
+
+def media_alt_field(**kwargs):
+    return fields.List(
+        FreeText(MAX_ALT_TEXT, allow_none=True),
+        allow_none=True,
+        metadata={
+            "description": "Alt text of each medium, in the order of media_urls (as many "
+            'entries): null uses the library item\'s alt_text, "" gives none. Changing '
+            "media_urls alone keeps the entry of each medium that stays. A document takes "
+            "none (null)."
+        },
+        **kwargs,
+    )
+
+
+def document_title_field(**kwargs):
+    return Text(
+        MAX_DOCUMENT_TITLE,
+        allow_none=True,
+        metadata={
+            "description": "The title LinkedIn shows on a document post; required to schedule "
+            "one (1-400 characters)."
+        },
+        **kwargs,
+    )
+
+
+def first_comment_field(**kwargs):
+    return Text(
+        MAX_FIRST_COMMENT,
+        multiline=True,
+        allow_none=True,
+        metadata={
+            "description": "Posted as the first comment right after the post (escaped like "
+            "content; at most 1,250 characters once escaped to be scheduled)."
+        },
+        **kwargs,
+    )
 
 
 class PostSchema(Schema):
@@ -70,7 +141,10 @@ class PostSchema(Schema):
     type = fields.String(required=True, validate=validate.OneOf(POST_TYPES))
     brand_id = brand_id_field(load_default=None)
     content = content_field(required=True)
-    media_urls = media_urls_field(load_default=list)
+    media_urls = media_urls_field(load_default=list, kind=MediaUrls)
+    media_alt = media_alt_field()
+    document_title = document_title_field()
+    first_comment = first_comment_field()
     status = fields.String(dump_only=True, validate=validate.OneOf(POST_STATUSES))
     scheduled_at = Timestamp(
         allow_none=True,
@@ -81,6 +155,19 @@ class PostSchema(Schema):
     linkedin_post_id = fields.String(dump_only=True, allow_none=True)
     live_url = fields.String(dump_only=True, allow_none=True)
     last_error = fields.String(dump_only=True, allow_none=True)
+    first_comment_urn = fields.String(
+        dump_only=True,
+        allow_none=True,
+        metadata={"description": "The first comment's URN, as the callback reported it."},
+    )
+    first_comment_error = fields.String(
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "description": "Why the first comment was not posted, as the callback reported it "
+            "(the post itself is live)."
+        },
+    )
     handoff_id = fields.String(
         dump_only=True,
         allow_none=True,
@@ -132,6 +219,11 @@ class PostSchema(Schema):
     def brand_rule(self, data, **kwargs):
         check_brand(data)
 
+    def finish_render(self, shown):
+        """common.render's projection, with media_urls as shown."""
+        shown["media_urls"] = media_refs.shown(shown["media_urls"])
+        return shown
+
 
 class PostUpdateSchema(Schema):
     """PATCH body: every field optional; the merged record is checked after."""
@@ -140,6 +232,9 @@ class PostUpdateSchema(Schema):
     brand_id = brand_id_field()
     content = content_field()
     media_urls = media_urls_field()
+    media_alt = media_alt_field()
+    document_title = document_title_field()
+    first_comment = first_comment_field()
     scheduled_at = Timestamp(allow_none=True)
     status = fields.String(validate=validate.OneOf(POST_STATUSES))
     last_error = Text(MAX_ERROR, multiline=True, allow_none=True)
@@ -242,6 +337,10 @@ class ClaimSchema(Schema):
 class CallbackSchema(Schema):
     """What the automation platform posts after publishing."""
 
+    class Meta:
+        # the first comment's outcome is one or the other (apidoc adds it)
+        openapi = {"not": {"required": ["first_comment_urn", "first_comment_error"]}}
+
     post_id = fields.UUID(required=True)
     linkedin_post_id = fields.String(
         required=True,
@@ -257,6 +356,30 @@ class CallbackSchema(Schema):
             "https://www.linkedin.com/feed/update/<linkedin_post_id>/."
         },
     )
+    first_comment_urn = fields.String(
+        validate=[
+            validate.Length(max=200),
+            FullMatch(
+                URN, error="Must be a LinkedIn URN such as urn:li:comment:(urn:li:share:1,2)."
+            ),
+        ],
+        metadata={"description": "The first comment, once posted (the Comments API's commentUrn)."},
+    )
+    first_comment_error = Text(
+        MAX_COMMENT_ERROR,
+        multiline=True,
+        metadata={
+            "description": "Why the first comment could not be posted: the post stays "
+            "Published, and shows this (a comment_failed history entry)."
+        },
+    )
+
+    @validates_schema
+    def one_comment_outcome(self, data, **kwargs):
+        if "first_comment_urn" in data and "first_comment_error" in data:
+            raise ValidationError(
+                "Give first_comment_urn or first_comment_error, not both.", "first_comment_error"
+            )
 
 
 class QueueSchema(Schema):
@@ -282,8 +405,8 @@ class HistoryEntrySchema(Schema):
         required=True,
         metadata={
             "description": "created, updated, scheduled, unscheduled, queued, claimed, pushed, "
-            "given_back, reported_failed, lease_expired, refused, published or "
-            "occurrence_created."
+            "given_back, reported_failed, lease_expired, refused, published, commented, "
+            "comment_failed or occurrence_created."
         },
     )
     status_from = fields.String(required=True, allow_none=True)

@@ -35,9 +35,12 @@ MEDIA_UPLOAD = "/functions/v1/media"
 
 def body_limit():
     """MAX_CONTENT_LENGTH (1 MiB): JSON never needs more; an image uploaded
-    to the media library may take up to MEDIA_MAX_BYTES (5 MiB)."""
+    to the media library may take up to MEDIA_MAX_BYTES (5 MiB), a PDF up to
+    MEDIA_MAX_DOCUMENT_BYTES (100 MiB)."""
     config = current_app.config
     if request.method == "POST" and request.path == MEDIA_UPLOAD:
+        if request.mimetype == "application/pdf":
+            return config["MEDIA_MAX_DOCUMENT_BYTES"]
         return config["MEDIA_MAX_BYTES"]
     return config["MAX_CONTENT_LENGTH"]
 

@@ -58,6 +58,7 @@ def _owned_query(user_id, words):
 
 class Dialect:
     for_update = " FOR UPDATE"
+    for_share = " FOR SHARE"
     skip_locked = " FOR UPDATE SKIP LOCKED"
     # ASC puts NULLs last in PostgreSQL, so the index order serves this.
     scheduled_order = "scheduled_at, id"

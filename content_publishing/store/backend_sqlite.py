@@ -43,6 +43,7 @@ class Dialect:
 
     # BEGIN IMMEDIATE holds the database's write lock: a plain read suffices.
     for_update = ""
+    for_share = ""
     skip_locked = ""
     # ASC puts NULLs first in SQLite: soonest first, unscheduled last.
     scheduled_order = "scheduled_at IS NULL, scheduled_at, id"

@@ -38,6 +38,7 @@ TABLES = (
     "channels",
     "import_idempotency_keys",
     "media",
+    "media_renditions",
     "post_history",
     "post_stats",
     "post_metrics",

@@ -1,11 +1,14 @@
-"""The media library's images, kept in the database (BLOB / bytea), so
-that every host and every backup has them."""
+"""The media library's images and documents, kept in the database (BLOB /
+bytea), so that every host and every backup has them; and the PNG
+renditions of WebP images (LinkedIn takes no WebP), made once and kept."""
 
-from content_publishing.store.db import execute, one, rows
+from content_publishing.store.db import dialect, execute, one, rows
 from content_publishing.store.paging import Page, page
 
-# Everything but the image itself, which only the file route reads.
-COLUMNS = "id, content_type, ext, bytes, width, height, sha256, created_at"
+# Everything but the file itself, which only the file route reads.
+COLUMNS = (
+    "id, content_type, ext, bytes, width, height, pages, alt_text, sha256, created_at, version"
+)
 
 
 def find_upload(user_id, upload_sha256):
@@ -18,9 +21,9 @@ def find_upload(user_id, upload_sha256):
 
 def insert_media(user_id, media_id, fields, now):
     return one(
-        "INSERT INTO media (id, user_id, content_type, ext, bytes, width, height, sha256,"
-        " upload_sha256, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        f" RETURNING {COLUMNS}",
+        "INSERT INTO media (id, user_id, content_type, ext, bytes, width, height, pages, sha256,"
+        f" upload_sha256, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING"
+        f" {COLUMNS}",
         (
             media_id,
             user_id,
@@ -29,6 +32,7 @@ def insert_media(user_id, media_id, fields, now):
             fields["bytes"],
             fields["width"],
             fields["height"],
+            fields.get("pages"),
             fields["sha256"],
             fields["upload_sha256"],
             fields["data"],
@@ -37,14 +41,60 @@ def insert_media(user_id, media_id, fields, now):
     )
 
 
+def insert_rendition(media_id, fields, now):
+    """The PNG a WebP is handed to LinkedIn as (made once: a second insert
+    of the same media's is ignored)."""
+    execute(
+        "INSERT INTO media_renditions (media_id, content_type, ext, bytes, sha256, data,"
+        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (media_id) DO NOTHING",
+        (
+            media_id,
+            fields["content_type"],
+            fields["ext"],
+            fields["bytes"],
+            fields["sha256"],
+            fields["data"],
+            now,
+        ),
+    )
+
+
+_SELECT = f"SELECT {COLUMNS} FROM media WHERE id = ? AND user_id = ?"
+
+
 def get_media(user_id, media_id):
-    return one(f"SELECT {COLUMNS} FROM media WHERE id = ? AND user_id = ?", (media_id, user_id))
+    return one(_SELECT, (media_id, user_id))
 
 
-def get_file(media_id):
-    """The image and what serving it needs, whoever owns it: the id is the
-    capability. With user_id, for FLASK_MEDIA_PUBLIC=0."""
-    return one(f"SELECT user_id, {COLUMNS}, data FROM media WHERE id = ?", (media_id,))
+def lock_media(user_id, media_id):
+    """The user's media, locked until the transaction ends (a delete or an
+    alt text change)."""
+    return one(_SELECT + dialect().for_update, (media_id, user_id))
+
+
+def set_alt_text(user_id, media_id, alt_text):
+    """The media's alt text, and its version + 1; returns its record."""
+    return one(
+        "UPDATE media SET alt_text = ?, version = version + 1 WHERE id = ? AND user_id = ?"
+        f" RETURNING {COLUMNS}",
+        (alt_text, media_id, user_id),
+    )
+
+
+def get_file(media_id, ext):
+    """What serving `/media/<id>.<ext>` needs, whoever owns it (the id is
+    the capability): the media's own file, or its PNG rendition. With
+    user_id, for FLASK_MEDIA_PUBLIC=0. None if there is no such file."""
+    found = one(
+        f"SELECT user_id, {COLUMNS}, data FROM media WHERE id = ? AND ext = ?", (media_id, ext)
+    )
+    if found is not None:
+        return found
+    return one(
+        "SELECT m.user_id, r.content_type, r.ext, r.sha256, r.data FROM media_renditions r"
+        " JOIN media m ON m.id = r.media_id WHERE r.media_id = ? AND r.ext = ?",
+        (media_id, ext),
+    )
 
 
 def list_media(user_id, query):
@@ -62,17 +112,55 @@ def list_media(user_id, query):
 
 
 def delete_media(user_id, media_id):
+    execute("DELETE FROM media_renditions WHERE media_id = ?", (media_id,))
     execute("DELETE FROM media WHERE id = ? AND user_id = ?", (media_id, user_id))
 
 
+def of_user(user_id, media_ids, share=False):
+    """{id: record} of those of `media_ids` that are the user's. `share`:
+    each found row is locked against a delete until the transaction ends
+    (FOR SHARE on PostgreSQL; SQLite's write transaction holds the whole
+    database already), so that a post that names it and a delete of it
+    cannot both commit."""
+    if not media_ids:
+        return {}
+    marks = ", ".join("?" * len(media_ids))
+    lock = dialect().for_share if share else ""
+    return {
+        r["id"]: r
+        for r in rows(
+            f"SELECT {COLUMNS} FROM media WHERE user_id = ? AND id IN ({marks}) ORDER BY id{lock}",
+            (user_id, *media_ids),
+        )
+    }
+
+
+def for_plan(media_ids):
+    """{id: record} with what a publish plan says of each (any user's: the
+    ids come from the posts of one): its own file, and its PNG rendition's
+    bytes and sha256 when it has one."""
+    if not media_ids:
+        return {}
+    marks = ", ".join("?" * len(media_ids))
+    return {
+        r["id"]: r
+        for r in rows(
+            "SELECT m.id, m.content_type, m.ext, m.bytes, m.sha256, m.alt_text,"
+            " r.bytes AS rendition_bytes, r.sha256 AS rendition_sha256 FROM media m"
+            f" LEFT JOIN media_renditions r ON r.media_id = m.id WHERE m.id IN ({marks})",
+            tuple(media_ids),
+        )
+    }
+
+
 def planned_posts_naming(user_id, media_id):
-    """Ids of the user's Scheduled and Publishing posts whose media_urls name
-    the media (by its id, in whatever service address the URL was made)."""
+    """Ids of the user's Scheduled and Publishing posts whose media_urls
+    keep a reference to the media (by its id: `media:<id>.<ext>`)."""
     return [
         r["id"]
         for r in rows(
             "SELECT id FROM posts WHERE user_id = ? AND status IN ('Scheduled', 'Publishing')"
             " AND media_urls LIKE ? ORDER BY id",
-            (user_id, f"%/media/{media_id}.%"),
+            (user_id, f'%"media:{media_id}.%'),
         )
     ]

@@ -12,8 +12,9 @@ from content_publishing.store.search import search_posts
 # handoff_acknowledged and handoff_error are internal: read for the expiry
 # rule (publishing.current), never shown.
 COLUMNS = (
-    "id, type, brand_id, content, media_urls, status, scheduled_at, published_at,"
-    " linkedin_post_id, live_url, last_error, handoff_id, handoff_expires_at, handoff_count,"
+    "id, type, brand_id, content, media_urls, media_alt, document_title, first_comment, status,"
+    " scheduled_at, published_at, linkedin_post_id, live_url, last_error, first_comment_urn,"
+    " first_comment_error, handoff_id, handoff_expires_at, handoff_count,"
     " handoff_acknowledged, handoff_error, repeat, series_id, occurrence, series_start,"
     " series_continued, created_at, updated_at, version"
 )
@@ -24,6 +25,9 @@ INSERTABLE = (
     "brand_id",
     "content",
     "media_urls",
+    "media_alt",
+    "document_title",
+    "first_comment",
     "scheduled_at",
     "repeat",
     "status",
@@ -31,17 +35,31 @@ INSERTABLE = (
     "occurrence",
     "series_start",
 )
+
+
+def _aligned(record):
+    """media_alt has an entry (null: the item's own) for each of media_urls,
+    whatever was stored: a post from before alt text stored none."""
+    alt, count = record["media_alt"] or [], len(record["media_urls"])
+    if len(alt) != count:
+        record["media_alt"] = (alt + [None] * count)[:count]
+    return record
+
+
 posts = OwnedTable(
     "posts",
     COLUMNS,
-    json_columns=["media_urls"],
-    shape=lambda record: {**record, "stats": None},  # _with_stats gives a Published post its own
+    json_columns=["media_urls", "media_alt"],
+    # _with_stats gives a Published post its own stats
+    shape=lambda record: {**_aligned(record), "stats": None},
     writable=[
         *INSERTABLE,
         "published_at",
         "linkedin_post_id",
         "live_url",
         "last_error",
+        "first_comment_urn",
+        "first_comment_error",
         "handoff_id",
         "handoff_expires_at",
         "handoff_acknowledged",
