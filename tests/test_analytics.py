@@ -322,7 +322,7 @@ def sheet(api, query=RANGE):
 def test_the_csv_has_the_same_rows(api, known):
     r, rows = sheet(api, RANGE + "&channel=acme")
     assert r.headers["Content-Disposition"] == (
-        'attachment; filename="analytics-acme-2026-09-06-2026-11-15.csv"'
+        'attachment; filename="analytics-acme-2026-09-07-2026-11-15.csv"'
     )
     answer = analytics(api)
     sections = [row["section"] for row in rows]
@@ -380,3 +380,12 @@ def test_cells_that_would_run_as_formulas_are_neutralised(api, clock):
     for row in rows:
         for value in row.values():
             assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), row
+
+
+def test_the_csv_file_name_is_ascii_whatever_the_channel(api):
+    r = api.get(
+        f"{ANALYTICS}.csv?channel=%F0%9F%98%8D%C4%81-caf%C3%A9&from=2026-09-07&to=2026-11-15"
+    )
+    assert r.status_code == 200, r.get_data(as_text=True)
+    disposition = r.headers["Content-Disposition"]
+    assert disposition == 'attachment; filename="analytics-__-caf_-2026-09-07-2026-11-15.csv"'

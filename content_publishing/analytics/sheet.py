@@ -13,8 +13,11 @@ UTF-8 byte-order mark, so that Excel reads accents and emoji right.
 
 import csv
 import io
+from datetime import timedelta
 
+from content_publishing import timestamps
 from content_publishing.analytics.report import FIGURES
+from content_publishing.planning import clock
 
 COLUMNS = (
     "section",
@@ -90,3 +93,14 @@ def to_csv(report):
     for row in rows(report):
         writer.writerow([neutralise(row.get(column)) for column in COLUMNS])
     return out.getvalue()
+
+
+def file_name(report):
+    """analytics-<channel or all>-<first day>-<last day>.csv, the days in
+    the report's zone, ASCII only (a header is Latin-1; a brand id may be
+    any text)."""
+    where = clock.zone(report["timezone"])
+    first = timestamps.parse(report["from"]).astimezone(where).date()
+    last = (timestamps.parse(report["to"]) - timedelta(microseconds=1)).astimezone(where).date()
+    name = f"analytics-{report['channel'] or 'all'}-{first}-{last}.csv"
+    return "".join(c if c.isascii() and (c.isalnum() or c in "-._") else "_" for c in name)

@@ -56,10 +56,8 @@ def analytics(query):
 @require_scope("posts:read")
 def analytics_csv(query):
     found = _report(query)
-    name = f"analytics-{found['channel'] or 'all'}-{found['from'][:10]}-{found['to'][:10]}.csv"
-    safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in name)
     return Response(
         sheet.to_csv(found),
         mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{safe}"'},
+        headers={"Content-Disposition": f'attachment; filename="{sheet.file_name(found)}"'},
     )
