@@ -129,6 +129,18 @@ def run(args, tmp, totals, results, servers, fresh_pg=None):
     return ok
 
 
+def report(args, results, check):
+    """The target on each backend measured: the 90th percentile within TARGET_MS."""
+    posts = QUICK_POSTS if args.quick else POSTS
+    for where, figures in results.get("analytics", {}).items():
+        for label, f in figures.items():
+            check(
+                f["p90_ms"] <= TARGET_MS,
+                f"{where} analytics ({label}) within {TARGET_MS} ms for {posts:,} posts, 90th "
+                f"percentile: {f['p90_ms']:.0f} ms (median {f['median_ms']:.0f})",
+            )
+
+
 def _percentile(values, p):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1)]

@@ -28,8 +28,9 @@ from harness.claims import drain
 
 POSTS = "/functions/v1/api-v2-posts"
 CLAIMERS = 8
-TARGET_P99_S = 2.0
-TARGET_DELIVERIES_PER_S = 300
+TARGET_CLAIMS_PER_S = 400
+TARGET_P99_S = 1.0
+TARGET_DELIVERIES_PER_S = 500
 TARGET_IDLE_DROP = 0.05
 
 
@@ -166,7 +167,7 @@ def idle(args, tmp, totals, results, servers):
 
     os.kill(dispatcher.pid, signal.SIGSTOP)
     without, with_, drops, busy = [get("idle off")], [], [], 0.0
-    for _ in range(args.repeats):
+    for _ in range(pairs(args)):
         os.kill(dispatcher.pid, signal.SIGCONT)
         used = cpu_seconds([dispatcher.pid])
         with_.append(get("idle on"))
@@ -177,7 +178,7 @@ def idle(args, tmp, totals, results, servers):
     os.kill(dispatcher.pid, signal.SIGCONT)
     dispatcher.stop()
     drop = statistics.median(drops)
-    cores = busy / (args.repeats * args.duration)
+    cores = busy / (len(drops) * args.duration)
     results["handoff"]["idle"] = {
         "without": without,
         "with": with_,
@@ -187,9 +188,15 @@ def idle(args, tmp, totals, results, servers):
     log(
         f"idle dispatcher: GET one {statistics.median(without):,.0f} req/s paused, "
         f"{statistics.median(with_):,.0f} running: {100 * drop:+.1f}% change (median of "
-        f"{args.repeats} paired runs); the dispatcher used {cores:.3f} cores meanwhile"
+        f"{len(drops)} paired runs); the dispatcher used {cores:.3f} cores meanwhile"
     )
     return True
+
+
+def pairs(args):
+    """Paired runs of the idle scenario: at least 3 (a quick run too), since
+    one pair on a shared machine swings by more than the 5% it judges."""
+    return 1 if args.smoke else max(3, args.repeats)
 
 
 def _with(args, **changes):
@@ -200,23 +207,47 @@ def _with(args, **changes):
 
 
 def report(args, results, check):
-    """The handoff targets, for bench/run.py's target table."""
+    """The handoff targets, for bench/run.py's target table; a missed one
+    says by how much."""
     h = results["handoff"]
     if "claim" in h:
         c = h["claim"]
         check(
             c["duplicates"] == 0 and c["missed"] == 0,
             f"claims: {c['posts']:,} due posts, 0 duplicates and 0 missed "
-            f"(got {c['duplicates']} and {c['missed']}); {c['claims_per_s']:,.0f} claims/s, "
-            f"ratio {c['ratio']:.2f}",
+            f"(got {c['duplicates']} and {c['missed']}); ratio {c['ratio']:.2f}",
+        )
+        rate = c["claims_per_s"]
+        check(
+            rate >= TARGET_CLAIMS_PER_S,
+            f"claims by {CLAIMERS} claimers {rate:,.0f}/s >= {TARGET_CLAIMS_PER_S}"
+            + _short(rate, TARGET_CLAIMS_PER_S),
         )
     if "webhooks" in h:
         w = h["webhooks"]
-        check(w["p99_s"] <= TARGET_P99_S, f"post.due p99 {w['p99_s']:.2f} s <= {TARGET_P99_S} s")
+        over = w["p99_s"] - TARGET_P99_S
         check(
-            w["deliveries_per_s"] >= TARGET_DELIVERIES_PER_S,
-            f"one dispatcher {w['deliveries_per_s']:,.0f} deliveries/s >= {TARGET_DELIVERIES_PER_S}",
+            over <= 0,
+            f"post.due p99 {w['p99_s']:.2f} s <= {TARGET_P99_S:g} s"
+            + (f" (missed by {over:.2f} s)" if over > 0 else ""),
+        )
+        rate = w["deliveries_per_s"]
+        check(
+            rate >= TARGET_DELIVERIES_PER_S,
+            f"one dispatcher {rate:,.0f} deliveries/s >= {TARGET_DELIVERIES_PER_S}"
+            + _short(rate, TARGET_DELIVERIES_PER_S),
         )
     if "idle" in h:
         d = h["idle"]["drop"]
-        check(d <= TARGET_IDLE_DROP, f"reads with an idle dispatcher: {100 * d:+.1f}% <= 5% drop")
+        over = d - TARGET_IDLE_DROP
+        check(
+            over <= 0,
+            f"reads with an idle dispatcher: {100 * d:+.1f}% <= 5% drop"
+            + (f" (missed by {100 * over:.1f} points)" if over > 0 else ""),
+        )
+
+
+def _short(value, target):
+    return (
+        "" if value >= target else f" (missed by {target - value:,.0f}, {1 - value / target:.0%})"
+    )

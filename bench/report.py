@@ -1,7 +1,7 @@
 """What a run prints at the end: resident memory, the targets met or
 missed, the figures side by side, the request counts."""
 
-from bench import analytics, handoff
+from bench import analytics, handoff, planning
 from bench import search as bench_search
 from bench.config import (
     SCENARIOS,
@@ -36,29 +36,11 @@ def report_rss(results, servers):
 
 
 def report_targets(args, results, totals):
-    log()
-    log(
-        "Server logs: "
-        + "; ".join(
-            f"{name}: " + ", ".join(f"{v} {k}" for k, v in found.items())
-            for name, found in results.get("logs", {}).items()
-        )
-    )
-    others = [s["other_cores"] for s in results["scenarios"].values()]
-    if results.get("ceiling"):
-        others.append(results["ceiling"]["other_cores"])
-    if others and max(others) > 0.5:
-        log()
-        log(
-            f"WARNING: up to {max(others):.2f} cores went to other work during the runs (other processes,"
-            " or unattributed kernel time): the machine was not quiet and the figures are low and noisy."
-        )
+    _report_logs_and_noise(results)
     ran_ok = report_requests(results)
     log()
     log("Targets")
     checks = []
-    sc = results["scenarios"]
-    ceiling = results.get("ceiling")
 
     def check(ok, text):
         checks.append((ok, text))
@@ -66,77 +48,21 @@ def report_targets(args, results, totals):
 
     if args.smoke:
         log("  (throughput, latency and growth targets are not judged in a smoke run)")
-        sc, ceiling = {}, None
     else:
         handoff.report(args, results, check)
+        planning.report(results, check)
         bench_search.report(results, check)
         bench_search.report(results.get("postgresql", {}), check, "PostgreSQL ")
-    if ceiling and "get" in sc:
-        ok = sc["get"]["ratio"] >= TARGET_RATIO["get"]
-        check(ok, f"GET one post >= {TARGET_RATIO['get']} of ceiling: {sc['get']['ratio']:.2f}")
-        check(
-            sc["get"]["p99_ratio"] <= TARGET_P99_FACTOR,
-            f"GET one post p99 <= {TARGET_P99_FACTOR:g}x ceiling p99: x{sc['get']['p99_ratio']:.2f} "
-            f"(median of p99 / p99 of the ceiling runs around it; {fmt_ms(sc['get']['p99_us'])} ms vs "
-            f"{fmt_ms(ceiling['p99_us'])} ms overall)",
-        )
-    if "list" in sc:
-        check(
-            sc["list"]["ratio"] >= TARGET_RATIO["list"],
-            f"list page >= {TARGET_RATIO['list']} of ceiling: {sc['list']['ratio']:.2f}",
-        )
-    for name in ("create", "callback"):
-        if name in sc:
-            check(
-                sc[name]["ratio"] >= TARGET_RATIO[name],
-                f"{name} (synchronous=FULL) >= {TARGET_RATIO[name]} of ceiling: {sc[name]['ratio']:.2f}",
-            )
-    g = {} if args.smoke else results["growth"]
-    for kind, label in (("get", "GET one post"), ("list", "list page"), ("search", "search")):
-        if f"{kind}_big" in g:
-            slow = g[f"{kind}_big"]["slowdown"]
-            check(
-                slow <= TARGET_GROWTH,
-                f"{label} with {args.growth_posts:,} posts at most {TARGET_GROWTH - 1:.0%} slower than with "
-                f"{args.growth_small:,}: time per request x{slow:.2f}",
-            )
-    pg = {} if args.smoke else results.get("postgresql", {})
-    for name, target in TARGET_RATIO_PG.items():
-        if name in pg.get("scenarios", {}):
-            ratio = pg["scenarios"][name]["ratio"]
-            check(ratio >= target, f"PostgreSQL {name} >= {target} of ceiling: {ratio:.2f}")
-    for kind, label in (("get", "GET one post"), ("list", "list page"), ("search", "search")):
-        if f"{kind}_big" in pg.get("growth", {}):
-            slow = pg["growth"][f"{kind}_big"]["slowdown"]
-            check(
-                slow <= TARGET_GROWTH,
-                f"PostgreSQL {label} with {args.growth_posts:,} posts at most "
-                f"{TARGET_GROWTH - 1:.0%} slower than with {args.growth_small:,}: x{slow:.2f}",
-            )
-    for where, figures in ({} if args.smoke else results.get("analytics", {})).items():
-        for label, f in figures.items():
-            check(
-                f["p90_ms"] <= analytics.TARGET_MS,
-                f"{where} analytics ({label}) within {analytics.TARGET_MS} ms for "
-                f"{analytics.POSTS if not args.quick else analytics.QUICK_POSTS:,} posts, 90th "
-                f"percentile: {f['p90_ms']:.0f} ms (median {f['median_ms']:.0f})",
-            )
-    check(
-        totals.socket_errors == 0 and totals.non2xx == 0,
-        f"zero socket errors and zero non-2xx: {totals.socket_errors} socket errors, {totals.non2xx} "
-        f"non-2xx in {totals.requests:,} requests (warm-ups included)",
-    )
-    for p in totals.problems:
-        log(f"        {p}")
-    service_rss = [
-        rss for name, figs in results["rss"].items() if name != "ceiling" for _, rss, _ in figs
-    ]
-    if service_rss:
-        worst = max(service_rss)
-        check(
-            worst < TARGET_RSS_MB,
-            f"service worker RSS < {TARGET_RSS_MB} MB: largest {worst:.1f} MB",
-        )
+        analytics.report(args, results, check)
+        _check_sqlite_throughput(results["scenarios"], results.get("ceiling"), check)
+        _check_growth(args, results["growth"], check, "")
+        pg = results.get("postgresql", {})
+        for name, target in TARGET_RATIO_PG.items():
+            if name in pg.get("scenarios", {}):
+                ratio = pg["scenarios"][name]["ratio"]
+                check(ratio >= target, f"PostgreSQL {name} >= {target} of ceiling: {ratio:.2f}")
+        _check_growth(args, pg.get("growth", {}), check, "PostgreSQL ")
+    _check_requests_and_memory(results, totals, check)
     results["targets"] = [{"ok": ok, "text": text} for ok, text in checks]
     missed = sum(1 for ok, _ in checks if not ok)
     log(
@@ -193,3 +119,80 @@ def report_requests(results):
             f"{s['non2xx']} non-2xx"
         )
     return ok_all
+
+
+def _report_logs_and_noise(results):
+    """What the servers logged, and a warning when the machine was not quiet."""
+    log()
+    log(
+        "Server logs: "
+        + "; ".join(
+            f"{name}: " + ", ".join(f"{v} {k}" for k, v in found.items())
+            for name, found in results.get("logs", {}).items()
+        )
+    )
+    others = [s["other_cores"] for s in results["scenarios"].values()]
+    if results.get("ceiling"):
+        others.append(results["ceiling"]["other_cores"])
+    if others and max(others) > 0.5:
+        log()
+        log(
+            f"WARNING: up to {max(others):.2f} cores went to other work during the runs (other processes,"
+            " or unattributed kernel time): the machine was not quiet and the figures are low and noisy."
+        )
+
+
+def _check_sqlite_throughput(sc, ceiling, check):
+    """The SQLite scenarios against the ceiling: requests/s, and GET's p99."""
+    if ceiling and "get" in sc:
+        ok = sc["get"]["ratio"] >= TARGET_RATIO["get"]
+        check(ok, f"GET one post >= {TARGET_RATIO['get']} of ceiling: {sc['get']['ratio']:.2f}")
+        check(
+            sc["get"]["p99_ratio"] <= TARGET_P99_FACTOR,
+            f"GET one post p99 <= {TARGET_P99_FACTOR:g}x ceiling p99: x{sc['get']['p99_ratio']:.2f} "
+            f"(median of p99 / p99 of the ceiling runs around it; {fmt_ms(sc['get']['p99_us'])} ms vs "
+            f"{fmt_ms(ceiling['p99_us'])} ms overall)",
+        )
+    if "list" in sc:
+        check(
+            sc["list"]["ratio"] >= TARGET_RATIO["list"],
+            f"list page >= {TARGET_RATIO['list']} of ceiling: {sc['list']['ratio']:.2f}",
+        )
+    for name in ("create", "callback"):
+        if name in sc:
+            check(
+                sc[name]["ratio"] >= TARGET_RATIO[name],
+                f"{name} (synchronous=FULL) >= {TARGET_RATIO[name]} of ceiling: {sc[name]['ratio']:.2f}",
+            )
+
+
+def _check_growth(args, growth, check, backend):
+    """Each read with many posts against few: at most TARGET_GROWTH slower."""
+    for kind, label in (("get", "GET one post"), ("list", "list page"), ("search", "search")):
+        if f"{kind}_big" in growth:
+            slow = growth[f"{kind}_big"]["slowdown"]
+            check(
+                slow <= TARGET_GROWTH,
+                f"{backend}{label} with {args.growth_posts:,} posts at most {TARGET_GROWTH - 1:.0%} "
+                f"slower than with {args.growth_small:,}: time per request x{slow:.2f}",
+            )
+
+
+def _check_requests_and_memory(results, totals, check):
+    """No failed request in the whole run, and every service worker small."""
+    check(
+        totals.socket_errors == 0 and totals.non2xx == 0,
+        f"zero socket errors and zero non-2xx: {totals.socket_errors} socket errors, {totals.non2xx} "
+        f"non-2xx in {totals.requests:,} requests (warm-ups included)",
+    )
+    for p in totals.problems:
+        log(f"        {p}")
+    service_rss = [
+        rss for name, figs in results["rss"].items() if name != "ceiling" for _, rss, _ in figs
+    ]
+    if service_rss:
+        worst = max(service_rss)
+        check(
+            worst < TARGET_RSS_MB,
+            f"service worker RSS < {TARGET_RSS_MB} MB: largest {worst:.1f} MB",
+        )

@@ -178,111 +178,34 @@ def main(argv=None):
     args = parse_args(argv)
     if shutil.which("wrk") is None:
         sys.exit("error: wrk is not installed; run bench/ensure_wrk.sh (apt-get install -y wrk)")
-    only = [x.strip() for x in args.only.split(",") if x.strip()]
-    unknown = set(only) - {s[0] for s in SCENARIOS} - {"growth", "search", *HANDOFF}
-    if unknown:
-        sys.exit(f"error: unknown scenario(s) {', '.join(sorted(unknown))}")
-    wanted = [s for s in SCENARIOS if not only or s[0] in only]
-    handoffs = [] if args.no_handoff else [h for h in HANDOFF if not only or h in only]
-    if only and "growth" not in only:
-        args.no_growth = True
-    searching = not args.no_search and (not only or "search" in only)
-    if not wanted and args.no_growth and not handoffs and not searching:
-        sys.exit("error: nothing to run")
-
-    if args.backend != "sqlite":
-        problem = postgres.reachable()
-        if problem:
-            sys.exit(f"error: no PostgreSQL at {postgres.base_url()} ({problem})")
+    wanted, handoffs, searching = _chosen(args)
     tmp = Path(tempfile.mkdtemp(prefix="bench-"))
     totals = Totals()
-    results = {
-        "machine": machine_info(),
-        "settings": {},
-        "scenarios": {},
-        "growth": {},
-        "handoff": {},
-        "rss": {},
-    }
-    results["settings"] = {
-        k: getattr(args, k)
-        for k in (
-            "duration",
-            "repeats",
-            "warmup",
-            "connections",
-            "threads",
-            "workers",
-            "drafts",
-            "scheduled",
-        )
-    }
+    results = _new_results(args)
     servers = []
     started = time.monotonic()
-    schemas = (
-        contextlib.ExitStack()
-    )  # PostgreSQL schemas of this run, dropped after the servers stop
+    # PostgreSQL schemas of this run, dropped after the servers stop
+    schemas = contextlib.ExitStack()
 
     def fresh_pg(prefix):
         return schemas.enter_context(postgres.fresh_database(prefix=prefix))
 
     try:
-        log(
-            "Content Publishing Service benchmark"
-            + (" -- smoke run: figures mean nothing" if args.smoke else "")
-        )
-        log(f"machine: {results['machine']}")
-        log(
-            f"load: wrk -t{args.threads} -c{args.connections}, {args.duration:g} s per run, "
-            f"{args.repeats} run(s) per scenario (medians), ceiling/scenario runs interleaved"
-        )
-        log(
-            f"NOTE: wrk runs on the same {os.cpu_count()} cores as gunicorn ({args.workers} sync "
-            "workers), so every figure includes the load generator's own CPU use."
-        )
-        if not args.smoke:
-            b0, t0 = busy_seconds(), time.monotonic()
-            time.sleep(2)
-            background = (busy_seconds() - b0) / (time.monotonic() - t0)
-            results["background_cores"] = background
-            log(
-                f"background CPU use before the run: {background:.2f} cores (near 0 on a quiet machine)"
-            )
-        log(f"work directory: {tmp}")
-        log()
-
+        _log_header(args, results, tmp)
         handoff_ok = True
         if args.backend != "postgresql":
-            if wanted:
-                run_scenarios(args, wanted, tmp, totals, results, servers)
-            if not args.no_growth:
-                run_growth(args, tmp, totals, results, servers)
-            handoff_ok = all(
-                HANDOFF[name](args, tmp, totals, results, servers) for name in handoffs
+            handoff_ok &= _run_sqlite(
+                args, (wanted, handoffs, searching), tmp, totals, results, servers
             )
-            if searching:
-                handoff_ok &= bench_search.run(args, tmp, totals, results, servers)
         if args.backend != "sqlite":
-            pg = results["postgresql"] = {"scenarios": {}, "growth": {}}
-            log()
-            log(f"PostgreSQL ({postgres.base_url()}, a fresh schema per database)")
-            pg_wanted = [s for s in wanted if s[2] == "full"]  # no NORMAL: that is SQLite's
-            if args.smoke:  # the rest run the same code, which the SQLite half just ran
-                pg_wanted = [s for s in pg_wanted if s[0] in SMOKE_ON_POSTGRES]
-            if pg_wanted:
-                run_scenarios(args, pg_wanted, tmp, totals, pg, servers, fresh_pg)
-            if not args.no_growth:
-                run_growth(args, tmp, totals, pg, servers, fresh_pg)
-            if searching:
-                handoff_ok &= bench_search.run(args, tmp, totals, pg, servers, fresh_pg)
-            if "analytics" in handoffs:
-                handoff_ok &= analytics.run(args, tmp, totals, results, servers, fresh_pg)
+            handoff_ok &= _run_postgres(
+                args, (wanted, handoffs, searching), tmp, totals, results, servers, fresh_pg
+            )
             if args.backend == "both":
                 report_beside(results)
         report_rss(results, servers)
         for name, server in [(s.name, s) for s in servers]:
-            found = scan_log(server.log)
-            results.setdefault("logs", {})[name] = found
+            results.setdefault("logs", {})[name] = scan_log(server.log)
         ran_ok = report_targets(args, results, totals) and handoff_ok
     finally:
         for server in servers:  # the figures are taken: no need to wait for a graceful stop
@@ -301,3 +224,99 @@ def main(argv=None):
         )
     log(f"total time: {time.monotonic() - started:.0f} s")
     return 1 if (totals.socket_errors or totals.non2xx or not ran_ok) else 0
+
+
+def _chosen(args):
+    """(wrk scenarios, handoff parts, whether to search) that --only and the
+    --no-* flags leave; exits when they name an unknown part or leave none,
+    or when PostgreSQL is wanted and cannot be reached."""
+    only = [x.strip() for x in args.only.split(",") if x.strip()]
+    unknown = set(only) - {s[0] for s in SCENARIOS} - {"growth", "search", *HANDOFF}
+    if unknown:
+        sys.exit(f"error: unknown scenario(s) {', '.join(sorted(unknown))}")
+    wanted = [s for s in SCENARIOS if not only or s[0] in only]
+    handoffs = [] if args.no_handoff else [h for h in HANDOFF if not only or h in only]
+    if only and "growth" not in only:
+        args.no_growth = True
+    searching = not args.no_search and (not only or "search" in only)
+    if not wanted and args.no_growth and not handoffs and not searching:
+        sys.exit("error: nothing to run")
+    if args.backend != "sqlite":
+        problem = postgres.reachable()
+        if problem:
+            sys.exit(f"error: no PostgreSQL at {postgres.base_url()} ({problem})")
+    return wanted, handoffs, searching
+
+
+def _new_results(args):
+    settings = ("duration", "repeats", "warmup", "connections", "threads", "workers")
+    return {
+        "machine": machine_info(),
+        "settings": {k: getattr(args, k) for k in (*settings, "drafts", "scheduled")},
+        "scenarios": {},
+        "growth": {},
+        "handoff": {},
+        "rss": {},
+    }
+
+
+def _log_header(args, results, tmp):
+    log(
+        "Content Publishing Service benchmark"
+        + (" -- smoke run: figures mean nothing" if args.smoke else "")
+    )
+    log(f"machine: {results['machine']}")
+    log(
+        f"load: wrk -t{args.threads} -c{args.connections}, {args.duration:g} s per run, "
+        f"{args.repeats} run(s) per scenario (medians), ceiling/scenario runs interleaved"
+    )
+    log(
+        f"NOTE: wrk runs on the same {os.cpu_count()} cores as gunicorn ({args.workers} sync "
+        "workers), so every figure includes the load generator's own CPU use."
+    )
+    if not args.smoke:
+        b0, t0 = busy_seconds(), time.monotonic()
+        time.sleep(2)
+        background = (busy_seconds() - b0) / (time.monotonic() - t0)
+        results["background_cores"] = background
+        log(
+            f"background CPU use before the run: {background:.2f} cores (near 0 on a quiet machine)"
+        )
+    log(f"work directory: {tmp}")
+    log()
+
+
+def _run_sqlite(args, chosen, tmp, totals, results, servers):
+    """Every chosen part on SQLite; False when a handoff or search part failed."""
+    wanted, handoffs, searching = chosen
+    if wanted:
+        run_scenarios(args, wanted, tmp, totals, results, servers)
+    if not args.no_growth:
+        run_growth(args, tmp, totals, results, servers)
+    ok = all(HANDOFF[name](args, tmp, totals, results, servers) for name in handoffs)
+    if searching:
+        ok &= bench_search.run(args, tmp, totals, results, servers)
+    return ok
+
+
+def _run_postgres(args, chosen, tmp, totals, results, servers, fresh_pg):
+    """The parts judged on PostgreSQL too; False when one of them failed."""
+    wanted, handoffs, searching = chosen
+    pg = results["postgresql"] = {"scenarios": {}, "growth": {}}
+    log()
+    log(f"PostgreSQL ({postgres.base_url()}, a fresh schema per database)")
+    pg_wanted = [s for s in wanted if s[2] == "full"]  # no NORMAL: that is SQLite's
+    if args.smoke:  # the rest run the same code, which the SQLite half just ran
+        pg_wanted = [s for s in pg_wanted if s[0] in SMOKE_ON_POSTGRES]
+    if pg_wanted:
+        run_scenarios(args, pg_wanted, tmp, totals, pg, servers, fresh_pg)
+    if not args.no_growth:
+        run_growth(args, tmp, totals, pg, servers, fresh_pg)
+    ok = True
+    if "planning" in handoffs:  # the queue's targets are on both backends
+        ok &= planning.run(args, tmp, totals, results, servers, fresh_pg)
+    if searching:
+        ok &= bench_search.run(args, tmp, totals, pg, servers, fresh_pg)
+    if "analytics" in handoffs:  # its target is on both backends
+        ok &= analytics.run(args, tmp, totals, results, servers, fresh_pg)
+    return ok

@@ -2,15 +2,18 @@
 
 One loop, several threads:
 
-- every poll (FLASK_DISPATCH_POLL_SECONDS, 0.25 s) the loop hands due posts of
-  users with an enabled post.due endpoint to that endpoint (a claim, written
-  with its post.due event in one transaction), turns handoffs whose lease
-  ran out into Failed posts (with their post.failed events), and leases
-  ready deliveries; in its first round and then hourly it forgets the
-  delivery log older than FLASK_DELIVERY_LOG_DAYS, a batch per round;
-- a pool of delivery threads sends each leased delivery and records the
-  attempt, the delivery's next step (delivered, retry at a time, gave up),
-  and for post.due the handoff's acknowledgement.
+- every poll (FLASK_DISPATCH_POLL_SECONDS, 0.25 s), or at the scheduled_at of
+  a post due before the next one, the loop reads what there is to do, then
+  does it in one transaction: records what the senders finished (the
+  attempt, the delivery's next step: delivered, retry at a time, gave up;
+  for post.due the handoff's acknowledgement), hands due posts of users
+  with an enabled post.due endpoint to that endpoint (a claim, written with
+  its post.due event), turns handoffs whose lease ran out into Failed posts
+  (with their post.failed events), and leases ready deliveries; in its
+  first round and then hourly it forgets the delivery log older than
+  FLASK_DELIVERY_LOG_DAYS, a batch per round;
+- a pool of delivery threads sends each leased delivery, once the round
+  that leased it has committed, and hands the attempt back to the loop.
 
 Several dispatchers may run at once, on one host or several: a delivery is
 leased to one of them at a time (FLASK_DISPATCH_LEASE_SECONDS), renewed by a
@@ -45,7 +48,6 @@ from flask.cli import with_appcontext
 from content_publishing import logs, posts, timestamps
 from content_publishing.schemas import media_refs
 from content_publishing.store import outbox
-from content_publishing.store import posts as post_store
 from content_publishing.store.db import dispose_db, needs_database, transaction
 from content_publishing.webhooks import rules as webhook_rules
 from content_publishing.webhooks import secrets as webhook_secrets
@@ -54,6 +56,10 @@ from content_publishing.webhooks.sender import Guard, Sender
 log = logging.getLogger("dispatcher")
 CALLBACK_PATH = "/functions/v1/make-post-callback"
 PUSH_BATCH = 50  # due posts handed over per round: small, so that sending starts at once
+# Deliveries leased per sending thread: one being sent, the others waiting for
+# it, so that no thread waits for the loop's next commit. A delivery that
+# waited too long for its lease is given back unsent (_lease_too_short).
+IN_FLIGHT = 4
 RETRY_AFTER_CAP = 86400
 LEASE_MARGIN = 2  # seconds kept between the end of an attempt and the end of its lease
 PURGE_INTERVAL = 3600  # seconds between two purges of the delivery log
@@ -81,6 +87,7 @@ class Dispatcher:
         self.next_purge = None  # time.monotonic() of the next purge; None: the first round
         self.purged_rows = self.purged_batches = 0  # of the purge under way
         self.delivered = 0
+        self.next_due = None  # scheduled_at of the next post to push, when due within a poll
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -98,7 +105,7 @@ class Dispatcher:
             if deadline is not None and time.monotonic() >= deadline:
                 break
             if not busy:
-                self._wait(self.config["DISPATCH_POLL_SECONDS"])
+                self._wait(self._until_next())
         return self._shut_down()
 
     def _wait(self, seconds):
@@ -106,28 +113,79 @@ class Dispatcher:
         with contextlib.suppress(queue.Empty):
             self.results.put(self.results.get(timeout=seconds))
 
+    def _until_next(self):
+        """Seconds to the next round: the poll, or less when a post falls due
+        before it, so that its push starts at its scheduled_at."""
+        poll = self.config["DISPATCH_POLL_SECONDS"]
+        if self.next_due is None:
+            return poll
+        due = timestamps.parse(self.next_due) - timestamps.now()
+        return min(poll, max(due.total_seconds(), 0.0))
+
     def _tick(self):
-        """One round; True when it found work (so the next one comes at once)."""
+        """One round; True when it found work (so the next one comes at once).
+
+        One read finds what there is to do; then one transaction records what
+        the senders finished, pushes due posts, fails handoffs that ran out
+        and leases ready deliveries (those just pushed among them), which go
+        to the senders once it has committed: one commit a round, however
+        much it did."""
         try:
             with self.app.app_context():
                 media_refs.PUBLIC_URL.set(self.config["PUBLIC_URL"])  # the events' media URLs
-                recorded = self.record()
-                pushed = self.push_due(timestamps.now_text())
+                done = self._finished()
+                started = time.monotonic()  # before the database's clock: see lease()
                 now = timestamps.now_text()
-                if posts.leases_ran_out(now):
-                    with transaction():
-                        posts.settle_all(now, self.config["SCHEDULE_MIN_LEAD_SECONDS"])
-                leased = self.lease()
+                poll = self.config["DISPATCH_POLL_SECONDS"]
+                found = outbox.waiting(now, timestamps.later(now, poll))
+                self.next_due = found["next_due"]
+                room = self._room(done)
+                leasing = room > 0 and bool(found["ready"] or found["pushable"])
+                worked = 0
+                if done or found["pushable"] or found["expired"] or leasing:
+                    worked = self._round(done, found, room if leasing else 0, started, now)
                 purged = self._purge_now_and_then()
-            return bool(recorded or pushed or leased or purged)
+            return bool(worked or purged)
         except Exception:
             log.exception("dispatcher round failed; trying again")
             self.stopping.wait(1)
             return False
 
-    def push_due(self, now):
-        if not post_store.any_pushable(now):  # a read; the write lock only when there is work
-            return 0
+    def _round(self, done, found, room, started, now):
+        """The round's transaction; how many things it did (0: none, such as
+        due posts another dispatcher is pushing)."""
+        pushed = settled = 0
+        try:
+            with transaction():
+                self._record(done, now)
+                if found["pushable"]:
+                    pushed = self._push_due(now)
+                if found["expired"]:
+                    settled = posts.settle_all(now, self.config["SCHEDULE_MIN_LEAD_SECONDS"])
+                leased = self._lease(room, now) if room else []
+        except Exception:
+            for result in done:  # recorded next round; the leases are still ours
+                self.results.put(result)
+            raise
+        lease = self.config["DISPATCH_LEASE_SECONDS"]
+        with self.lock:
+            for delivery, _, _ in done:
+                self.held.pop(delivery["id"], None)
+            self.held.update((d["id"], started + lease) for d in leased)
+        for delivery in leased:
+            self.tasks.put(delivery)
+        return len(done) + pushed + settled + len(leased)
+
+    def _room(self, done):
+        """How many more deliveries to lease: IN_FLIGHT per sending thread,
+        so that a thread finds the next one waiting while the loop commits."""
+        with self.lock:
+            held = len(self.held.keys() - {delivery["id"] for delivery, _, _ in done})
+        return self.config["DISPATCH_WORKERS"] * IN_FLIGHT - held
+
+    def _push_due(self, now):
+        """Due posts of users with an enabled post.due endpoint, handed to it
+        with their post.due events (inside the round's transaction)."""
         handoff = posts.Handoff(
             callback_url=self.config["PUBLIC_URL"].rstrip("/") + CALLBACK_PATH,
             lease_seconds=self.config["HANDOFF_LEASE_SECONDS"],
@@ -135,32 +193,20 @@ class Dispatcher:
             linkedin_api_base=self.config["LINKEDIN_API_BASE"],
             public_url=self.config["PUBLIC_URL"],
         )
-        with transaction():
-            return posts.push_due(
-                now,
-                PUSH_BATCH,
-                self.config["HANDOFF_MAX_DELAY_SECONDS"],
-                handoff,
-                self.config["SCHEDULE_MIN_LEAD_SECONDS"],
-            )
+        return posts.push_due(
+            now,
+            PUSH_BATCH,
+            self.config["HANDOFF_MAX_DELAY_SECONDS"],
+            handoff,
+            self.config["SCHEDULE_MIN_LEAD_SECONDS"],
+        )
 
-    def lease(self):
-        """As many ready deliveries as there are idle sending threads: a
-        delivery never waits in a queue while its lease runs out."""
-        with self.lock:
-            free = self.config["DISPATCH_WORKERS"] - len(self.held)
-        if free <= 0 or not outbox.any_ready(timestamps.now_text()):
-            return 0
-        lease = self.config["DISPATCH_LEASE_SECONDS"]
-        started = time.monotonic()  # before the database's clock: the lease is never overrated
-        now = timestamps.now_text()
-        with transaction():
-            leased = outbox.lease_ready(self.name, now, timestamps.later(now, lease), free)
-        with self.lock:
-            self.held.update((d["id"], started + lease) for d in leased)
-        for delivery in leased:
-            self.tasks.put(delivery)
-        return len(leased)
+    def _lease(self, room, now):
+        """Up to `room` ready deliveries, leased until now + the lease (inside
+        the round's transaction). Its holder counts the lease from a clock
+        read before `now`, so that it never thinks it holds more than it does."""
+        until = timestamps.later(now, self.config["DISPATCH_LEASE_SECONDS"])
+        return outbox.lease_ready(self.name, now, until, room)
 
     def _keep(self):
         """Renew the leases this dispatcher holds every quarter of a lease, in
@@ -187,20 +233,14 @@ class Dispatcher:
                 self.held[delivery_id] = started + lease
 
     def record(self):
-        """Every result the senders handed back, in one transaction: one
-        commit for many deliveries, and the write lock taken once."""
-        done = []
-        while True:
-            try:
-                done.append(self.results.get_nowait())
-            except queue.Empty:
-                break
+        """Every result the senders handed back, recorded in one transaction
+        of its own (on the way out)."""
+        done = self._finished()
         if not done:
             return 0
         try:
             with transaction():
-                for delivery, attempt, reason in done:
-                    self._record_one(delivery, attempt, reason)
+                self._record(done, timestamps.now_text())
         except Exception:
             for result in done:  # recorded next round; the leases are still ours
                 self.results.put(result)
@@ -209,6 +249,15 @@ class Dispatcher:
             for delivery, _, _ in done:
                 self.held.pop(delivery["id"], None)
         return len(done)
+
+    def _finished(self):
+        """The results the senders handed back since the last round."""
+        done = []
+        while True:
+            try:
+                done.append(self.results.get_nowait())
+            except queue.Empty:
+                return done
 
     def _purge_now_and_then(self):
         """Forget the delivery log older than FLASK_DELIVERY_LOG_DAYS: in the
@@ -319,25 +368,46 @@ class Dispatcher:
                 self.secrets[sealed] = webhook_secrets.unseal(sealed)
         return self.secrets[sealed]
 
-    def _record_one(self, delivery, attempt, reason):
-        now = timestamps.now_text()
-        if reason is GIVE_BACK:
-            outbox.release(self.name, [delivery["id"]])
-            return
-        if reason is not None:
-            outbox.cancel(delivery["id"], self.name, reason, now)
-            return
+    def _record(self, done, now):
+        """Write the results of `done` (inside a transaction): the attempts
+        that got their 2xx in a few statements for all of them, the rest one
+        by one."""
+        given_back = [delivery["id"] for delivery, _, reason in done if reason is GIVE_BACK]
+        if given_back:
+            outbox.release(self.name, given_back)
+        delivered = {}
+        for delivery, attempt, reason in done:
+            if reason is GIVE_BACK:
+                continue
+            if reason is not None:
+                outbox.cancel(delivery["id"], self.name, reason, now)
+                continue
+            row = {**attempt, "attempted_at": timestamps.to_text(attempt["attempted_at"])}
+            if attempt["outcome"] == "delivered":
+                delivered[delivery["id"]] = (delivery, row)
+            else:
+                self._record_failed(delivery, attempt, row, now)
+        rows = {delivery_id: row for delivery_id, (_, row) in delivered.items()}
+        recorded = outbox.record_delivered(self.name, list(delivered), rows, now)
+        handoffs = [  # a delivery whose lease ran out is another dispatcher's now
+            (delivery["post_id"], _handoff_id(delivery))
+            for delivery_id, (delivery, _) in delivered.items()
+            if delivery_id in recorded and delivery["event_type"] == "post.due"
+        ]
+        if handoffs:
+            lease = timestamps.later(now, self.config["HANDOFF_LEASE_SECONDS"])
+            posts.acknowledge_all(handoffs, now, lease)
+        self.delivered += len(recorded)
+
+    def _record_failed(self, delivery, attempt, row, now):
         outcome = self._next_step(delivery, attempt, now)
-        row = {**attempt, "attempted_at": timestamps.to_text(attempt["attempted_at"])}
         if not outbox.record_attempt(delivery["id"], self.name, row, outcome):
             return  # the lease ran out and another dispatcher has it now
         if attempt["status_code"] == 410:
             reason = "the receiver answered 410 Gone"
             webhook_rules.disable_gone(delivery["endpoint_id"], reason, now)
         if delivery["event_type"] == "post.due":
-            self._note_handoff(delivery, attempt, now)
-        if attempt["outcome"] == "delivered":
-            self.delivered += 1
+            posts.note_delivery_error(delivery["post_id"], _handoff_id(delivery), attempt["error"])
 
     def _next_step(self, delivery, attempt, now):
         if attempt["outcome"] == "delivered":
@@ -364,14 +434,6 @@ class Dispatcher:
             "last_error": attempt["error"],
             "now": now,
         }
-
-    def _note_handoff(self, delivery, attempt, now):
-        handoff_id = _handoff_id(delivery)
-        if attempt["outcome"] == "delivered":
-            lease = timestamps.later(now, self.config["HANDOFF_LEASE_SECONDS"])
-            posts.acknowledge(delivery["post_id"], handoff_id, now, lease)
-        else:
-            posts.note_delivery_error(delivery["post_id"], handoff_id, attempt["error"])
 
 
 def _handoff_id(delivery):

@@ -16,6 +16,14 @@ class QuietHandler(BaseHTTPRequestHandler):
         pass
 
 
+class _Server(ThreadingHTTPServer):
+    # A listen backlog of a real server's size (nginx takes 511), not
+    # socketserver's 5: a dispatcher's 16 senders connecting at once
+    # overflowed that, and a connection dropped there waited a second for
+    # TCP to try again, or was reset and its delivery retried 5 s later.
+    request_queue_size = 128
+
+
 class LoopbackServer:
     """serve(handler) starts it on 127.0.0.1:self.port in a daemon thread;
     stop() takes it down (the port refuses connections until started
@@ -24,7 +32,7 @@ class LoopbackServer:
     server = None
 
     def serve(self, handler):
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        self.server = _Server(("127.0.0.1", self.port), handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self

@@ -63,6 +63,13 @@ def fixture_version(name):
     return int(re.match(r"v(\d+)", name)[1])
 
 
+MIGRATED_AT = "(the time of the migration)"  # see EARLIER below
+ASSIGNED = "(an id the database assigns)"
+BRAND_PERSONAL_HISTORY = (
+    'made a personal post when upgrading: brand_id "personal" names the personal channel, '
+    'whose slots, guards and author it had; a brand_id can no longer be "personal"'
+)
+
 # --- the rows ---------------------------------------------------------------------
 #
 # (table, values, since): a row of every kind the service keeps, put into
@@ -432,8 +439,31 @@ ROWS = [
         },
         1,
     ),
+    (
+        "posts",
+        _post(8, status="Scheduled", scheduled_at=FUTURE, version=3, updated_at=MIGRATED_AT),
+        1,
+    ),
+    (
+        "post_history",
+        {
+            "id": ASSIGNED,
+            "post_id": POST(8),
+            "user_id": 1,
+            "at": MIGRATED_AT,
+            "action": "updated",
+            "status_from": "Scheduled",
+            "status_to": "Scheduled",
+            "fields": '["type", "brand_id"]',
+            "key_id": None,
+            "handoff_id": None,
+            "detail": BRAND_PERSONAL_HISTORY,
+        },
+        1,
+    ),
+    ("channel_queue_holes", {"user_id": 1, "channel_id": "acme", "at": T2}, 11),
     # The analytics' row of the Published post 3, which the migration to
-    # version 11 makes for it (EARLIER), its figures empty until stats arrive.
+    # version 12 makes for it (EARLIER), its figures empty until stats arrive.
     (
         "post_metrics",
         {
@@ -467,7 +497,7 @@ ROWS = [
             "clicks": 4,
             "recorded_at": T2,
         },
-        11,
+        12,
     ),
 ]
 
@@ -488,10 +518,15 @@ EARLIER = {
         10,
         {"media_urls": json.dumps(URLS_BEFORE_10)},
     ),
-    ("post_metrics", POST(3)): (11, None),
+    # A brand post whose brand_id named the personal channel: the migration to
+    # version 11 makes it the personal post it behaved as, with a history entry.
+    ("posts", POST(8)): (
+        11,
+        {"type": "brand", "brand_id": "personal", "version": 2, "updated_at": T0},
+    ),
+    ("post_history", ASSIGNED): (11, None),
+    ("post_metrics", POST(3)): (12, None),
 }
-MIGRATED_AT = "(the time of the migration)"
-ASSIGNED = "(an id the database assigns)"
 RUN_STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 # Tables the comparison of rows leaves to checks of their own: the counts

@@ -7,6 +7,12 @@ automations publish the same post. On PostgreSQL, under READ COMMITTED, a
 read before the write let three of twelve concurrent saves through; the
 unique index webhook_endpoints_one_post_due refuses them now.
 
+At most daily_cap planned posts a day on a channel (here 1): every way of
+scheduling into a channel locks the channel's row, and the guards count
+the channel's posts by the channel they belong to; a brand_id can never be
+`personal`, which once let brand posts onto the personal channel's lock
+without being counted.
+
 One demo key, only while no key exists (`flask keys demo`, which `make run`
 runs): the demo user's row is locked before the count.
 """
@@ -16,7 +22,7 @@ import threading
 import pytest
 
 from harness import Client, create_key, flask_cli, init_database
-from harness.api import HOOK, HOOKS
+from harness.api import CHANNELS, HOOK, HOOKS, IMPORT, ITEM, POSTS
 from tests.conftest import live_database_for, live_server
 
 RACERS = 12
@@ -90,6 +96,35 @@ def test_concurrent_event_changes_leave_one_enabled_post_due_endpoint(server):
     statuses = race(server.url, key, [("PATCH", HOOK + i, body) for i in ids])
     assert sorted(statuses) == [200] + [409] * (RACERS - 1), statuses
     assert len(enabled_post_due(client)) == 1
+
+
+def test_concurrent_schedulings_keep_a_daily_cap_of_one(server):
+    key = create_key(server.database, user="capped")
+    client = Client(server.url, key)
+    channel = {"type": "personal", "name": "Me", "daily_cap": 1, "author_urn": "urn:li:person:me"}
+    assert client.post(CHANNELS, channel).status == 201
+    day = "2031-05-05"
+    sneaking = {"type": "brand", "brand_id": "personal", "content": "x"}
+    refused = client.post(POSTS, {**sneaking, "scheduled_at": f"{day}T09:00:00Z"})
+    assert refused.status == 400 and "brand_id" in refused.json["error"]["details"]
+    requests = []
+    for n in range(RACERS // 2):  # Drafts of that day, scheduled by PATCH...
+        body = {"type": "personal", "content": f"p{n}", "scheduled_at": f"{day}T{8 + n:02d}:00:00Z"}
+        requests.append(
+            ("PATCH", ITEM + client.post(POSTS, body).json["id"], {"status": "Scheduled"})
+        )
+    for n in range(RACERS // 2):  # ...and imported as Scheduled
+        row = {"type": "personal", "content": f"i{n}", "scheduled_at": f"{day}T{14 + n:02d}:30:00Z"}
+        requests.append(("POST", IMPORT, {"posts": [row]}))
+    statuses = race(server.url, key, requests)
+    # one gets the day; the others get 409 schedule_conflict (PATCH) or 400 (the import's row)
+    assert len([s for s in statuses if s in (200, 201)]) == 1, statuses
+    assert all(s in (200, 201, 400, 409) for s in statuses), statuses
+    planned = client.get(
+        f"{POSTS}?status=Scheduled&scheduled_after={day}T00:00:00Z"
+        f"&scheduled_before={day}T23:59:59Z&limit=1"
+    ).json
+    assert planned["total"] == 1
 
 
 def test_concurrent_demo_keys_make_one_key(tmp_path, live_backend):

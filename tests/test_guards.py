@@ -109,6 +109,42 @@ def test_moving_a_scheduled_post_to_another_channel_checks_that_channel(api):
     assert api.get(ITEM + other["id"]).get_json()["brand_id"] == "globex"
 
 
+def test_no_post_gets_round_the_personal_channels_guards_as_brand_personal(api):
+    """A brand post with brand_id `personal` once took the personal channel's
+    lock, slots and author without its guards counting it: four went out in
+    one 09:00 slot under daily_cap 1. No create, PATCH or import makes one."""
+    body = {"type": "personal", "name": "Me", "daily_cap": 1, "author_urn": "urn:li:person:me"}
+    assert api.post(CHANNELS, json=body).status_code == 201
+    mine = api.post(
+        POSTS, json={"type": "personal", "content": "x", "scheduled_at": "2031-05-05T09:00:00Z"}
+    ).get_json()
+    assert api.patch(ITEM + mine["id"], json={"status": "Scheduled"}).status_code == 200
+    sneaking = {"type": "brand", "brand_id": "personal", "content": "y"}
+    at = {"scheduled_at": "2031-05-05T09:00:00Z"}
+    assert (
+        "brand_id"
+        in assert_error(api.post(POSTS, json={**sneaking, **at}), 400, "validation_error")[
+            "details"
+        ]
+    )
+    rows = assert_error(
+        api.post(IMPORT, json={"posts": [{**sneaking, **at}, {**sneaking, "queue": True}]}),
+        400,
+        "validation_error",
+    )["details"]["rows"]
+    assert all("brand_id" in rows[n] for n in ("1", "2"))
+    acme = scheduled(api, "2031-05-05T09:00:00Z")
+    assert (
+        "brand_id"
+        in assert_error(
+            api.patch(ITEM + acme["id"], json={"brand_id": "personal"}), 400, "validation_error"
+        )["details"]
+    )
+    day = "scheduled_after=2031-05-05T00:00:00Z&scheduled_before=2031-05-06T00:00:00Z"
+    planned = api.get(f"{POSTS}?status=Scheduled&type=personal&{day}").get_json()["data"]
+    assert [p["id"] for p in planned] == [mine["id"]]
+
+
 def test_a_channel_not_set_up_has_no_guards(api):
     channel(api, daily_cap=1)
     for hour in (9, 10, 11):

@@ -83,10 +83,12 @@ def test_every_bad_row_is_named_at_once(api):
         },
         {"type": "personal", "content": "no slots", "queue": True},
         {"type": "personal", "content": "x", "status": "Published"},
+        {"type": "brand", "brand_id": "personal", "content": "the personal channel's id"},
     ]
     error = assert_error(api.post(IMPORT, json={"posts": rows}), 400, "validation_error")
     found = error["details"]["rows"]
-    assert set(found) == {"2", "3", "4", "5", "6"}
+    assert set(found) == {"2", "3", "4", "5", "6", "7"}
+    assert "brand_id" in found["7"]
     assert "brand_id" in found["2"] and "scheduled_at" in found["3"] and "queue" in found["4"]
     assert (
         "queue" in found["5"]

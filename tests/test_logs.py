@@ -216,7 +216,12 @@ def send_everything(server, receiver, run):
     ).json
     send("GET", f"{V1}/media", expect=200)
     send("GET", "/media/{media_id}.{ext}", urllib.parse.urlsplit(photo["url"]).path, expect=200)
-    send("DELETE", f"{V1}/media-item/{{media_id}}", f"{V1}/media-item/{photo['id']}", expect=204)
+    media_item = f"{V1}/media-item/{{media_id}}"
+    photo_item = f"{V1}/media-item/{photo['id']}"
+    send("GET", media_item, photo_item, expect=200)
+    alt = {"alt_text": f"a photo {marker}"}
+    send("PATCH", media_item, photo_item, body=alt, headers={"If-Match": '"1"'}, expect=200)
+    send("DELETE", media_item, photo_item, expect=204)
     imported = {"posts": [{"type": "personal", "content": marker, "queue": True}]}
     send("POST", f"{V1}/api-v2-posts-import", body=imported, expect=201)
     send("DELETE", channel_item, f"{V1}/channels-item/personal", expect=204)

@@ -26,15 +26,17 @@ from content_publishing.store.db import dispose_db, get_db, init_db
 from content_publishing.store.versions import SCHEMA_VERSION
 from harness import postgres
 from harness.api import POSTS
-from tests.conftest import BACKENDS, Caller
+from tests.conftest import BACKENDS, Caller, assert_error
 from tests.migration_support import (
     ALICES_MEDIA,
     ALICES_WEBP,
     DERIVED,
     DISABLED_WHEN_UPGRADING,
     DUPLICATE_ENDPOINT,
+    FUTURE,
     KEY,
     POST,
+    T0,
     URLS_BEFORE_10,
     database,
     fixture_version,
@@ -374,6 +376,50 @@ def test_a_worker_start_on_a_current_database_reads_the_version_and_nothing_else
             if backend == "sqlite"
             else "SELECT max(version) AS version FROM schema_version"
         ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_brand_post_of_brand_id_personal_counts_for_the_personal_channel_after(backend, tmp_path):
+    """Version 10 and earlier let a brand post take brand_id `personal`: it was queued on
+    the personal channel's lock and went out as its author, but the guards
+    did not count it. After the migration to 11 (a personal post now, see
+    EARLIER) the personal channel's daily_cap counts it."""
+    needs(backend)
+    with database(backend, tmp_path, "v8") as (url, db):
+        old_database(db, backend, "v8")
+        fill(db, 8)
+        personal = {
+            "user_id": 1,
+            "id": "personal",
+            "type": "personal",
+            "name": "Me",
+            "author_urn": "urn:li:person:me",
+            "timezone": "UTC",
+            "slots": "[]",
+            "min_gap_minutes": 0,
+            "daily_cap": 2,  # POST(6) is planned that day too: the cap holds only with POST(8)
+            "created_at": T0,
+            "updated_at": T0,
+        }
+        db.put([("channels", personal, None)])
+        with service(url) as (flask, api):
+            flask("migrate")
+            legacy = api.get(f"/functions/v1/api-v2-posts-item/{POST(8)}").get_json()
+            assert (legacy["type"], legacy["brand_id"], legacy["status"]) == (
+                "personal",
+                None,
+                "Scheduled",
+            )
+            history = api.get(f"/functions/v1/api-v2-posts-history/{POST(8)}").get_json()["data"]
+            assert [(h["action"], h["key_prefix"]) for h in history] == [("updated", None)]
+            body = {"type": "personal", "content": "later that day", "scheduled_at": FUTURE}
+            late = api.post("/functions/v1/api-v2-posts", json=body).get_json()
+            refused = api.patch(
+                f"/functions/v1/api-v2-posts-item/{late['id']}", json={"status": "Scheduled"}
+            )
+            error = assert_error(refused, 409, "schedule_conflict")
+            assert error["details"]["rule"] == "daily_cap"
+            assert error["details"]["conflicting_post_ids"] == [POST(6), POST(8)]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

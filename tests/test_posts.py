@@ -64,6 +64,9 @@ BAD_CREATE = [
     ({"type": "brand", "content": "x", "brand_id": None}, "brand_id"),
     ({"type": "brand", "content": "x", "brand_id": ""}, "brand_id"),
     ({"type": "personal", "content": "x", "brand_id": "acme"}, "brand_id"),
+    # `personal` is the personal channel's id: a brand post there took its slots and author
+    ({"type": "brand", "content": "x", "brand_id": "personal"}, "brand_id"),
+    ({"type": "personal", "content": "x", "brand_id": "personal"}, "brand_id"),
     ({"type": "personal", "content": "x", "media_urls": "https://a.example/x.png"}, "media_urls"),
     ({"type": "personal", "content": "x", "media_urls": ["ftp://a.example/x.png"]}, "media_urls.0"),
     ({"type": "personal", "content": "x", "media_urls": ["not a url"]}, "media_urls.0"),
@@ -315,6 +318,30 @@ def test_brand_post_keeps_its_brand_id(api):
     r = api.patch(ITEM + post["id"], json={"brand_id": None})
     assert "brand_id" in assert_error(r, 400, "validation_error")["details"]
     assert api.get(ITEM + post["id"]).get_json()["brand_id"] == "acme"
+
+
+BAD_BRAND_PATCH = [
+    {"brand_id": "personal"},
+    {"type": "brand", "brand_id": "personal"},
+    {"brand_id": "personal", "status": "Scheduled"},
+]
+
+
+@pytest.mark.parametrize("start", ["personal", "brand"])
+@pytest.mark.parametrize("body", BAD_BRAND_PATCH)
+def test_patch_never_gives_a_post_brand_id_personal(api, start, body):
+    fields = {"type": "brand", "brand_id": "acme"} if start == "brand" else {}
+    post = create(api, scheduled_at=future(), **fields)
+    err = assert_error(api.patch(ITEM + post["id"], json=body), 400, "validation_error")
+    assert "brand_id" in err["details"] and "personal channel" in err["details"]["brand_id"][0]
+    assert api.get(ITEM + post["id"]).get_json() == post
+
+
+def test_brand_ids_are_case_sensitive_like_channel_ids(api):
+    """`Personal` is a brand's id like any other, never the personal channel:
+    channel ids (and so brand_ids) are compared exactly."""
+    post = create(api, type="brand", brand_id="Personal")
+    assert post["type"] == "brand" and post["brand_id"] == "Personal"
 
 
 def test_patch_type_to_personal_clears_brand_id(api):

@@ -83,3 +83,36 @@ def test_reads_use_indexes(app, api, path):
             assert not (step.startswith("SCAN") and "INDEX" not in step), (sql, steps)
         if "ORDER BY created_at DESC" in sql:
             assert not [s for s in steps if "TEMP B-TREE" in s], (sql, steps)
+
+
+def test_add_to_queue_reads_use_indexes(app, api):
+    """The queue reads its channel's planned posts by the channel they belong
+    to, through posts_channel_plan, and its holes by their key."""
+    slots = [{"day": "mon", "time": "09:00"}]
+    api.post(
+        "/functions/v1/channels",
+        json={"type": "brand", "brand_id": "b", "name": "B", "slots": slots},
+    )
+    posts = [
+        api.post(POSTS, json={"type": "brand", "brand_id": "b", "content": "y"}).get_json()
+        for _ in range(3)
+    ]
+    for post in posts[:2]:
+        assert (
+            api.post("/functions/v1/api-v2-posts-queue", json={"post_id": post["id"]}).status_code
+            == 200
+        )
+    api.patch(
+        f"/functions/v1/api-v2-posts-item/{posts[0]['id']}", json={"status": "Draft"}
+    )  # a hole
+
+    def call():
+        return api.post("/functions/v1/api-v2-posts-queue", json={"post_id": posts[2]["id"]})
+
+    plans = captured(app, call)
+    planned = [s for sql, steps in plans.items() if "FROM posts WHERE" in sql for s in steps]
+    assert any("posts_channel_plan" in step for step in planned), plans
+    assert any("channel_queue_holes" in sql for sql in plans), plans
+    for sql, steps in plans.items():
+        for step in steps:
+            assert not (step.startswith("SCAN") and "INDEX" not in step), (sql, steps)

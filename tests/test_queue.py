@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from harness import Client, create_key
-from harness.api import CHANNELS, ITEM, POSTS, QUEUE
+from harness.api import CHANNEL, CHANNELS, ITEM, POSTS, QUEUE
 from tests.conftest import assert_error, live_server
 
 EVERY_DAY = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -160,15 +160,114 @@ def test_no_slots_or_no_channel_is_409_no_free_slot(api):
     assert api.get(ITEM + post["id"]).get_json()["status"] == "Draft"
 
 
-def test_nothing_free_within_90_days_is_409(api, app):
+def test_the_queue_goes_on_past_90_days(api, app):
+    """The queue has no depth limit: its posts may go on for years (a
+    channel with 10,000 queued is in `make bench`)."""
     lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
     channel(api, slots=[{"day": "mon", "time": "09:00"}], daily_cap=1)
-    for _ in range(13):  # every Monday of the 90 days
-        queued_at(api, draft(api))
-    post = draft(api)
-    error = assert_error(queue(api, post), 409, "no_free_slot")
-    assert "90 days" in error["message"]
-    assert api.get(ITEM + post["id"]).get_json()["status"] == "Draft"
+    times = [queued_at(api, draft(api)) for _ in range(14)]
+    assert times[12:] == ["2031-05-26T09:00:00.000000Z", "2031-06-02T09:00:00.000000Z"]
+
+
+# --- a slot freed inside the queue ---------------------------------------------------
+
+MONDAYS = [f"2031-03-{d:02d}T09:00:00.000000Z" for d in (3, 10, 17, 24, 31)]
+LEAVES = {  # ways a planned post leaves its place: each frees its slot
+    "unscheduled": lambda api, post: api.patch(ITEM + post["id"], json={"status": "Draft"}),
+    "failed": lambda api, post: api.patch(
+        ITEM + post["id"], json={"status": "Failed", "last_error": "gave up"}
+    ),
+    "rescheduled": lambda api, post: api.patch(
+        ITEM + post["id"], json={"scheduled_at": "2031-09-01T10:00:00Z"}
+    ),
+    "moved": lambda api, post: api.patch(
+        ITEM + post["id"], json={"type": "brand", "brand_id": "acme"}
+    ),
+    "deleted": lambda api, post: api.client.delete(
+        ITEM + post["id"], headers={"X-API-Key": api.key}
+    ),
+}
+
+
+def queued(api):
+    r = queue(api, draft(api))
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()
+
+
+@pytest.mark.parametrize("how", LEAVES)
+def test_a_slot_freed_inside_the_queue_is_taken_again(api, app, how):
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
+    channel(api, slots=[{"day": "mon", "time": "09:00"}])
+    posts = [queued(api) for _ in MONDAYS]
+    assert [p["scheduled_at"] for p in posts] == MONDAYS
+    assert LEAVES[how](api, posts[1]).status_code in (200, 204)
+    assert queued_at(api, draft(api)) == MONDAYS[1]
+    assert queued_at(api, draft(api)) == "2031-04-07T09:00:00.000000Z"
+
+
+def test_a_post_leaving_frees_the_slots_its_guards_barred(api, app):
+    """A post planned between slots bars those within min_gap_minutes of it
+    and counts against its day's daily_cap; once it leaves, the queue finds
+    them free again, though it had passed them as taken."""
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
+    slots = [{"day": "mon", "time": t} for t in ("09:00", "09:30", "12:00")]
+    channel(api, slots=slots, min_gap_minutes=60, daily_cap=2)
+    between = draft(api, scheduled_at="2031-03-03T09:15:00Z")
+    assert api.patch(ITEM + between["id"], json={"status": "Scheduled"}).status_code == 200
+    assert [queued_at(api, draft(api)) for _ in range(2)] == [
+        "2031-03-03T12:00:00.000000Z",  # 09:00 and 09:30 are within an hour of 09:15
+        "2031-03-10T09:00:00.000000Z",  # the 3rd has its cap of 2
+    ]
+    assert api.patch(ITEM + between["id"], json={"status": "Draft"}).status_code == 200
+    assert queued_at(api, draft(api)) == "2031-03-03T09:00:00.000000Z"
+    assert queued_at(api, draft(api)) == "2031-03-10T12:00:00.000000Z"
+
+
+def test_a_slot_taken_past_the_queues_end_is_skipped(api, app):
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
+    channel(api, slots=[{"day": "mon", "time": "09:00"}])
+    assert [queued_at(api, draft(api)) for _ in range(2)] == MONDAYS[:2]
+    manual = draft(api, scheduled_at=MONDAYS[2])
+    assert api.patch(ITEM + manual["id"], json={"status": "Scheduled"}).status_code == 200
+    assert queued_at(api, draft(api)) == MONDAYS[3]
+
+
+CAPPED = {"min_gap_minutes": 60, "daily_cap": 1}  # Mondays at 09:00 fill first
+GAPPED = {"min_gap_minutes": 60}  # 09:00 and 12:00 fill first, 09:30 is too near 09:00
+FILLED = {
+    "CAPPED": MONDAYS[:3],
+    "GAPPED": [MONDAYS[0], "2031-03-03T12:00:00.000000Z", MONDAYS[1]],
+}
+CHANGES = [  # a change of the channel's slots, zone or guards, and the slot it frees
+    (
+        "CAPPED",
+        {"slots": [{"day": "mon", "time": "09:00"}, {"day": "wed", "time": "09:00"}]},
+        "2031-03-05T09:00",
+    ),
+    ("CAPPED", {"daily_cap": 2}, "2031-03-03T12:00"),
+    ("GAPPED", {"min_gap_minutes": 0}, "2031-03-03T09:30"),
+    ("GAPPED", {"timezone": "Europe/Berlin"}, "2031-03-03T08:00"),  # 09:00 CET
+]
+
+
+@pytest.mark.parametrize("base, change, freed", CHANGES, ids=[next(iter(c)) for _, c, _ in CHANGES])
+def test_a_change_of_slots_zone_or_guards_makes_the_queue_look_again(api, app, base, change, freed):
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
+    slots = [{"day": "mon", "time": t} for t in ("09:00", "09:30", "12:00")]
+    channel(api, slots=slots, **{"CAPPED": CAPPED, "GAPPED": GAPPED}[base])
+    assert [queued_at(api, draft(api)) for _ in range(3)] == FILLED[base]
+    assert api.patch(CHANNEL + "personal", json=change).status_code == 200
+    assert queued_at(api, draft(api)) == f"{freed}:00.000000Z"
+
+
+def test_a_change_of_name_or_author_keeps_the_queue(api, app):
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))
+    channel(api, slots=[{"day": "mon", "time": "09:00"}])
+    assert [queued_at(api, draft(api)) for _ in range(2)] == MONDAYS[:2]
+    body = {"name": "Renamed", "author_urn": "urn:li:person:abc"}
+    assert api.patch(CHANNEL + "personal", json=body).status_code == 200
+    assert queued_at(api, draft(api)) == MONDAYS[2]
 
 
 @pytest.mark.parametrize("status", ["Scheduled", "Published"])
@@ -256,3 +355,43 @@ def test_concurrent_queue_requests_never_share_a_slot(server):
     assert len(set(times)) == 12
     listed = client.get(POSTS + "?status=Scheduled&order=scheduled_at&limit=100").json["data"]
     assert sorted(p["scheduled_at"] for p in listed) == sorted(times)
+
+
+def test_concurrent_queue_requests_share_no_slot_beside_a_queue_and_its_holes(server):
+    """Twelve at once into a channel that holds a queue with two holes in
+    it: the holes and the slots past the queue are each taken once."""
+    key = create_key(server.database, user="filler")
+    client = Client(server.url, key)
+    slots = [{"day": d, "time": "09:00"} for d in EVERY_DAY]
+    assert client.post(CHANNELS, {"type": "personal", "name": "Me", "slots": slots}).status == 201
+    queued = []
+    for n in range(8):
+        post = client.post(POSTS, {"type": "personal", "content": f"q{n}"}).json
+        r = client.post(QUEUE, {"post_id": post["id"]})
+        assert r.status == 200, r.json
+        queued.append(r.json)
+    freed = [queued[2], queued[5]]
+    for post in freed:
+        assert client.patch(ITEM + post["id"], {"status": "Draft"}).status == 200
+    ids = [
+        client.post(POSTS, {"type": "personal", "content": f"r{n}"}).json["id"] for n in range(12)
+    ]
+    barrier = threading.Barrier(len(ids))
+    answers = [None] * len(ids)
+
+    def send(i):
+        mine = Client(server.url, key, timeout=30)
+        barrier.wait()
+        answers[i] = mine.post(QUEUE, {"post_id": ids[i]})
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(ids))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [a.status for a in answers] == [200] * 12, [a.json for a in answers]
+    times = sorted(a.json["scheduled_at"] for a in answers)
+    assert {p["scheduled_at"] for p in freed} <= set(times)  # the holes, taken again
+    planned = client.get(POSTS + "?status=Scheduled&order=scheduled_at&limit=100").json["data"]
+    assert len(planned) == 6 + 12
+    assert len({p["scheduled_at"] for p in planned}) == len(planned)  # one post a slot

@@ -83,3 +83,22 @@ def test_a_late_write_that_fails_leaves_nothing(warm, failing_history):
     assert "INSERT INTO post_history" in sent[1][0]  # it failed with the COMMIT
     listed = warm.get(POSTS).json
     assert listed["data"] == [] and listed["total"] == 0
+
+
+def test_a_queue_request_lets_its_channel_go_before_its_disk_write(warm):
+    """Queue requests of one channel wait on its row: each commits without
+    waiting for its WAL to reach the disk, so the lock goes at once, and
+    then waits for the disk before it answers (a 2xx means durable)."""
+    slots = [{"day": d, "time": "09:00"} for d in ("mon", "tue", "wed", "thu", "fri")]
+    assert warm.post(f"{API}/channels", json={"type": "personal", "name": "Me", "slots": slots})
+    post = warm.post(POSTS, json={"type": "personal", "content": "Hi"}).json
+    r, sent = round_trips(
+        lambda: warm.post(f"{API}/api-v2-posts-queue", json={"post_id": post["id"]})
+    )
+    assert r.status_code == 200, r.json
+    assert sent[0][:2] == ["BEGIN", "SET LOCAL synchronous_commit = off"], sent
+    *_, commit, durable = sent
+    assert commit[-1] == "COMMIT" and "INSERT INTO post_history" in commit[0]
+    assert durable[0] == "BEGIN" and "pg_logical_emit_message" in durable[1]
+    assert durable[-1] == "COMMIT"
+    assert warm.get(ITEM + post["id"]).json["status"] == "Scheduled"

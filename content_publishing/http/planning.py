@@ -47,15 +47,16 @@ bp = Blueprint("planning", __name__)
     headers=["ETag"],
     request_headers=["If-Match"],
     description="A Draft or Failed post becomes Scheduled at the first free slot of its channel "
-    "at or after now plus the lead time, within 90 days: no Scheduled, Publishing or Published "
-    "post of the channel at that instant, and the channel's guards kept. 409 no_free_slot when "
-    "the channel has no slots (or is not set up) or nothing is free; 400 naming content when "
-    "the text is over LinkedIn's limit once escaped.",
+    "at or after now plus the lead time: no Scheduled, Publishing or Published post of the "
+    "channel at that instant, and the channel's guards kept. The queue has no depth limit. 409 "
+    "no_free_slot when the channel has no slots (or is not set up) or nothing is free in the "
+    "90 days after its last planned post; 400 naming content when the text is over "
+    "LinkedIn's limit once escaped.",
 )
 @require_scope("posts:publish")
 def queue_post(body):
     lead = lead_seconds()
-    with transaction():
+    with transaction(short_locks=True):  # queue requests of a channel wait on its row
         now = timestamps.now_text()
         post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
         post = posts.settle(g.user_id, post, lead, now)

@@ -33,8 +33,14 @@ def _exists(channel_id):
     )
 
 
+# What decides which slots are free: a change of any may free slots the
+# queue passed as taken, anywhere in it.
+PLAN_FIELDS = frozenset({"slots", "timezone", "min_gap_minutes", "daily_cap"})
+
+
 def update(user_id, channel, changes, now):
-    """The changed channel; only what differs is written."""
+    """The changed channel; only what differs is written. A change of its
+    slots, zone or guards makes the queue look from its start again."""
     changes = {k: v for k, v in changes.items() if channel.get(k) != v}
     if "author_urn" in changes:
         try:
@@ -43,6 +49,8 @@ def update(user_id, channel, changes, now):
             raise validation_error(error.normalized_messages()) from None
     if not changes:
         return channel
+    if changes.keys() & PLAN_FIELDS:
+        channel_store.forget_queue(user_id, channel["id"])
     return channel_store.update_channel(user_id, channel["id"], changes, now)
 
 

@@ -55,18 +55,30 @@ def day_bounds(moment, where):
 
 def slot_instants(slots, where, start, end):
     """The instants of weekly `slots` ([{day, time}]) in zone `where` with
-    start <= instant < end, in time order."""
-    by_day = {}
-    for slot in slots:
-        hours, minutes = map(int, slot["time"].split(":"))
-        by_day.setdefault(DAYS.index(slot["day"]), []).append(time(hours, minutes))
+    start <= instant < end, in time order, one at a time: the queue stops
+    at the first free one. Wall times in day and time order name instants
+    in time order: a skipped wall time is left out, and an ambiguous one
+    taken at its first occurrence is earlier than every later wall time."""
+    weekly = _weekly(tuple((slot["day"], slot["time"]) for slot in slots))
     day = wall(start, where).date() - timedelta(days=1)  # a slot late the day before may fall in
     last = wall(end, where).date()
-    found = []
     while day <= last:
-        for at in sorted(by_day.get(day.weekday(), ())):
+        for at in weekly[day.weekday()]:
             moment = instant(datetime.combine(day, at), where)
-            if moment is not None and start <= moment < end:
-                found.append(moment)
+            if moment is None or moment < start:
+                continue
+            if moment >= end:
+                return
+            yield moment
         day += timedelta(days=1)
-    return sorted(found)
+
+
+@functools.lru_cache(maxsize=256)
+def _weekly(slots):
+    """The times of each weekday (0 = Monday) of `slots` ((day, "HH:MM")
+    pairs), sorted: read once per set of slots, not per request."""
+    by_day = [[] for _ in DAYS]
+    for day, text in slots:
+        hours, minutes = map(int, text.split(":"))
+        by_day[DAYS.index(day)].append(time(hours, minutes))
+    return tuple(tuple(sorted(times)) for times in by_day)

@@ -33,7 +33,10 @@ def check_guards(user_id, post_id, channel_id, scheduled_at):
 
 
 def channel_of(post):
-    """The channel a post goes to: `personal`, or its brand_id."""
+    """The channel a post belongs to: `personal`, or its brand_id. Its row
+    lock, its guards (store.channels.CHANNEL_OF_POST, the same rule in SQL)
+    and its author all go by this; a brand_id is never `personal`
+    (schemas.posts.check_brand)."""
     return "personal" if post["type"] == "personal" else post["brand_id"]
 
 
@@ -44,9 +47,11 @@ class ChannelPlan:
         self.zone = clock.zone(channel["timezone"])
         self.gap = timedelta(minutes=channel["min_gap_minutes"])
         self.cap = channel["daily_cap"]
-        self.spans = []  # (start, end) already read
+        self.spans = []  # (start, end) already read, apart and in order
         self.at = {}  # post id -> instant
         self.order = []  # (instant, post id), sorted: the planned posts in time order
+        full = channel.get("queue_full_until")
+        self.full_until = clock.parse(full) if full else None  # planning/queue.py
 
     # --- what is planned -----------------------------------------------------------
 
@@ -55,14 +60,32 @@ class ChannelPlan:
         the guards of those times need around them), unless read already."""
         start = min(start - self.gap, clock.day_bounds(start, self.zone)[0])
         end = max(end + self.gap, clock.day_bounds(end, self.zone)[1])
-        if any(s <= start and end <= e for s, e in self.spans):
+        for s, e in self.spans:  # read only what no earlier read covered
+            if s <= start < e:
+                start = e
+            if s < end <= e:
+                end = s
+        if start >= end:
             return
         for row in channel_store.planned_between(
             self.user_id, self.channel["id"], timestamps.to_text(start), timestamps.to_text(end)
         ):
             if row["id"] not in self.at:
                 self.take(row["id"], clock.parse(row["scheduled_at"]))
-        self.spans.append((start, end))
+        self._covered(start, end)
+
+    def _covered(self, start, end):
+        spans = []
+        for s, e in sorted([*self.spans, (start, end)]):
+            if spans and s <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], max(e, spans[-1][1]))
+            else:
+                spans.append((s, e))
+        self.spans = spans
+
+    def latest(self):
+        """The instant of the latest planned post this plan knows of, or None."""
+        return self.order[-1][0] if self.order else None
 
     def take(self, post_id, moment):
         """`post_id` is now planned at `moment` (a row of an import, a queued post)."""

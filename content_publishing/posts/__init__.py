@@ -38,7 +38,7 @@ package:
 from content_publishing.posts.handoffs import (
     EXPIRED_ERRORS,
     Handoff,
-    acknowledge,
+    acknowledge_all,
     claim,
     current,
     leases_ran_out,
@@ -62,7 +62,7 @@ __all__ = [
     "EXPIRED_ERRORS",
     "PUBLISH_SCOPE",
     "Handoff",
-    "acknowledge",
+    "acknowledge_all",
     "add_to_queue",
     "claim",
     "create",

@@ -102,13 +102,9 @@ def push_due(now, limit, max_delay, handoff, lead_seconds):
             handoff.linkedin_version, handoff.linkedin_api_base, handoff.public_url
         )
         requests = publish_plan.requests_for(user_id, mine, target)
-        for post in mine:
-            told = {
-                "callback_url": handoff.callback_url,
-                "lease_seconds": handoff.lease_seconds,
-                "linkedin_request": requests[post["id"]],
-            }
-            events.post_due(user_id, post, told, now)
+        told = {"callback_url": handoff.callback_url, "lease_seconds": handoff.lease_seconds}
+        handed = [(post, {**told, "linkedin_request": requests[post["id"]]}) for post in mine]
+        events.posts_due(user_id, handed, now)
     return len(pushed) + len(held)
 
 
@@ -202,30 +198,31 @@ def settle_all(now, lead_seconds, user_id=None):
     return len(continuing) + len(expired)
 
 
-def acknowledge(post_id, handoff_id, now, lease_until):
-    """A pushed post.due delivery got its 2xx: the automation has the post,
-    and its lease starts now (the `pushed` history entry). Only while that
-    handoff is current and unacknowledged; True if it was."""
-    user_id = post_store.acknowledge_handoff(post_id, handoff_id, now, lease_until)
-    if user_id is None:
-        return False
+def acknowledge_all(handoffs, now, lease_until):
+    """Pushed post.due deliveries got their 2xx: for each (post_id,
+    handoff_id), the automation has the post and its lease starts now (the
+    `pushed` history entry), while that handoff is current and
+    unacknowledged. One statement for the posts and one for their history;
+    how many were acknowledged."""
+    done = post_store.acknowledge_handoffs(handoffs, now, lease_until)
     history.record(
         [
             history.entry(
-                user_id,
-                post_id,
+                post["user_id"],
+                post["id"],
                 "pushed",
                 "Publishing",
                 "Publishing",
                 ["handoff_expires_at"],
                 None,
                 now,
-                handoff_id,
+                post["handoff_id"],
                 f"acknowledged; the lease runs until {lease_until}",
             )
+            for post in done
         ]
     )
-    return True
+    return len(done)
 
 
 def note_delivery_error(post_id, handoff_id, error):

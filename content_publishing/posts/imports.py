@@ -104,6 +104,9 @@ def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
         planned.append((post_id, fields))
     if errors:
         raise row_errors(errors)
+    for plan in plans.plans.values():
+        if plan is not None:
+            queue.remember(plan)
     made = [insert(user_id, post_id, fields, now, actor) for post_id, fields in planned]
     return {"id": json.dumps([p["id"] for p in made]), "data": made}
 

@@ -5,6 +5,7 @@ import re
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from content_publishing.schemas import media_refs, urls
+from content_publishing.schemas.channels import PERSONAL
 from content_publishing.schemas.common import (
     FreeText,
     FullMatch,
@@ -30,9 +31,18 @@ URN = r"^urn:li:[A-Za-z][A-Za-z0-9_]*:[A-Za-z0-9_:,()%.\-]+$"
 
 
 def check_brand(data):
-    """A brand post names its company page; a personal post names none."""
+    """A brand post names its company page; a personal post names none. A
+    brand_id is a brand channel's id, so it can never be `personal`, the id
+    of the personal channel: such a post would be planned on the personal
+    channel's slots and go out as its author."""
     if data.get("type") == "brand" and not data.get("brand_id"):
         raise ValidationError("Required for brand posts.", "brand_id")
+    if data.get("brand_id") == PERSONAL:
+        raise ValidationError(
+            "personal is the personal channel's id, not a brand's: "
+            'give a personal post type "personal" and no brand_id.',
+            "brand_id",
+        )
     if data.get("type") == "personal" and data.get("brand_id") is not None:
         raise ValidationError("Must be null for personal posts.", "brand_id")
 
@@ -42,8 +52,9 @@ def brand_id_field(**kwargs):
         100,
         allow_none=True,
         metadata={
-            "description": "The company page the automation posts to. Required (not null) "
-            "when type is brand; must be null or absent when type is personal."
+            "description": "The company page the automation posts to (its brand channel's id). "
+            "Required (not null) when type is brand; must be null or absent when type is "
+            "personal; never `personal`, the personal channel's id."
         },
         **kwargs,
     )

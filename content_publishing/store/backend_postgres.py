@@ -155,6 +155,19 @@ class Backend:
 
     defers = True  # a BEGIN and unread writes ride with the next statement (store/db.py)
 
+    # A transaction whose row locks others queue behind (store/db.py,
+    # transaction(short_locks=True)) commits without waiting for its WAL to
+    # reach the disk, so that its locks go at once; then a transaction of one
+    # statement that takes an id commits the usual way, and its flush carries
+    # every commit before it, this one's included, to the disk. Concurrent
+    # such flushes are one write of the WAL (PostgreSQL's group commit).
+    early_release_sql = "SET LOCAL synchronous_commit = off"
+    durable_sql = (
+        "BEGIN",
+        "SELECT pg_logical_emit_message(true, 'content-publishing', 'flush')",
+        "COMMIT",
+    )
+
     def send(self, conn, batch):
         """Run `batch`, a list of (sql, params, many), in one round trip: one
         statement alone, several in psycopg's pipeline mode, which keeps

@@ -152,6 +152,7 @@ class Backend:
     begin_read_sql = "BEGIN"  # WAL: one snapshot from the first read on
 
     defers = False  # no round trips to save; BEGIN IMMEDIATE must lock before the first read
+    early_release_sql = None  # a commit is on disk before the write lock goes (synchronous=FULL)
 
     def send(self, conn, batch):
         """Run `batch`, a list of (sql, params, many), in turn; the cursor of
@@ -267,10 +268,9 @@ class Backend:
 
     def check(self, version, must_exist=False):
         """One line saying why this path cannot hold our database, or None."""
-        path = self.path
-        if path == ":memory:":
+        if self.path == ":memory:":
             return None
-        p = Path(path)
+        p = Path(self.path)
         directory = p.parent
         if not directory.is_dir():
             return f"database directory {directory} does not exist"
@@ -279,18 +279,9 @@ class Backend:
                 f"database {p} is a directory, not a file: FLASK_DATABASE names the "
                 f"SQLite file itself (such as {p / 'publishing.sqlite'})"
             )
-        if p.exists():
-            if not p.is_file():
-                return f"database {p} is not a regular file: FLASK_DATABASE names an SQLite file"
-            if not os.access(p, os.R_OK | os.W_OK):
-                return f"database file {p} is not readable and writable"
-            try:
-                with open(p, "rb") as f:
-                    head = f.read(16)
-            except OSError as e:
-                return f"database file {p} cannot be read ({e.strerror or e})"
-            if head and head != b"SQLite format 3\x00":
-                return f"database file {p} is not an SQLite database"
+        problem = _unusable_file(p) if p.exists() else None
+        if problem:
+            return problem
         if not os.access(directory, os.W_OK | os.X_OK):
             return f"database directory {directory} is not writable (SQLite needs it for the -wal file)"
         if not p.exists():
@@ -304,6 +295,22 @@ class Backend:
 
     def describe(self):
         return str(self.path)
+
+
+def _unusable_file(p):
+    """Why the existing path `p` is no SQLite file we can use, or None."""
+    if not p.is_file():
+        return f"database {p} is not a regular file: FLASK_DATABASE names an SQLite file"
+    if not os.access(p, os.R_OK | os.W_OK):
+        return f"database file {p} is not readable and writable"
+    try:
+        with open(p, "rb") as f:
+            head = f.read(16)
+    except OSError as e:
+        return f"database file {p} cannot be read ({e.strerror or e})"
+    if head and head != b"SQLite format 3\x00":
+        return f"database file {p} is not an SQLite database"
+    return None
 
 
 def _probe(path, version):

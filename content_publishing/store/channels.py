@@ -1,14 +1,20 @@
 """Channels, and the planned posts of a channel that the queue and the guards read."""
 
-from content_publishing.store.db import rows
+from content_publishing.store.db import dialect, one, rows, value, write
 from content_publishing.store.records import OwnedTable
 
 COLUMNS = (
     "id, type, name, author_urn, timezone, slots, min_gap_minutes, daily_cap,"
-    " created_at, updated_at, version"
+    " created_at, updated_at, version, queue_full_until"
 )
 WRITABLE = ["type", "name", "author_urn", "timezone", "slots", "min_gap_minutes", "daily_cap"]
 channels = OwnedTable("channels", COLUMNS, json_columns=["slots"], writable=WRITABLE)
+
+# The channel a post belongs to, in SQL: `personal` for a personal post, its
+# brand_id for a brand post (planning/plan.py's channel_of). Written exactly
+# as in the index posts_channel_plan, so that the planner uses it.
+CHANNEL_OF_POST = "(CASE WHEN type = 'personal' THEN 'personal' ELSE brand_id END)"
+PLANNED = "status IN ('Scheduled', 'Publishing', 'Published')"
 
 
 def get_channel(user_id, channel_id):
@@ -18,8 +24,19 @@ def get_channel(user_id, channel_id):
 def lock_channel(user_id, channel_id):
     """The channel, locked until the transaction ends: every scheduling into
     it (queue, guards, import, recurrence) takes this lock first, so two
-    cannot both find the same slot free or both fit under a cap."""
-    return channels.lock(user_id, channel_id)
+    cannot both find the same slot free or both fit under a cap. With it,
+    `queue_hole`: the first instant at which a planned post left its place
+    before queue_full_until, or None (so that the queue asks for the holes
+    only when there are some)."""
+    row = one(_LOCK + dialect().for_update, (user_id, channel_id, channel_id, user_id))
+    return channels.record(row) if row else None
+
+
+_LOCK = (
+    f"SELECT {COLUMNS}, (SELECT min(at) FROM channel_queue_holes"
+    " WHERE user_id = ? AND channel_id = ?) AS queue_hole"
+    " FROM channels WHERE id = ? AND user_id = ?"
+)
 
 
 def insert_channel(user_id, channel_id, fields, now):
@@ -31,6 +48,7 @@ def update_channel(user_id, channel_id, changes, now):
 
 
 def delete_channel(user_id, channel_id):
+    forget_queue(user_id, channel_id)
     return channels.delete(user_id, channel_id)
 
 
@@ -61,21 +79,69 @@ def author_urns(user_id, channel_ids):
     }
 
 
-def _channel_posts(channel_id):
-    """The WHERE part that picks a channel's posts: the personal ones, or a brand's."""
-    if channel_id == "personal":
-        return "type = 'personal' AND brand_id IS NULL", []
-    return "type = 'brand' AND brand_id = ?", [channel_id]
-
-
 def planned_between(user_id, channel_id, start, end):
     """[{id, scheduled_at}] of the channel's Scheduled, Publishing and
     Published posts with start <= scheduled_at < end (stored text), in time
     order."""
-    which, params = _channel_posts(channel_id)
     return rows(
-        f"SELECT id, scheduled_at FROM posts WHERE user_id = ? AND {which}"
-        " AND status IN ('Scheduled', 'Publishing', 'Published')"
-        " AND scheduled_at >= ? AND scheduled_at < ? ORDER BY scheduled_at, id",
-        (user_id, *params, start, end),
+        f"SELECT id, scheduled_at FROM posts WHERE user_id = ? AND {CHANNEL_OF_POST} = ?"
+        f" AND {PLANNED} AND scheduled_at >= ? AND scheduled_at < ? ORDER BY scheduled_at, id",
+        (user_id, channel_id, start, end),
+    )
+
+
+def last_planned(user_id, channel_id):
+    """The scheduled_at of the channel's latest planned post, or None."""
+    return value(
+        f"SELECT scheduled_at FROM posts WHERE user_id = ? AND {CHANNEL_OF_POST} = ?"
+        f" AND {PLANNED} ORDER BY scheduled_at DESC LIMIT 1",
+        (user_id, channel_id),
+    )
+
+
+# --- where the queue stands (migration 0011_channel_rule_and_queue.sql) ----------------
+
+
+def set_queue_full_until(user_id, channel_id, at):
+    """Every slot of the channel before `at` is taken or barred (not a change
+    of the channel: no new version)."""
+    write(
+        "UPDATE channels SET queue_full_until = ? WHERE user_id = ? AND id = ?",
+        (at, user_id, channel_id),
+    )
+
+
+def queue_holes(user_id, channel_id, after, limit):
+    """Up to `limit` instants (stored text) after `after` (or from the first,
+    when None) where a planned post left its place before queue_full_until,
+    in time order."""
+    return [
+        r["at"]
+        for r in rows(
+            "SELECT at FROM channel_queue_holes WHERE user_id = ? AND channel_id = ? AND at > ?"
+            " ORDER BY at LIMIT ?",
+            (user_id, channel_id, after or "", limit),
+        )
+    ]
+
+
+def forget_queue_holes(user_id, channel_id, instants):
+    """Holes the queue looked around and found nothing free near."""
+    marks = ", ".join("?" * len(instants))
+    write(
+        f"DELETE FROM channel_queue_holes WHERE user_id = ? AND channel_id = ? AND at IN ({marks})",
+        (user_id, channel_id, *instants),
+    )
+
+
+def forget_queue(user_id, channel_id):
+    """The queue knows nothing of the channel's slots any more (its slots,
+    zone or guards changed): the next one looks from its start again."""
+    write(
+        "UPDATE channels SET queue_full_until = NULL WHERE user_id = ? AND id = ?",
+        (user_id, channel_id),
+    )
+    write(
+        "DELETE FROM channel_queue_holes WHERE user_id = ? AND channel_id = ?",
+        (user_id, channel_id),
     )

@@ -255,24 +255,45 @@ def _end(store, sql):
 
 
 @contextlib.contextmanager
-def transaction():
+def transaction(short_locks=False):
     """The unit of work of every write, committed when the block ends.
 
     On SQLite it takes the write lock before the first read; on PostgreSQL
     rows to be changed are read with lock_* functions (FOR UPDATE). Anything
     raised inside rolls the whole transaction back. Transactions do not nest:
     a store function that opened its own would break its caller's unit of work.
+
+    `short_locks`: for a transaction that others queue behind on one row
+    (add to queue, on its channel's row). On PostgreSQL its locks go as soon
+    as it commits, before its WAL is on disk, and the block returns only
+    once it is: the next one in the queue does not wait for this one's disk
+    write, and the writes of all of them go to disk together. A change may
+    then be seen by another reader a few milliseconds before it is durable
+    (never acted on by the dispatcher, whose own writes go to disk first);
+    the caller's 2xx still means durable. Nothing changes on SQLite.
     """
     store = _store()
     if _in_transaction(store, store.connection()):
         raise RuntimeError("transaction() inside a transaction: store functions never begin")
     _begin(store, store.backend.begin_write_sql)
+    early = short_locks and store.backend.early_release_sql
+    if early:
+        _unsent.writes.append((early, (), False))
     try:
         yield
         _end(store, "COMMIT")
     except BaseException:
         _end(store, "ROLLBACK")
         raise
+    if early:
+        _send_durable(store)
+
+
+def _send_durable(store):
+    """Wait until every commit so far is on disk (after a short_locks one)."""
+    statements = [(sql, (), False) for sql in store.backend.durable_sql]
+    _traced(statements, None)
+    store.backend.send(store.connection(), statements)
 
 
 @contextlib.contextmanager

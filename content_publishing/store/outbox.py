@@ -10,22 +10,30 @@ it is store/deliveries.py.
 
 import uuid
 
-from content_publishing.store.db import dialect, execute, execute_many, rows, value, write
+from content_publishing.store.db import dialect, execute, execute_many, one, rows, value
 from content_publishing.store.deliveries import ATTEMPT_COLUMNS, get_delivery
+from content_publishing.store.posts import EXPIRED, PUSHABLE, PUSHABLE_SOON
 
 
 def add_event(event_id, user_id, event_type, post_id, body, endpoint_ids, now):
     """The event, and a delivery of it to each endpoint, ready at once."""
-    write(
+    add_events(user_id, event_type, [(event_id, post_id, body)], endpoint_ids, now)
+
+
+def add_events(user_id, event_type, events, endpoint_ids, now):
+    """add_event for each (event_id, post_id, body) of `events`, all of one
+    user and type, in two statements."""
+    execute_many(
         "INSERT INTO webhook_events (id, user_id, type, post_id, body, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?)",
-        (event_id, user_id, event_type, post_id, body, now),
+        [(event_id, user_id, event_type, post_id, body, now) for event_id, post_id, body in events],
     )
     execute_many(
         "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, user_id, event_type, post_id,"
         " next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (str(uuid.uuid4()), event_id, endpoint_id, user_id, event_type, post_id, now, now, now)
+            for event_id, post_id, _ in events
             for endpoint_id in endpoint_ids
         ],
     )
@@ -37,6 +45,22 @@ _READY = "outcome = 'pending' AND next_attempt_at <= ? AND (lease_expires_at IS 
 def any_ready(now):
     """Whether a delivery waits for a dispatcher (a read, before taking the write lock)."""
     return value(f"SELECT 1 FROM webhook_deliveries WHERE {_READY} LIMIT 1", (now, now)) == 1
+
+
+def waiting(now, soon):
+    """What a dispatcher's round finds to do, in one read before it takes the
+    write lock: `pushable` (a due post waits for its post.due endpoint),
+    `expired` (a handoff ran out), `ready` (a delivery waits), each true or
+    false; and `next_due`, the scheduled_at of the first post to push after
+    `now` and up to `soon`, or None."""
+    return one(
+        f"SELECT EXISTS (SELECT 1 FROM posts p WHERE {PUSHABLE}) AS pushable,"
+        f" EXISTS (SELECT 1 FROM posts WHERE {EXPIRED}) AS expired,"
+        f" EXISTS (SELECT 1 FROM webhook_deliveries WHERE {_READY}) AS ready,"
+        f" (SELECT p.scheduled_at FROM posts p WHERE {PUSHABLE_SOON}"
+        " ORDER BY p.scheduled_at LIMIT 1) AS next_due",
+        (now, now, now, now, now, soon),
+    )
 
 
 def lease_ready(owner, now, lease_until, limit):
@@ -106,6 +130,42 @@ def record_attempt(delivery_id, owner, attempt, outcome):
         ),
     )
     return True
+
+
+def record_delivered(owner, delivery_ids, attempts, now):
+    """record_attempt for many deliveries that got their 2xx, in three
+    statements; the ids recorded (those `owner` still held). `attempts`:
+    {delivery id: attempt row}."""
+    if not delivery_ids:
+        return set()
+    marks = ", ".join("?" * len(delivery_ids))
+    recorded = {
+        r["id"]
+        for r in rows(
+            "UPDATE webhook_deliveries SET outcome = 'delivered', attempt_count = attempt_count + 1,"
+            " next_attempt_at = NULL, last_error = NULL, lease_owner = NULL, lease_expires_at = NULL,"
+            f" updated_at = ? WHERE id IN ({marks}) AND lease_owner = ? AND outcome = 'pending'"
+            " RETURNING id",
+            (now, *delivery_ids, owner),
+        )
+    }
+    execute_many(
+        f"INSERT INTO webhook_attempts ({ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                delivery_id,
+                attempts[delivery_id]["attempted_at"],
+                attempts[delivery_id]["outcome"],
+                attempts[delivery_id]["status_code"],
+                attempts[delivery_id]["duration_ms"],
+                attempts[delivery_id]["error"],
+                attempts[delivery_id]["response"],
+            )
+            for delivery_id in delivery_ids
+            if delivery_id in recorded
+        ],
+    )
+    return recorded
 
 
 def renew(owner, now, lease_until):

@@ -3,7 +3,7 @@
 import uuid
 
 from content_publishing.store import history, stats
-from content_publishing.store.db import dialect, execute, execute_many, one, rows, value
+from content_publishing.store.db import dialect, execute, one, rows, value
 from content_publishing.store.idempotency import post_keys
 from content_publishing.store.paging import POST_KINDS, Page, page
 from content_publishing.store.records import OwnedTable
@@ -73,7 +73,7 @@ ORDERS = {
     "-impressions": lambda: stats.order_by_latest("impressions"),
     "-engagement": lambda: stats.order_by_latest("engagement"),
 }
-_EXPIRED = "status = 'Publishing' AND handoff_expires_at <= ?"
+EXPIRED = "status = 'Publishing' AND handoff_expires_at <= ?"
 
 
 def _with_stats(records):
@@ -190,8 +190,7 @@ def claim_due(user_id, now, limit, expires_at, post_type=None, sendable=None):
     if not found:
         return [], held
     ids = [r["id"] for r in found]
-    _hand_off(ids, [expires_at] * len(ids), now, acknowledged=True)
-    return _records_in_order(ids), held
+    return _hand_off(ids, [expires_at] * len(ids), now, acknowledged=True), held
 
 
 def _sendable(found, sendable):
@@ -205,15 +204,23 @@ def _sendable(found, sendable):
 
 
 def _hand_off(ids, expiries, now, acknowledged):
-    execute_many(
-        "UPDATE posts SET status = 'Publishing', handoff_id = ?, handoff_expires_at = ?,"
-        " handoff_acknowledged = ?, handoff_error = NULL, handoff_count = handoff_count + 1,"
-        " updated_at = ?, version = version + 1 WHERE id = ?",
-        [
-            (str(uuid.uuid4()), expires, int(acknowledged), now, post_id)
-            for post_id, expires in zip(ids, expiries, strict=True)
-        ],
-    )
+    """Hand the posts over in one statement (each its own new handoff_id and
+    expiry); their records, in the order of `ids`."""
+    cases = " ".join(["WHEN ? THEN ?"] * len(ids))
+    handoffs = [v for post_id in ids for v in (post_id, str(uuid.uuid4()))]
+    expiring = [v for pair in zip(ids, expiries, strict=True) for v in pair]
+    found = {
+        r["id"]: r
+        for r in rows(
+            f"UPDATE posts SET status = 'Publishing', handoff_id = CASE id {cases} END,"
+            f" handoff_expires_at = CASE id {cases} END, handoff_acknowledged = ?,"
+            " handoff_error = NULL, handoff_count = handoff_count + 1, updated_at = ?,"
+            f" version = version + 1 WHERE id IN ({', '.join('?' * len(ids))})"
+            f" RETURNING user_id, {COLUMNS}",
+            (*handoffs, *expiring, int(acknowledged), now, *ids),
+        )
+    }
+    return [posts.record(found[post_id]) for post_id in ids]
 
 
 def _records_in_order(ids):
@@ -226,15 +233,21 @@ def _records_in_order(ids):
     return _with_stats([posts.record(found[post_id]) for post_id in ids])
 
 
-_PUSHABLE = (
-    "p.status = 'Scheduled' AND p.scheduled_at <= ? AND EXISTS (SELECT 1 FROM webhook_endpoints e"
+_PUSH_ENDPOINT = (
+    "EXISTS (SELECT 1 FROM webhook_endpoints e"
     " WHERE e.user_id = p.user_id AND e.enabled = 1 AND e.events LIKE '%\"post.due\"%')"
+)
+PUSHABLE = f"p.status = 'Scheduled' AND p.scheduled_at <= ? AND {_PUSH_ENDPOINT}"
+# Due after the first and up to the second time: a short stretch, so that
+# posts of users who claim instead are never walked far.
+PUSHABLE_SOON = (
+    f"p.status = 'Scheduled' AND p.scheduled_at > ? AND p.scheduled_at <= ? AND {_PUSH_ENDPOINT}"
 )
 
 
 def any_pushable(now):
     """Whether a due post waits for a post.due endpoint (a read, before the write lock)."""
-    return value(f"SELECT 1 FROM posts p WHERE {_PUSHABLE} LIMIT 1", (now,)) == 1
+    return value(f"SELECT 1 FROM posts p WHERE {PUSHABLE} LIMIT 1", (now,)) == 1
 
 
 def push_due(now, limit, expires_at, sendable=None):
@@ -244,7 +257,7 @@ def push_due(now, limit, expires_at, sendable=None):
     2xx. Returns (their records, each with its user_id; [(user_id, id)] of
     those held back by `sendable`, as claim_due)."""
     found = rows(
-        f"SELECT p.id, p.user_id, p.scheduled_at, p.content FROM posts p WHERE {_PUSHABLE}"
+        f"SELECT p.id, p.user_id, p.scheduled_at, p.content FROM posts p WHERE {PUSHABLE}"
         " ORDER BY p.scheduled_at, p.id LIMIT ?" + dialect().skip_locked,
         (now, limit),
     )
@@ -252,8 +265,8 @@ def push_due(now, limit, expires_at, sendable=None):
     if not found:
         return [], held
     ids = [r["id"] for r in found]
-    _hand_off(ids, [expires_at(r["scheduled_at"]) for r in found], now, acknowledged=False)
-    return _records_in_order(ids), held
+    expiries = [expires_at(r["scheduled_at"]) for r in found]
+    return _hand_off(ids, expiries, now, acknowledged=False), held
 
 
 def handoff(post_id):
@@ -264,15 +277,22 @@ def handoff(post_id):
     )
 
 
-def acknowledge_handoff(post_id, handoff_id, now, expires_at):
-    """The automation took the pushed post (a 2xx): its lease starts now.
-    Only while that handoff is current and unacknowledged: the post's
-    user_id if it was, else None."""
-    return value(
+def acknowledge_handoffs(handoffs, now, expires_at):
+    """The automation took these pushed posts (a 2xx): for each (post_id,
+    handoff_id), its lease starts now, only while that handoff is current
+    and unacknowledged. One statement; [{id, user_id, handoff_id}] of those
+    acknowledged."""
+    if not handoffs:
+        return []
+    ids = [post_id for post_id, _ in handoffs]
+    pairs = ", ".join(["(?, ?)"] * len(handoffs))
+    return rows(
         "UPDATE posts SET handoff_acknowledged = 1, handoff_error = NULL, handoff_expires_at = ?,"
-        " updated_at = ?, version = version + 1 WHERE id = ? AND status = 'Publishing'"
-        " AND handoff_id = ? AND handoff_acknowledged = 0 AND handoff_expires_at > ? RETURNING user_id",
-        (expires_at, now, post_id, handoff_id, now),
+        " updated_at = ?, version = version + 1"
+        f" WHERE id IN ({', '.join('?' * len(ids))}) AND (id, handoff_id) IN (VALUES {pairs})"
+        " AND status = 'Publishing' AND handoff_acknowledged = 0 AND handoff_expires_at > ?"
+        " RETURNING id, user_id, handoff_id",
+        (expires_at, now, *ids, *[v for pair in handoffs for v in pair], now),
     )
 
 
@@ -289,9 +309,9 @@ def note_handoff_error(post_id, handoff_id, error):
 def has_expired_handoffs(now, user_id=None):
     """Whether any handoff (of one user, or any) ran out by `now` without a result."""
     if user_id is None:
-        return value(f"SELECT 1 FROM posts WHERE {_EXPIRED} LIMIT 1", (now,)) == 1
+        return value(f"SELECT 1 FROM posts WHERE {EXPIRED} LIMIT 1", (now,)) == 1
     return (
-        value(f"SELECT 1 FROM posts WHERE {_EXPIRED} AND user_id = ? LIMIT 1", (now, user_id)) == 1
+        value(f"SELECT 1 FROM posts WHERE {EXPIRED} AND user_id = ? LIMIT 1", (now, user_id)) == 1
     )
 
 
@@ -302,7 +322,7 @@ def expire_handoffs(now, errors, user_id=None):
     handoff, errors[0] + the expiry time + errors[1]; for a pushed one never
     acknowledged, errors[2] + the expiry time + errors[3] + its last delivery
     error. Returns [{id, user_id}] of the posts changed."""
-    where, params = _EXPIRED, [now]
+    where, params = EXPIRED, [now]
     if user_id is not None:
         where += " AND user_id = ?"
         params.append(user_id)
@@ -319,7 +339,7 @@ def expire_handoffs(now, errors, user_id=None):
 def expired_handoffs(now, user_id=None):
     """{post id: (handoff_id, handoff_expires_at)} of the handoffs that ran
     out by `now`, read before expire_handoffs clears them (for the history)."""
-    where, params = _EXPIRED, [now]
+    where, params = EXPIRED, [now]
     if user_id is not None:
         where += " AND user_id = ?"
         params.append(user_id)
@@ -332,7 +352,7 @@ def expired_handoffs(now, user_id=None):
 def expired_series_occurrences(now, user_id=None):
     """[{id, user_id}] of expired handoffs whose post continues a series,
     which are settled one by one (posts.settle_all)."""
-    where, params = f"{_EXPIRED} AND repeat IS NOT NULL AND series_continued = 0", [now]
+    where, params = f"{EXPIRED} AND repeat IS NOT NULL AND series_continued = 0", [now]
     if user_id is not None:
         where += " AND user_id = ?"
         params.append(user_id)

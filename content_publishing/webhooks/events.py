@@ -78,10 +78,27 @@ def ping(user_id, endpoint_id, now):
     return event_id
 
 
-def post_due(user_id, post, handoff, now):
-    """The handoff of a due post to the user's post.due endpoint. `handoff`:
-    what the automation is told beside the post (its callback_url, the
-    lease_seconds that start when it acknowledges the delivery, and the
-    linkedin_request to send)."""
-    data = {"post": render(post_schema, post), "handoff_id": post["handoff_id"], **handoff}
-    return emit(user_id, "post.due", data, now, post_id=post["id"])
+def posts_due(user_id, handed, now):
+    """The handoffs of due posts to the user's post.due endpoint: for each
+    (post, handoff) of `handed`, the post and what the automation is told
+    beside it (its callback_url, the lease_seconds that start when it
+    acknowledges the delivery, and the linkedin_request to send). Her
+    endpoints are read once, the events and deliveries written in two
+    statements."""
+    endpoint_ids = webhook_store.subscribed(user_id, "post.due")
+    if not endpoint_ids:
+        return []
+    events = [
+        (
+            new_id(),
+            post["id"],
+            body(
+                "post.due",
+                {"post": render(post_schema, post), "handoff_id": post["handoff_id"], **handoff},
+                now,
+            ),
+        )
+        for post, handoff in handed
+    ]
+    outbox.add_events(user_id, "post.due", events, endpoint_ids, now)
+    return [event_id for event_id, _, _ in events]

@@ -307,60 +307,67 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
-def _guarded(base):
-    class Guarded(base):
-        """Resolves the host once, vets every address, and connects to a
-        vetted one (the name stays the Host header and the TLS server name);
-        keeps to the deadline of the attempt in progress."""
+class _Guarded:
+    """Mixed in before urllib3's HTTP(S)Connection: resolves the host once, vets every address, and connects to a
+    vetted one (the name stays the Host header and the TLS server name);
+    keeps to the deadline of the attempt in progress."""
 
-        guard = None  # set per Sender (its subclass of this class)
+    guard = None  # set per Sender (its subclass of this class)
 
-        def request(self, *args, **kwargs):
-            deadline = Deadline.current()
-            if deadline is not None:
-                deadline.watch(self)
-            return super().request(*args, **kwargs)
+    def request(self, *args, **kwargs):
+        deadline = Deadline.current()
+        if deadline is not None:
+            deadline.watch(self)
+        return super().request(*args, **kwargs)
 
-        def _new_conn(self):
-            deadline = Deadline.current()
-            if deadline is not None:
-                deadline.check()
-            if self.port == 0:
-                raise Refused("port 0 is not a port anything listens on")
+    def _new_conn(self):
+        deadline = Deadline.current()
+        if deadline is not None:
+            deadline.check()
+        if self.port == 0:
+            raise Refused("port 0 is not a port anything listens on")
+        try:
+            infos = socket.getaddrinfo(self._dns_host, self.port, type=socket.SOCK_STREAM)
+        except socket.gaierror as e:
+            raise NameResolutionError(self.host, self, e) from e
+        if not self.guard.allows_host(self.host, self.port):
+            if self.guard.lists_host(self.host):
+                raise Refused(f"{self.host} is a host{_other_ports(self.port)}")
+            for info in infos:  # every address before any connection
+                check_address(info[4][0], self.guard, self.port)
+        error = None
+        for family, kind, proto, _, address in infos:
             try:
-                infos = socket.getaddrinfo(self._dns_host, self.port, type=socket.SOCK_STREAM)
-            except socket.gaierror as e:
-                raise NameResolutionError(self.host, self, e) from e
-            if not self.guard.allows_host(self.host, self.port):
-                if self.guard.lists_host(self.host):
-                    raise Refused(f"{self.host} is a host{_other_ports(self.port)}")
-                for info in infos:  # every address before any connection
-                    check_address(info[4][0], self.guard, self.port)
-            error = None
-            for family, kind, proto, _, address in infos:
-                sock = socket.socket(family, kind, proto)
-                try:
-                    for option in self.socket_options or ():
-                        sock.setsockopt(*option)
-                    sock.settimeout(self.timeout)
-                    sock.connect(address)
-                    # What a private receiver answers stays out of the
-                    # delivery log (Sender.send): only its status is kept.
-                    self.private_peer = not self.guard.allow_all and reaches_private(address[0])
-                    return sock
-                except OSError as e:
-                    sock.close()
-                    error = e
-            if isinstance(error, TimeoutError | socket.timeout):
-                raise urllib3.exceptions.ConnectTimeoutError(
-                    self, f"connecting to {self.host} timed out"
-                ) from error
-            raise NewConnectionError(self, f"failed to connect: {error}") from error
+                return self._connect(family, kind, proto, address)
+            except OSError as e:
+                error = e
+        if isinstance(error, TimeoutError | socket.timeout):
+            raise urllib3.exceptions.ConnectTimeoutError(
+                self, f"connecting to {self.host} timed out"
+            ) from error
+        raise NewConnectionError(self, f"failed to connect: {error}") from error
 
-    return Guarded
+    def _connect(self, family, kind, proto, address):
+        """A socket connected to one vetted address, or OSError."""
+        sock = socket.socket(family, kind, proto)
+        try:
+            for option in self.socket_options or ():
+                sock.setsockopt(*option)
+            sock.settimeout(self.timeout)
+            sock.connect(address)
+        except OSError:
+            sock.close()
+            raise
+        # What a private receiver answers stays out of the delivery log
+        # (Sender.send): only its status is kept.
+        self.private_peer = not self.guard.allow_all and reaches_private(address[0])
+        return sock
 
 
-_CONNECTIONS = (_guarded(HTTPConnection), _guarded(HTTPSConnection))
+_CONNECTIONS = (
+    type("GuardedHTTPConnection", (_Guarded, HTTPConnection), {}),
+    type("GuardedHTTPSConnection", (_Guarded, HTTPSConnection), {}),
+)
 
 
 class Sender:

@@ -1,4 +1,4 @@
--- Version 10 -> 11: what each published post did on the network.
+-- Version 11 -> 12: what each published post did on the network.
 --
 -- post_stats holds every snapshot of a post's figures, one per (post,
 -- taken_at): the same pair sent again replaces the figures, so a collector
