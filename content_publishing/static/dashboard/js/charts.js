@@ -121,7 +121,9 @@ export function barChart(width, rows, { max } = {}) {
   const height = rows.length * rowH + 4;
   const svg = svgRoot(width, height, "bar-chart");
   const top = max ?? Math.max(0, ...rows.map((row) => row.value));
-  const valueRoom = Math.min(150, Math.max(90, width * 0.22));
+  // Room after the longest bar for the longest value, so that none is cut.
+  const longest = Math.max(0, ...rows.map((row) => Array.from(row.text).length));
+  const valueRoom = Math.min(width * 0.5, longest * TEXT * FONT_WIDTH + 12);
   const barRoom = Math.max(20, width - valueRoom - 4);
   rows.forEach((row, i) => {
     const y0 = i * rowH;
