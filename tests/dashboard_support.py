@@ -91,8 +91,12 @@ def sign_in(page, server, key):
 
 def shoot(page, name):
     """A full-page picture in test-artifacts/. The passing notice is emptied
-    first: fixed to the window, it would float over the middle of the page."""
-    page.evaluate("() => { document.getElementById('notice').textContent = ''; }")
+    first: fixed to the window, it would float over the middle of the page;
+    and the page is scrolled to its top, where a sticky panel (the composer's
+    preview) sits in its place rather than where the window last was."""
+    page.evaluate(
+        "() => { document.getElementById('notice').textContent = ''; window.scrollTo(0, 0); }"
+    )
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}.png"), full_page=True)
 

@@ -102,6 +102,7 @@ def test_schedule_watch_it_go_out_and_fail(browser, server, user):
         page.fill("#brand_id", "acme-corp")
         page.fill("#content", "Our spring launch is live: see what is new.")
         shoot(page, "post-form")
+        page.get_by_text("Media URLs: add images or a document by link").click()
         page.fill("#media_urls", "ftp://files.example/launch.png")
         page.get_by_role("button", name="Save draft").click()
         alert = page.locator(".form-problem [role=alert]")

@@ -15,10 +15,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from PIL import Image
+from pypdf import PdfWriter
 
+from content_publishing.linkedin import escape
 from harness import Client, free_port
 from harness.api import API, CHANNELS, DASHBOARD, ITEM, POSTS
 from tests.dashboard_support import (
+    WIDE,
     ZONE,
     assert_clean,
     dashboard_server,
@@ -158,7 +161,7 @@ def test_compose_with_images_preview_repeat_and_schedule(browser, server, user):
 
         # The post view: the picture, the repeat, and the history as a timeline.
         page.locator(".view .repeat-badge").wait_for()
-        assert loaded_widths(page, ".thumbs-large img") == [64]
+        assert loaded_widths(page, ".post-media .li-media-one img") == [64]
         history = page.locator(".timeline-entry")
         history.nth(1).wait_for()
         assert [e.get_attribute("data-action") for e in history.all()] == [
@@ -338,4 +341,291 @@ def test_month_calendar_compose_for_a_day_and_drag_to_reschedule(browser, server
 
         page.goto(f"{server.url}{DASHBOARD}#/calendar/month/{date(10)}")
         shoot_at_phone_width(page, "planner-month-phone", f"[data-post-id='{weekly['id']}']")
+        assert_clean(page, server)
+
+
+def pdf(pages):
+    """A PDF of `pages` blank A4 pages, as a spreadsheet tool would export one."""
+    writer = PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(width=595, height=842)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def media_order(page):
+    return page.input_value("#media_urls").split("\n")
+
+
+BOXES = """(selector) => [...document.querySelectorAll(selector)].map((e) => {
+    const r = e.getBoundingClientRect();
+    return {x: r.x, y: r.y, width: r.width, height: r.height};
+})"""
+
+
+def boxes_of(page, selector):
+    """The boxes of what `selector` finds, read in one go in the page: the
+    preview is drawn again when the service's answer comes, which would
+    detach an element read a moment later."""
+    return page.evaluate(BOXES, selector)
+
+
+def cell_boxes(page):
+    return boxes_of(page, ".preview-panel .li-media .li-cell")
+
+
+def test_compose_three_images_in_order_with_alt_text_a_mention_and_a_first_comment(
+    browser, server, user
+):
+    """Three images uploaded, put in order by dragging and from the keyboard,
+    each with its alt text (one kept in the media library, one the post's own,
+    one missing and nudged); a plain "@Name" tagged from the preview's
+    warning; a first comment counted as LinkedIn counts it; the preview's grid
+    as LinkedIn lays out 1, 2, 3, 4 and 5 images. Read back through the API."""
+    _, key = user
+    api = Client(server.url, key)
+    r = api.post(
+        CHANNELS, {"type": "personal", "name": "Dana Reyes", "author_urn": "urn:li:person:dana1"}
+    )
+    assert r.status == 201, r
+    colours = {"red": (64, 48), "green": (48, 64), "blue": (64, 64)}
+    with tab(browser, server, viewport=WIDE) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/posts/new")
+        page.fill("#content", "Thanks @Jane Doe for the photos of our spring offsite!")
+        page.set_input_files(
+            "#media-files",
+            [
+                {"name": f"{c}.png", "mimeType": "image/png", "buffer": png(c, size)}
+                for c, size in colours.items()
+            ],
+        )
+        rows = page.locator(".media-list .media-row")
+        rows.nth(2).wait_for()
+        red, green, blue = media_order(page)
+        assert loaded_widths(page, ".media-list img") == [64, 48, 64]
+        # Every image starts without alt text: each row is nudged.
+        assert page.locator(".media-row.alt-missing").count() == 3
+        assert "No alt text yet" in rows.nth(0).text_content()
+
+        # The first image's alt text kept in the media library, for every post.
+        page.fill("#alt-0", "Red banner reading Spring offsite 2026")
+        rows.nth(0).get_by_role("button", name="Keep it in the media library").click()
+        rows.nth(0).locator(".alt-hint", has_text="From your media library").wait_for()
+        red_id = red.rsplit("/", 1)[1].split(".")[0]
+        assert api.get(f"{API}/media-item/{red_id}").json["alt_text"] == (
+            "Red banner reading Spring offsite 2026"
+        )
+        # The second's for this post only; the third left without.
+        page.fill("#alt-1", "The team on the green hill")
+        assert "For this post only" in rows.nth(1).text_content()
+        assert page.locator(".media-row.alt-missing").count() == 1
+
+        # Dragged: the third image onto the first takes its place.
+        page.drag_and_drop(
+            ".media-row:nth-child(3) .media-grip", ".media-row:nth-child(1) .media-grip"
+        )
+        page.wait_for_function(
+            "(blue) => document.getElementById('media_urls').value.startsWith(blue)", arg=blue
+        )
+        assert media_order(page) == [blue, red, green]
+        # From the keyboard: the first image (now the red one) one place later,
+        # and the button keeps focus on its new row to be pressed again.
+        page.get_by_role("button", name="Move image 2 later").focus()
+        page.keyboard.press("Enter")
+        assert media_order(page) == [blue, green, red]
+        focused = page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+        assert focused == "Move image 3 earlier"  # the last row has no later
+        assert "moved to place 3 of 3" in page.text_content(".upload-status")
+        # Each alt text went with its image.
+        assert page.input_value("#alt-1") == "The team on the green hill"
+        assert page.input_value("#alt-2") == "Red banner reading Spring offsite 2026"
+
+        # The first comment, counted as LinkedIn counts it (escaped).
+        comment = "Full album: example.com/offsite_(2026) and the recap (5 min read)"
+        page.fill("#first_comment", comment)
+        counter = page.locator("#first-comment-count")
+        assert counter.locator(".linkedin-count").text_content() == (
+            f"{len(escape(comment))} of 1,250"
+        )
+        assert len(escape(comment)) == len(comment) + 5  # _ ( ) ( ): escaped, no URL here
+
+        # The preview: the mention that tags no one, with a way to tag her.
+        preview = page.locator(".preview-panel")
+        mention = preview.locator("[data-code=plain_mention]")
+        mention.wait_for()
+        assert "“@Jane Doe” tags no one" in mention.text_content()
+        missing = preview.locator("[data-code=alt_text_missing]", has_text="Image 1 has no alt")
+        missing.get_by_role("button", name="Describe image 1").click()
+        assert page.evaluate("() => document.activeElement.id") == "alt-0"
+        page.locator(".preview-panel[data-fresh=true]").wait_for()
+        # Three images as LinkedIn lays them out: one large on top, two below.
+        grid = preview.locator(".li-media")
+        assert grid.get_attribute("class") == "li-media li-media-three"
+        top, left, right = cell_boxes(page)
+        assert abs(top["width"] - (left["width"] + right["width"])) <= 3
+        assert left["y"] >= top["y"] + top["height"] and abs(left["y"] - right["y"]) < 1
+        alts = grid.locator("img").evaluate_all("(imgs) => imgs.map((img) => img.alt)")
+        assert alts == ["", "The team on the green hill", "Red banner reading Spring offsite 2026"]
+        assert preview.locator(".li-comment-text").text_content() == comment
+        shoot(page, "composer-three-images")
+        shoot_at_phone_width(page, "composer-three-images-phone", ".media-row", back=WIDE)
+
+        mention.get_by_label("LinkedIn URN of Jane Doe").fill("jane")
+        mention.get_by_role("button", name="Tag Jane Doe").click()
+        assert "Paste Jane Doe's URN" in mention.locator(".mention-error").text_content()
+        mention.get_by_label("LinkedIn URN of Jane Doe").fill("urn:li:person:jane-42")
+        mention.get_by_role("button", name="Tag Jane Doe").click()
+        assert page.input_value("#content") == (
+            "Thanks @[Jane Doe](urn:li:person:jane-42) for the photos of our spring offsite!"
+        )
+        page.locator(".preview-panel[data-fresh=true]").wait_for()
+        page.wait_for_function(
+            "() => !document.querySelector('.preview-panel [data-code=plain_mention]')"
+        )
+        # The preview shows the tag as LinkedIn does: her name alone, marked.
+        tagged = preview.locator(".preview-text .li-mention")
+        assert tagged.text_content() == "Jane Doe"
+        assert tagged.get_attribute("title") == "urn:li:person:jane-42"
+        assert preview.locator(".preview-text").text_content() == (
+            "Thanks Jane Doe for the photos of our spring offsite!"
+        )
+        shoot(page, "composer-mention-tagged")
+
+        page.get_by_role("button", name="Save draft").click()
+        page.wait_for_url(re.compile(r"#/posts/[0-9a-f-]{36}$"))
+        post_id = page.url.rsplit("/", 1)[1]
+        stored = api.get(ITEM + post_id).json
+        assert stored["media_urls"] == [blue, green, red]
+        # The red image's alt text is the library's (null: the item's own).
+        assert stored["media_alt"] == [None, "The team on the green hill", None]
+        assert stored["first_comment"] == comment
+        assert stored["content"].startswith("Thanks @[Jane Doe](urn:li:person:jane-42) ")
+
+        # The post's page: the grid, each image's alt text, the first comment.
+        page.locator(".post-media .li-media-three").wait_for()
+        alt_list = page.locator(".alt-list li")
+        assert [li.text_content() for li in alt_list.all()] == [
+            "Image 1: no alt text (Edit to describe it)",
+            "Image 2: The team on the green hill",
+            "Image 3: Red banner reading Spring offsite 2026",
+        ]
+        assert "Posted by the automation right after the post" in page.text_content(
+            ".first-comment"
+        )
+        shoot(page, "post-three-images")
+
+        # The grid for 1, 2, 4 and 5 images, as LinkedIn lays them out.
+        page.goto(f"{server.url}{DASHBOARD}#/posts/{post_id}/edit")
+        page.locator(".media-row").nth(2).wait_for()
+        page.get_by_text("Media URLs: add images or a document by link").click()
+        more = [
+            api.request("POST", f"{API}/media", png(c), headers={"Content-Type": "image/png"}).json[
+                "url"
+            ]
+            for c in ("orange", "purple")
+        ]
+        for urls, layout in (
+            ([blue], "one"),
+            ([blue, green], "two"),
+            ([blue, green, red, more[0]], "four"),
+            ([blue, green, red, *more], "more"),
+        ):
+            page.fill("#media_urls", "\n".join(urls))
+            grid.and_(page.locator(f".li-media-{layout}")).wait_for()
+            boxes = cell_boxes(page)
+            assert len(boxes) == min(len(urls), 4)
+            if layout == "one":
+                [post] = boxes_of(page, ".preview-panel .li-post")
+                assert boxes[0]["width"] >= post["width"] - 3
+            if layout == "two":
+                assert abs(boxes[0]["y"] - boxes[1]["y"]) < 1
+            if layout in ("four", "more"):  # two by two
+                assert abs(boxes[0]["y"] - boxes[1]["y"]) < 1
+                assert abs(boxes[2]["x"] - boxes[0]["x"]) < 1 and boxes[2]["y"] > boxes[0]["y"]
+        assert preview.locator(".li-more").text_content() == "+1"
+        # Taken out and put back, the green image kept the words written for it.
+        assert page.input_value("#alt-1") == "The team on the green hill"
+        page.locator(".preview-panel[data-fresh=true]").wait_for()
+        shoot(page, "composer-five-images")
+        assert_clean(page, server)
+
+
+def test_a_document_post_with_its_title_scheduled_and_shown_as_a_card(browser, server, user):
+    """A PDF dropped in: its row with its pages, the title proposed from the
+    file name and edited, images refused beside it; the preview's document
+    card with the title and page count; the missing title nudged and warned
+    of, with a way to it; scheduled, then the post's page. Read back."""
+    _, key = user
+    api = Client(server.url, key)
+    brand_channel(api, "acme-corp", author_urn="urn:li:organization:42")
+    when = next_local(1, 10)  # a Tuesday, 10:00 Auckland
+    with tab(browser, server, viewport=WIDE) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/posts/new")
+        page.select_option("#channel", "acme-corp")
+        page.fill("#content", "Our Q3 in ten slides: what worked, what did not, and what is next.")
+        page.set_input_files(
+            "#media-files",
+            {"name": "q3-report_final.pdf", "mimeType": "application/pdf", "buffer": pdf(10)},
+        )
+        row = page.locator(".media-row[data-kind=document]")
+        row.wait_for()
+        assert "10 pages · q3-report_final.pdf" in row.text_content()
+        assert page.input_value("#document_title") == "q3 report final"
+        [url] = media_order(page)
+        assert url.startswith(f"{server.url}/media/") and url.endswith(".pdf")
+
+        # A post carries one document or images: an image beside it is refused.
+        page.set_input_files(
+            "#media-files", {"name": "chart.png", "mimeType": "image/png", "buffer": png("red")}
+        )
+        refusal = page.locator(".media-problem [role=alert]")
+        refusal.wait_for()
+        assert "chart.png: the post has a document" in refusal.text_content()
+        assert media_order(page) == [url]
+
+        # No title: the row and the preview say it is needed, with a way to it.
+        page.fill("#document_title", "")
+        assert "Needed to schedule" in row.text_content()
+        preview = page.locator(".preview-panel")
+        warning = preview.locator("[data-code=document_title_missing]")
+        warning.wait_for()
+        warning.get_by_role("button", name="Give it a title").click()
+        assert page.evaluate("() => document.activeElement.id") == "document_title"
+        page.keyboard.type("Q3 in ten slides")
+        card = preview.locator(".li-document")
+        card.locator(".li-document-title", has_text="Q3 in ten slides").wait_for()
+        assert card.locator(".li-document-pages").text_content() == " • 10 pages"
+        assert card.locator(".li-page-count").text_content() == "1 / 10"
+        page.wait_for_function(
+            "() => !document.querySelector('.preview-panel [data-code=document_title_missing]')"
+        )
+        page.fill("#first_comment", "Questions welcome below (we read every one)")
+        page.fill("#scheduled_at", when.strftime("%Y-%m-%dT%H:%M"))
+        shoot(page, "composer-document")
+        shoot_at_phone_width(page, "composer-document-phone", ".li-document", back=WIDE)
+
+        page.get_by_role("button", name="Schedule", exact=True).click()
+        page.wait_for_url(re.compile(r"#/posts/[0-9a-f-]{36}$"))
+        post_id = page.url.rsplit("/", 1)[1]
+        stored = api.get(ITEM + post_id).json
+        assert stored["status"] == "Scheduled"
+        assert stored["media_urls"] == [url] and stored["media_alt"] == [None]
+        assert stored["document_title"] == "Q3 in ten slides"
+        assert stored["first_comment"] == "Questions welcome below (we read every one)"
+        # The service hands LinkedIn the document with its title.
+        plan = api.post(f"{API}/api-v2-posts-preview", {"post_id": post_id}).json
+        assert plan["linkedin_request"]["body"]["content"]["media"]["title"] == "Q3 in ten slides"
+
+        # The post's page: the card, its title and pages, the first comment.
+        card = page.locator(".post-media .li-document")
+        card.locator(".li-document-pages", has_text="10 pages").wait_for()
+        assert card.locator(".li-document-title").text_content() == "Q3 in ten slides"
+        assert page.locator(".first-comment .content-block").text_content() == (
+            "Questions welcome below (we read every one)"
+        )
+        shoot(page, "post-document")
+        shoot_at_phone_width(page, "post-document-phone", ".li-document", back=WIDE)
         assert_clean(page, server)

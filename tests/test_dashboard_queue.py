@@ -1,17 +1,20 @@
 """The dashboard's planning views: queue search, channel
 filter and bulk actions; the Channels view with its weekly slot editor and
 guards; webhook endpoints managed in the Deliveries view; CSV import with
-per-row errors.
+per-row errors, its template with every column, and posts imported with a
+document, its title and a first comment.
 
 Headless Chromium against real gunicorn, one server for the module; every
 change is read back through the API. Screenshots at 1280 px and at phone
 width land in test-artifacts/dashboard-*.png.
 """
 
+import io
 import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from pypdf import PdfWriter
 
 from harness import Client
 from harness.api import API, CHANNELS, DASHBOARD, ITEM, POSTS
@@ -281,7 +284,31 @@ def test_csv_import_shows_every_bad_row_then_imports(browser, server, user):
         shoot(page, "import-errors")
         shoot_at_phone_width(page, "import-errors-phone", ".import-errors")
 
-        good = f'type,content,scheduled_at\npersonal,"Hello, world",\npersonal,Later,{when}\n'
+        # The example and the template name every column, the new ones too.
+        header = (
+            "type,brand_id,content,scheduled_at,media_urls,queue,repeat,"
+            "document_title,first_comment"
+        )
+        assert page.get_attribute("#import-csv", "placeholder").startswith(header + "\n")
+        with page.expect_download() as download:
+            page.click("#import-template")
+        template = download.value.path().read_text()
+        assert template.splitlines()[0] == header and "Q3 in ten slides" in template
+
+        # A document post with its title and a first comment, scheduled.
+        writer = PdfWriter()
+        writer.add_blank_page(width=595, height=842)
+        document = io.BytesIO()
+        writer.write(document)
+        r = api.request(
+            "POST", f"{API}/media", document.getvalue(), headers={"Content-Type": "application/pdf"}
+        )
+        assert r.status == 201, r
+        good = (
+            "type,content,scheduled_at,media_urls,document_title,first_comment\n"
+            'personal,"Hello, world",,,,\n'
+            f'personal,Later,{when},media:{r.json["id"]},Q3 in ten slides,"Questions (welcome)"\n'
+        )
         page.fill("#import-csv", good)
         page.get_by_role("button", name="Import", exact=True).click()
         page.locator(".import-posts li").nth(1).wait_for()
@@ -290,6 +317,10 @@ def test_csv_import_shows_every_bad_row_then_imports(browser, server, user):
             ("Hello, world", "Draft"),
             ("Later", "Scheduled"),
         ]
+        [imported] = [p for p in stored if p["content"] == "Later"]
+        assert imported["document_title"] == "Q3 in ten slides"
+        assert imported["first_comment"] == "Questions (welcome)"
+        assert imported["media_urls"][0].endswith(f"/media/{r.json['id']}.pdf")
         imports = [r for r in page.api_requests if r.url.endswith("/api-v2-posts-import")]
         assert all(r.headers["content-type"] == "text/csv" for r in imports)
         assert all(r.headers.get("idempotency-key") for r in imports)

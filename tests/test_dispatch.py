@@ -199,9 +199,10 @@ def test_an_unacknowledged_push_fails_the_post(server, user, dispatchers):
         add_endpoint(user, due_receiver.url, ["post.due"])
         failed_hook = add_endpoint(user, failed_receiver.url, ["post.failed"])
         failed_receiver.secrets.append(failed_hook["secret"])
-        dispatchers(FLASK_HANDOFF_MAX_DELAY_SECONDS="2")
+        # 3.5 s for retries 0.3 s apart: at least two attempts, on a busy machine too
+        dispatchers(FLASK_HANDOFF_MAX_DELAY_SECONDS="4")
         post = schedule(user, -0.5)
-        (event,) = failed_receiver.wait_for(lambda a: a, timeout=10, what="post.failed")
+        (event,) = failed_receiver.wait_for(lambda a: a, timeout=15, what="post.failed")
         assert event.verified_with and event.type == "post.failed"
         failed = event.json["data"]
         assert failed["id"] == post["id"] and failed["status"] == "Failed"

@@ -6,8 +6,10 @@
 // reserved characters escaped (docs/linkedin.md), in UTF-16 code units, where
 // an emoji counts 2 and an escaped "(" counts 2. The composer's counter and
 // its preview show that one count, the service's own once its preview answers.
+// A first comment is escaped and counted the same way, against 1,250.
 
 export const LINKEDIN_LIMIT = 3000;
+export const COMMENT_LIMIT = 1250; // a first comment, counted the same way
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 

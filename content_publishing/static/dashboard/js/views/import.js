@@ -7,7 +7,17 @@ import { explain } from "../explain.js";
 import * as time from "../time.js";
 import { heading, notify, statusBadge } from "../widgets.js";
 
-const EXAMPLE = "type,brand_id,content,scheduled_at,media_urls,queue,repeat\npersonal,,Monday tip: plan the week,,,true,\nbrand,acme-corp,\"Launch day, at last\",2030-01-07T09:00:00Z,,,\n";
+const COLUMNS = ["type", "brand_id", "content", "scheduled_at", "media_urls", "queue", "repeat", "document_title", "first_comment"];
+// The placeholder and the template to download: a queued tip with its link in
+// the first comment, a scheduled brand post, and a document post (a PDF of the
+// media library, named by its id; its title is needed to schedule it).
+const EXAMPLE = [
+  COLUMNS.join(","),
+  "personal,,Monday tip: plan the week,,,true,,,The checklist we use: example.com/plan",
+  'brand,acme-corp,"Launch day, at last",2030-01-07T09:00:00Z,,,,,',
+  "brand,acme-corp,Our Q3 report in ten slides,,media:<id of a PDF in your media library>,,,Q3 in ten slides,Questions welcome below",
+  "",
+].join("\n");
 
 export async function showImport(view) {
   let idempotencyKey = newIdempotencyKey();
@@ -54,8 +64,9 @@ export async function showImport(view) {
         "p",
         { class: "hint" },
         "A header row, then one post a row. Columns: ",
-        ["type", "brand_id", "content", "scheduled_at", "media_urls", "queue", "repeat"].map((c, n) => [n ? ", " : "", h("code", {}, c)]),
-        ". A row with scheduled_at is scheduled, one with queue = true takes its channel's next free slot, any other is a draft. All or nothing: one bad row and nothing is stored, with every bad row named below. At most 1,000 rows.",
+        COLUMNS.map((c, n) => [n ? ", " : "", h("code", {}, c)]),
+        ". A row with scheduled_at is scheduled, one with queue = true takes its channel's next free slot, any other is a draft. media_urls are separated by spaces: links, or media:<id> for an item of your media library; a document (a PDF) needs its document_title to be scheduled. first_comment is posted right after the post. All or nothing: one bad row and nothing is stored, with every bad row named below. At most 1,000 rows. ",
+        templateLink(),
       ),
       h("div", { class: "form-field" }, h("label", { for: "import-file" }, "CSV file"), file),
       h("div", { class: "form-field" }, h("label", { for: "import-csv" }, "Or paste the CSV"), text),
@@ -63,6 +74,14 @@ export async function showImport(view) {
     ),
     result,
   );
+}
+
+/** The example as a file to fill in with a spreadsheet (one address for the page's life). */
+let templateUrl = null;
+function templateLink() {
+  templateUrl ??= URL.createObjectURL(new Blob([EXAMPLE], { type: "text/csv" }));
+  const url = templateUrl;
+  return h("a", { href: url, download: "posts-template.csv", id: "import-template" }, "Download the template (CSV)");
 }
 
 function rowErrors(error) {

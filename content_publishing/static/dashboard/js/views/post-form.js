@@ -1,5 +1,6 @@
-// The composer: write a post, pick its channel, add images, see it as
-// LinkedIn will show it, and save it as a draft, schedule it or add it to the
+// The composer: write a post, pick its channel, add images or a document
+// (composer-media.js) and a first comment, see it as LinkedIn will show it
+// (linkedin-preview.js), and save it as a draft, schedule it or add it to the
 // channel's queue, in one step. A create carries an Idempotency-Key made when
 // the form opens, so a double submit or a retry after a lost answer makes one
 // post, not two. An edit sends only the fields that changed, on the version
@@ -7,15 +8,14 @@
 import { call, newIdempotencyKey } from "../api.js";
 import { h, show } from "../dom.js";
 import { explain, fieldErrors } from "../explain.js";
-import { LINKEDIN_LIMIT, cutAt, formatNumber, graphemeCount, linkedinLength } from "../text.js";
+import { COMMENT_LIMIT, LINKEDIN_LIMIT, formatNumber, graphemeCount, linkedinLength } from "../text.js";
 import * as time from "../time.js";
-import { channelOf, heading, loading, mediaThumbs, notify } from "../widgets.js";
+import { channelOf, heading, loading, notify } from "../widgets.js";
+import { mediaEditor } from "./composer-media.js";
+import { renderPreview, replaceMention } from "./linkedin-preview.js";
 
-const MAX_MEDIA = 9;
-const SEE_MORE_AT = 210; // LinkedIn folds a post after about this many characters
 const NARROW = window.matchMedia("(max-width: 1000px)"); // one column: the preview goes under the text
 const PREVIEW_DELAY_MS = 350;
-const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 const WEEKDAYS = [
   ["MO", "Mon"],
   ["TU", "Tue"],
@@ -102,28 +102,14 @@ function postForm(initial, channels, start, session, reload) {
   // text changes, then the service's own when its preview answers.
   let linkedinCount = 0;
 
-  const media = h("textarea", { id: "media_urls", name: "media_urls", rows: 2, "aria-describedby": "media-hint", spellcheck: "false" });
-  media.value = (post?.media_urls ?? []).join("\n");
-  const thumbs = h("div", { class: "composer-thumbs" });
-  const uploadStatus = h("p", { class: "hint upload-status", role: "status" });
-  const files = h("input", { type: "file", id: "media-files", accept: IMAGE_TYPES.join(","), multiple: true, class: "visually-hidden", onchange: () => upload([...files.files]) });
-  const dropzone = h(
-    "div",
-    { class: "dropzone", dataset: { dropzone: "" } },
-    h("p", {}, "Drop images here, or "),
-    h("label", { for: "media-files", class: "button" }, "Choose images…"),
-    files,
-  );
-  dropzone.addEventListener("dragover", (event) => {
-    event.preventDefault();
-    dropzone.classList.add("dropzone-over");
-  });
-  dropzone.addEventListener("dragleave", () => dropzone.classList.remove("dropzone-over"));
-  dropzone.addEventListener("drop", (event) => {
-    event.preventDefault();
-    dropzone.classList.remove("dropzone-over");
-    upload([...event.dataTransfer.files]);
-  });
+  const media = mediaEditor(post, { changed: () => schedulePreview(true) });
+
+  // The first comment: where a link keeps the post's reach. Counted as the
+  // content is, against LinkedIn's 1,250.
+  const comment = h("textarea", { id: "first_comment", name: "first_comment", rows: 3, "aria-describedby": "first-comment-count first-comment-hint" });
+  comment.value = post?.first_comment ?? "";
+  const commentCounter = h("p", { class: "hint counter", id: "first-comment-count", "aria-live": "polite" });
+  let commentCount = 0;
 
   const when = h("input", { id: "scheduled_at", name: "scheduled_at", type: "datetime-local", "aria-describedby": "when-hint" });
   const startAt = post?.scheduled_at ? new Date(post.scheduled_at) : start.at ? new Date(start.at) : start.day ? dayAt(start.day) : null;
@@ -154,16 +140,14 @@ function postForm(initial, channels, start, session, reload) {
     ),
     brandField,
     h("div", { class: "form-field" }, h("label", { for: "content" }, "Content"), content, counter),
+    media.element,
     h(
       "div",
       { class: "form-field" },
-      h("span", { class: "field-label" }, "Images"),
-      dropzone,
-      uploadStatus,
-      thumbs,
-      h("label", { for: "media_urls" }, "Media URLs"),
-      media,
-      h("p", { class: "hint", id: "media-hint" }, `Up to ${MAX_MEDIA} http or https links, one per line; uploaded images are added here.`),
+      h("label", { for: "first_comment" }, "First comment ", h("span", { class: "muted" }, "(optional)")),
+      comment,
+      commentCounter,
+      h("p", { class: "hint", id: "first-comment-hint" }, "Posted by the automation right after the post. Put the link here: LinkedIn shows a post with a link in its text to fewer people."),
     ),
     previewSpot,
     h(
@@ -207,47 +191,6 @@ function postForm(initial, channels, start, session, reload) {
     schedulePreview();
   });
 
-  function mediaList() {
-    return media.value
-      .split("\n")
-      .map((line) => line.trim())
-      .filter(Boolean);
-  }
-
-  function showThumbs() {
-    const urls = mediaList();
-    show(
-      thumbs,
-      mediaThumbs(urls, {
-        size: "medium",
-        remove: (url) => {
-          media.value = mediaList().filter((u) => u !== url).join("\n");
-          showThumbs();
-          schedulePreview();
-        },
-      }),
-    );
-  }
-
-  async function upload(chosen) {
-    const images = chosen.filter((file) => IMAGE_TYPES.includes(file.type));
-    if (images.length < chosen.length) show(problem, h("p", { class: "alert alert-error", role: "alert" }, "Only JPEG, PNG, GIF and WebP images can be added."));
-    for (const [n, file] of images.entries()) {
-      uploadStatus.textContent = `Uploading ${file.name} (${n + 1} of ${images.length})…`;
-      try {
-        const { data } = await call("POST", "/media", { raw: file, type: file.type });
-        const urls = mediaList();
-        if (!urls.includes(data.url)) media.value = [...urls, data.url].join("\n");
-        showThumbs();
-      } catch (error) {
-        show(problem, explain(error));
-      }
-    }
-    uploadStatus.textContent = images.length ? `${images.length} image${images.length === 1 ? "" : "s"} added.` : "";
-    files.value = "";
-    schedulePreview();
-  }
-
   function countCharacters(fromService) {
     linkedinCount = fromService ?? linkedinLength(content.value);
     const over = linkedinCount - LINKEDIN_LIMIT;
@@ -259,14 +202,40 @@ function postForm(initial, channels, start, session, reload) {
     counter.classList.toggle("counter-over", over > 0);
   }
 
+  function countComment(fromService) {
+    commentCount = fromService ?? linkedinLength(comment.value);
+    const over = commentCount - COMMENT_LIMIT;
+    commentCounter.replaceChildren(
+      comment.value ? `${formatNumber(graphemeCount(comment.value))} characters · ` : "",
+      h("strong", { class: "linkedin-count" }, `${formatNumber(commentCount)} of ${formatNumber(COMMENT_LIMIT)}`),
+      over > 0 ? ` as LinkedIn counts: ${formatNumber(over)} too many, shorten it` : " as LinkedIn counts",
+    );
+    commentCounter.classList.toggle("counter-over", over > 0);
+  }
+
   // The preview: asked of the service a moment after the last keystroke;
   // only the newest answer is shown.
   let previewTimer = null;
   let previewAsked = 0;
-  function schedulePreview() {
+  /** `redraw`: draw what the page knows at once (the media changed). */
+  function schedulePreview(redraw = false) {
+    if (redraw) drawPreview();
     clearTimeout(previewTimer);
     previewTimer = setTimeout(refreshPreview, PREVIEW_DELAY_MS);
   }
+  // What the preview's fixes do in the form.
+  const previewActions = {
+    drafts: new Map(), // the URNs typed for plain mentions, kept while the preview redraws
+    focusAlt: (n) => media.focusAlt(n),
+    focusTitle: () => media.focusTitle(),
+    fixMention(field, text, replacement) {
+      const box = field === "first_comment" ? comment : content;
+      box.value = replaceMention(box.value, text, replacement);
+      box.dispatchEvent(new Event("input"));
+      box.focus();
+      notify(replacement.startsWith("@[") ? `${text.slice(1)} is tagged.` : `${text} is plain text now.`);
+    },
+  };
   // What the service's last preview said (the author, its warnings), and
   // its problem if it gave none. The preview is drawn again at once as the
   // text changes, with the count the counter shows; the service's answer
@@ -287,23 +256,27 @@ function postForm(initial, channels, start, session, reload) {
     }
     const channelId = channelOf(values);
     const channel = channels.find((c) => c.id === channelId) ?? { id: channelId, name: values.type === "brand" ? values.brand_id : "Your profile", missing: true };
-    show(body, renderPreview(values, served, channel, linkedinCount), served.problem ? h("p", { class: "muted preview-problem" }, `The service could not check it: ${served.problem}`) : null);
+    const shown = { ...values, media: media.shown() };
+    show(body, renderPreview(shown, served, channel, { content: linkedinCount, comment: commentCount }, previewActions), served.problem ? h("p", { class: "muted preview-problem" }, `The service could not check it: ${served.problem}`) : null);
   }
   async function refreshPreview() {
     const values = fields();
     if (!values.content.trim() || (values.type === "brand" && !values.brand_id)) return drawPreview();
     const asked = ++previewAsked;
-    const request = { type: values.type, content: values.content, media_urls: values.media_urls };
-    if (values.type === "brand") request.brand_id = values.brand_id;
+    const request = { ...values };
+    if (values.type !== "brand") delete request.brand_id;
     try {
       const { data } = await call("POST", "/api-v2-posts-preview", { body: request });
       if (asked !== previewAsked) return;
       served = { author: data.linkedin_request.body.author, warnings: data.warnings, problem: null };
       countCharacters(data.linkedin_request.body.commentary.length);
+      const commented = data.linkedin_request.after?.find((step) => step.ref === "first_comment");
+      countComment(commented ? commented.body.message.text.length : undefined);
     } catch (error) {
       if (asked !== previewAsked) return;
       served = { ...served, warnings: null, problem: error.message };
       countCharacters();
+      countComment();
     }
     drawPreview(true);
   }
@@ -312,13 +285,14 @@ function postForm(initial, channels, start, session, reload) {
     drawPreview();
     schedulePreview();
   });
-  media.addEventListener("input", () => {
-    showThumbs();
+  comment.addEventListener("input", () => {
+    countComment();
+    drawPreview();
     schedulePreview();
   });
 
   function fields() {
-    const values = { type: chosenType(), content: content.value, media_urls: mediaList() };
+    const values = { type: chosenType(), content: content.value, ...media.values(), first_comment: comment.value.trim() ? comment.value : null };
     values.brand_id = values.type === "brand" ? brand.value.trim() : null;
     return values;
   }
@@ -365,7 +339,7 @@ function postForm(initial, channels, start, session, reload) {
         }
       } else {
         if (values.type === "personal") delete values.brand_id;
-        if (!values.repeat) delete values.repeat;
+        for (const name of ["repeat", "document_title", "first_comment"]) if (!values[name]) delete values[name];
         post = (await call("POST", "/api-v2-posts", { body: values, idempotencyKey })).data;
         localStorage.setItem(lastChannelItem(session), channelOf(post)); // saved: the next post starts there
         if (action === "schedule") {
@@ -386,7 +360,12 @@ function postForm(initial, channels, start, session, reload) {
       location.hash = `#/posts/${post.id}`;
     } catch (error) {
       for (const button of buttons) button.disabled = false;
-      for (const [name] of fieldErrors(error)) form.querySelector(`[name="${CSS.escape(name.split(".")[0])}"]`)?.setAttribute("aria-invalid", "true");
+      for (const [name] of fieldErrors(error)) {
+        const field = form.querySelector(`[name="${CSS.escape(name.split(".")[0])}"]`);
+        field?.setAttribute("aria-invalid", "true");
+        const folded = field?.closest("details");
+        if (folded) folded.open = true; // a refused link is shown
+      }
       if (error.details?.scheduled_at || error.code === "schedule_conflict") when.setAttribute("aria-invalid", "true");
       const again = error.status === 412 ? [h("button", { type: "button", class: "button", onclick: reload }, "Reload")] : [];
       const saved = stage !== "save" && !initial ? h("p", { class: "alert alert-warning" }, "The post was saved as a draft; this step was refused. ", h("a", { href: `#/posts/${post.id}` }, "Open the draft")) : null;
@@ -401,7 +380,7 @@ function postForm(initial, channels, start, session, reload) {
   }
 
   countCharacters();
-  showThumbs();
+  countComment();
   drawPreview();
   if (content.value) schedulePreview();
   if (!editable) for (const button of buttons) button.disabled = true;
@@ -415,50 +394,6 @@ function postForm(initial, channels, start, session, reload) {
   NARROW.addEventListener("change", () => preview.isConnected && place());
 
   return [heading(post ? "Edit post" : "New post"), composer];
-}
-
-/** The preview's body: the author, the text folded as LinkedIn folds it
- *  (after whole characters), the pictures, the warnings in the dashboard's
- *  words, and the count. `served`: what the service's last preview said. */
-function renderPreview(values, served, channel, linkedinCount) {
-  const text = h("p", { class: "preview-text" });
-  const { text: folded, cut } = cutAt(values.content, SEE_MORE_AT);
-  if (cut) {
-    const more = h("button", { type: "button", class: "see-more" }, "…see more");
-    more.addEventListener("click", () => text.replaceChildren(values.content));
-    text.append(folded, more);
-  } else text.append(values.content);
-  const found = [
-    ...(linkedinCount > LINKEDIN_LIMIT ? [overLength(linkedinCount)] : []),
-    ...(served.warnings ?? []).filter((w) => w.code !== "over_length").map((w) => (w.code === "author_unknown" ? authorUnknown(channel) : w)),
-  ];
-  const warnings = found.length
-    ? h("ul", { class: "preview-warnings" }, found.map((w) => h("li", { class: "alert alert-warning", dataset: { code: w.code } }, w.message)))
-    : served.warnings
-      ? h("p", { class: "hint preview-ok" }, "No warnings.")
-      : null;
-  return [
-    h("p", { class: "preview-author" }, h("strong", {}, channel.name), served.author ? h("span", { class: "mono muted" }, ` ${served.author}`) : null),
-    text,
-    mediaThumbs(values.media_urls),
-    warnings,
-    h("p", { class: "hint preview-count" }, h("strong", { class: "linkedin-count" }, `${formatNumber(linkedinCount)} of ${formatNumber(LINKEDIN_LIMIT)}`), " as LinkedIn counts: the text it is sent, with its reserved characters escaped, where an emoji counts 2."),
-  ];
-}
-
-function overLength(length) {
-  return {
-    code: "over_length",
-    message: [h("strong", {}, "Too long for LinkedIn. "), `It is ${formatNumber(length)} of ${formatNumber(LINKEDIN_LIMIT)} as LinkedIn counts: shorten it by ${formatNumber(length - LINKEDIN_LIMIT)} to schedule it.`],
-  };
-}
-
-/** The service says the channel has no author_urn; here, how to fix that in the dashboard. */
-function authorUnknown(channel) {
-  const where = channel.missing
-    ? [`${channel.name} is not set up as a channel. `, h("a", { href: `#/channels?new=${encodeURIComponent(channel.id)}` }, "Set it up under Channels"), " and give it its LinkedIn author."]
-    : [`${channel.name} has no LinkedIn author yet, so the automation must fill it in. `, h("a", { href: `#/channels?edit=${encodeURIComponent(channel.id)}` }, `Edit ${channel.name}`), " under Channels and fill in its LinkedIn author."];
-  return { code: "author_unknown", message: [h("strong", {}, "No author. "), where] };
 }
 
 const sameMinute = (a, b) => (a && b ? Math.floor(Date.parse(a) / 60000) === Math.floor(Date.parse(b) / 60000) : a === b);

@@ -4,10 +4,12 @@
 import { call, newIdempotencyKey } from "../api.js";
 import { h, outsideLink, show } from "../dom.js";
 import { explain } from "../explain.js";
+import { altTextOf, kindOf, libraryId, libraryRecords } from "../media.js";
 import * as time from "../time.js";
-import { channelOf, confirmAction, countdown, heading, loading, mediaThumbs, notify, repeatBadge, repeatLabel, statusBadge, typeBadge } from "../widgets.js";
+import { channelOf, confirmAction, countdown, heading, loading, notify, repeatBadge, repeatLabel, statusBadge, typeBadge } from "../widgets.js";
 import { chartFigure, count, figureTable, lineChart, percent } from "../charts.js";
 import { timeline } from "./history.js";
+import { mediaLayout } from "./linkedin-preview.js";
 import { earliest, schedulePanel } from "./schedule.js";
 
 export async function showPost(view, route, session) {
@@ -15,6 +17,7 @@ export async function showPost(view, route, session) {
   const path = `/api-v2-posts-item/${id}`;
   const repeatAt = Date.parse(route.query.get("repeat") ?? "") ? route.query.get("repeat") : null; // opened from a planned repeat
   let post = null;
+  let library = {}; // the library's records of the post's media: alt text, a document's pages
   // While a form or an error is open the page must not change under the
   // person reading it: the automatic refresh waits.
   let held = false;
@@ -25,6 +28,7 @@ export async function showPost(view, route, session) {
     held = false;
     try {
       post = (await call("GET", path)).data;
+      library = await libraryRecords(post.media_urls);
       render();
     } catch (error) {
       held = true;
@@ -39,6 +43,7 @@ export async function showPost(view, route, session) {
       const fresh = (await call("GET", path)).data;
       if (!held && fresh.version !== post?.version) {
         post = fresh;
+        library = await libraryRecords(post.media_urls);
         render();
       }
     } catch {
@@ -126,7 +131,8 @@ export async function showPost(view, route, session) {
           panel,
           stateNote(post),
           h("div", { class: "content-block" }, h("h2", { class: "visually-hidden" }, "Content"), post.content),
-          mediaThumbs(post.media_urls, { size: "large" }),
+          postMedia(post, library),
+          firstComment(post),
           post.status === "Published" ? statsSlot : null,
           historySlot,
         ),
@@ -176,7 +182,8 @@ export async function showPost(view, route, session) {
   }
 
   async function duplicate(where) {
-    const body = { type: post.type, content: post.content, media_urls: post.media_urls };
+    const body = { type: post.type, content: post.content, media_urls: post.media_urls, media_alt: post.media_alt };
+    for (const name of ["document_title", "first_comment"]) if (post[name]) body[name] = post[name];
     if (post.type === "brand") body.brand_id = post.brand_id;
     try {
       const { data } = await call("POST", "/api-v2-posts", { body, idempotencyKey: newIdempotencyKey() });
@@ -270,6 +277,8 @@ function fieldList(post) {
     ["Live URL", post.live_url ? outsideLink(post.live_url) : none()],
     ["Last error", post.last_error ? h("span", { class: "error-text" }, post.last_error) : none()],
     ["Media", post.media_urls.length ? h("ul", { class: "plain" }, post.media_urls.map((url) => h("li", {}, outsideLink(url)))) : none()],
+    ["Document title", post.document_title ?? none()],
+    ["First comment", post.first_comment ? commentOutcome(post) : none()],
     ["Repeat", post.repeat ? [repeatLabel(post.repeat), h("br"), h("code", { class: "mono" }, post.repeat)] : none()],
     ["Series", post.series_id ? [`occurrence ${post.occurrence} · `, h("a", { href: `#/queue/Scheduled?series_id=${post.series_id}` }, "the series")] : none()],
     ["Handoff", post.handoff_id ? h("code", {}, post.handoff_id) : none()],
@@ -332,6 +341,40 @@ function postStats(post, stats) {
         })
       : null,
   ];
+}
+
+/** The post's media as LinkedIn lays them out, and each image's alt text
+ *  (the post's own, else the library's), or a nudge where there is none. */
+function postMedia(post, library) {
+  if (!post.media_urls.length) return null;
+  const media = post.media_urls.map((url, n) => ({ url, kind: kindOf(url), alt: altTextOf(url, post.media_alt?.[n], library), pages: library[libraryId(url)]?.pages ?? null }));
+  const images = media.map((medium, n) => [medium, n]).filter(([medium]) => medium.kind === "image");
+  return h(
+    "section",
+    { class: "post-media", "aria-labelledby": "post-media-title" },
+    h("h2", { id: "post-media-title", class: "visually-hidden" }, "Media"),
+    mediaLayout(media, post.document_title),
+    images.length
+      ? h(
+          "ol",
+          { class: "plain alt-list", "aria-label": "Alt text of each image" },
+          images.map(([medium, n]) => h("li", { class: medium.alt.trim() ? "" : "alt-missing" }, h("strong", {}, `Image ${n + 1}: `), medium.alt.trim() ? medium.alt : h("span", { class: "alt-nudge" }, "no alt text (Edit to describe it)"))),
+        )
+      : null,
+  );
+}
+
+function firstComment(post) {
+  if (!post.first_comment) return null;
+  return h("section", { class: "first-comment", "aria-labelledby": "first-comment-title" }, h("h2", { id: "first-comment-title" }, "First comment"), h("div", { class: "content-block" }, post.first_comment), h("p", { class: "hint" }, commentOutcome(post)));
+}
+
+/** What became of the first comment, in a sentence. */
+function commentOutcome(post) {
+  if (post.first_comment_urn) return ["Posted as ", h("code", {}, post.first_comment_urn), "."];
+  if (post.first_comment_error) return h("span", { class: "error-text" }, `Not posted: ${post.first_comment_error}`);
+  if (post.status === "Published") return "Not reported by the automation.";
+  return "Posted by the automation right after the post.";
 }
 
 /** The first free slot of the post's channel, at least the lead time ahead:
