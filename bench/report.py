@@ -1,7 +1,7 @@
 """What a run prints at the end: resident memory, the targets met or
 missed, the figures side by side, the request counts."""
 
-from bench import handoff, planning
+from bench import analytics, handoff, planning
 from bench import search as bench_search
 from bench.config import (
     SCENARIOS,
@@ -53,6 +53,7 @@ def report_targets(args, results, totals):
         planning.report(results, check)
         bench_search.report(results, check)
         bench_search.report(results.get("postgresql", {}), check, "PostgreSQL ")
+        analytics.report(args, results, check)
         _check_sqlite_throughput(results["scenarios"], results.get("ceiling"), check)
         _check_growth(args, results["growth"], check, "")
         pg = results.get("postgresql", {})

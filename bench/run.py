@@ -16,7 +16,9 @@ What it does, all on 127.0.0.1:
   4. Growth: GET one post and the first list page against a database of
      1,000 posts and one of 1,000,000 posts (100,000 of them the caller's),
      interleaved; the big one is seeded once and cached in bench/.cache/.
-  5. Prints each worker's resident memory, one PASS/FAIL line per scenario
+  5. Analytics: GET /analytics for one user with 100,000 published posts and
+     4 stats snapshots each (bench/analytics.py), on each backend chosen.
+  6. Prints each worker's resident memory, one PASS/FAIL line per scenario
      (it sent requests, none failed), the targets with PASS/FAIL, and exits 1
      only if a request failed (socket error or non-2xx) or a scenario sent none.
 
@@ -39,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import handoff, planning
+from bench import analytics, handoff, planning
 from bench import search as bench_search
 from bench.config import (
     SCENARIOS,
@@ -62,6 +64,7 @@ HANDOFF = {
     "webhooks": handoff.webhooks,
     "idle": handoff.idle,
     "planning": planning.run,
+    "analytics": analytics.run,
 }
 
 
@@ -314,4 +317,6 @@ def _run_postgres(args, chosen, tmp, totals, results, servers, fresh_pg):
         ok &= planning.run(args, tmp, totals, results, servers, fresh_pg)
     if searching:
         ok &= bench_search.run(args, tmp, totals, pg, servers, fresh_pg)
+    if "analytics" in handoffs:  # its target is on both backends
+        ok &= analytics.run(args, tmp, totals, results, servers, fresh_pg)
     return ok

@@ -12,6 +12,7 @@ Where each rule lives:
     posts/          the post lifecycle: moves, writes, handoffs (claims, pushes, leases, the
                     service's own), bulk import
     planning/       channels, posting slots, the queue, the guards, recurring posts
+    analytics/      stats snapshots, the analytics of a range, suggested slots, the CSV
     articles.py     the article lifecycle, and every article change with its event
     history.py      what a post's history records, and which action each change is
     idempotency.py  Idempotency-Key: a retried create gets the first record
@@ -36,7 +37,7 @@ Where each rule lives:
     static/         the dashboard and the docs page's script
 
 The HTTP layer's views load, open a transaction, call a function of the
-domain (posts, planning, articles, history, idempotency, linkedin,
+domain (posts, planning, analytics, articles, history, idempotency, linkedin,
 publish_plan, preview, media, webhooks' rules and events), and render.
 """
 

@@ -42,6 +42,15 @@ CODES = {
 # linkedin_not_configured (409), search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
 # ERROR_TEXT) and docs/api.md's table name every code.
 
+# The codes of items refused one by one inside a 200 answer (a batch of
+# stats snapshots keeps the good items and says of each bad one why), in
+# the same {"code", "message", "details"} shape as the envelope's.
+ITEM_CODES = {
+    "validation_error": "A field of the item is invalid; details names it.",
+    "not_found": "No such post of the caller (unknown, or another user's).",
+    "not_published": "The post is not Published, so it has no figures yet.",
+}
+
 
 class ApiError(Exception):
     """Raised by views and helpers; turned into the envelope by the handler."""
@@ -154,6 +163,19 @@ def row_errors(rows):
         "validation_error",
         {"rows": named},
     )
+
+
+def item_error(code, message, details=None):
+    """One refused item of a batch answered 200 (ITEM_CODES)."""
+    if code not in ITEM_CODES:
+        raise ValueError(f"not an item code: {code}")
+    return {"code": code, "message": message, "details": details or {}}
+
+
+def item_validation_error(messages):
+    """An item's invalid fields, named as validation_error names them."""
+    details = _listify(messages)
+    return item_error("validation_error", summary(details), details)
 
 
 def unauthorized(message):

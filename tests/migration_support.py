@@ -534,6 +534,43 @@ ROWS = [
         },
         12,
     ),
+    # The analytics' row of the Published post 3, which the migration to
+    # version 13 makes for it (EARLIER), its figures empty until stats arrive.
+    (
+        "post_metrics",
+        {
+            "post_id": POST(3),
+            "user_id": 1,
+            "channel": "personal",
+            "published_at": T1,
+            "published_quarter": 1767312000 // 900,  # T1's quarter-hour
+            "taken_at": None,
+            "impressions": None,
+            "members_reached": None,
+            "reactions": None,
+            "comments": None,
+            "reshares": None,
+            "clicks": None,
+            "interactions": 0,
+            "engagement": None,
+        },
+        1,
+    ),
+    (
+        "post_stats",
+        {
+            "post_id": POST(3),
+            "taken_at": T2,
+            "impressions": 120,
+            "members_reached": 90,
+            "reactions": 6,
+            "comments": 2,
+            "reshares": None,
+            "clicks": 4,
+            "recorded_at": T2,
+        },
+        13,
+    ),
 ]
 
 # What a migration does to rows, for the comparison to expect it. A row of
@@ -543,7 +580,8 @@ ROWS = [
 # None, does not hold the row at all (the migration to N adds it). A value
 # a migration sets to the time it runs is MIGRATED_AT in ROWS: the
 # comparison takes any timestamp of this test run for it; an id it lets the
-# database assign is ASSIGNED (the new database assigns it too). For instance:
+# database assign is ASSIGNED (the new database assigns it too). A row is
+# named by its id, or by its post_id in a table of one row per post. For instance:
 # before the rule of one enabled post.due endpoint per user the second one
 # was enabled too; the migration to version 4 disables it, saying why.
 EARLIER = {
@@ -559,6 +597,7 @@ EARLIER = {
         {"type": "brand", "brand_id": "personal", "version": 2, "updated_at": T0},
     ),
     ("post_history", ASSIGNED): (11, None),
+    ("post_metrics", POST(3)): (13, None),
 }
 RUN_STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
@@ -577,7 +616,7 @@ def rows_for(version):
         if since > version:
             continue
         before = values
-        earlier = EARLIER.get((table, values.get("id")))
+        earlier = EARLIER.get((table, values.get("id", values.get("post_id"))))
         if earlier and version < earlier[0]:
             before = None if earlier[1] is None else {**values, **earlier[1]}
         found.append((table, before, values))

@@ -8,6 +8,7 @@ page, filter and item of two users is compared as JSON, with its ETag."""
 import sqlite3
 import time
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
@@ -25,6 +26,9 @@ POSTS, ITEM = f"{API}/api-v2-posts", f"{API}/api-v2-posts-item/"
 CLAIM, CALLBACK = f"{API}/api-v2-posts-claim", f"{API}/make-post-callback"
 ARTICLES, ARTICLE = f"{API}/articles-api", f"{API}/articles-api-item/"
 HOOKS, HOOK = f"{API}/webhooks", f"{API}/webhooks-item/"
+STATS, ANALYTICS = f"{API}/api-v2-posts-stats", f"{API}/analytics"
+TODAY = datetime.now(UTC).date()
+RANGE = f"from={TODAY - timedelta(days=30)}&to={TODAY + timedelta(days=1)}"
 
 SECRETS_KEY = Fernet.generate_key().decode()
 CONFIG = {
@@ -120,6 +124,24 @@ def fill(app, user, receiver):
             "live_url": "https://www.acme-corp.com/news/launch",
         },
     )
+    taken = [datetime.now(UTC) - timedelta(seconds=s) for s in (1, 0)]
+    me.ok(  # two snapshots of its figures, and a post that is not Published refused
+        "POST",
+        STATS,
+        {
+            "data": [
+                {"post_id": claimed[0]["id"], "taken_at": taken[0].isoformat(), "impressions": 90},
+                {
+                    "post_id": claimed[0]["id"],
+                    "taken_at": taken[1].isoformat(),
+                    "impressions": 120,
+                    "reactions": 6,
+                    "clicks": 3,
+                },
+                {"post_id": claimed[1]["id"], "taken_at": taken[1].isoformat(), "clicks": 1},
+            ]
+        },
+    )
     me.ok("PATCH", ITEM + claimed[1]["id"], {"status": "Failed", "last_error": "token expired"})
     me.ok("PATCH", ITEM + claimed[2]["id"], {"status": "Scheduled"})  # given back, due again
     schedule("its lease runs out", 10)
@@ -174,8 +196,13 @@ def surface(app, key):
         *(f"?status={s}" for s in ("Draft", "Scheduled", "Publishing", "Published", "Failed")),
     ):
         read(f"{POSTS}{query}" + ("&" if query else "?") + "limit=100")
+    for query in ("?order=-impressions", "?order=-engagement"):
+        read(f"{POSTS}{query}&limit=100")
     for item in read(f"{POSTS}?limit=100")["data"]:
         read(ITEM + item["id"])
+        read(f"{STATS}/{item['id']}")
+    read(f"{ANALYTICS}?{RANGE}")
+    read(f"{ANALYTICS}?{RANGE}&channel=personal")
     for item in read(f"{ARTICLES}?limit=100")["data"]:
         read(ARTICLE + item["id"])
     read(f"{ARTICLES}?status=Published")
@@ -222,6 +249,8 @@ def test_a_copy_answers_the_api_exactly_as_the_original(tmp_path, target_url):
     assert sorted(len(e["attempts"]) for e in delivered)[-2:] == [1, 2]  # one failed first
     statuses = {p["status"] for p in before["alice"][f"{POSTS}?limit=100"][2]["data"]}
     assert statuses == {"Draft", "Scheduled", "Publishing", "Published", "Failed"}
+    totals = before["alice"][f"{ANALYTICS}?{RANGE}"][2]["totals"]
+    assert (totals["posts"], totals["measured"], totals["impressions"]) == (2, 1, 120)
 
     result = original.test_cli_runner().invoke(args=["copy-db", "--to", target_url])
     assert result.exit_code == 0, result.output

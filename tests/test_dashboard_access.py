@@ -75,7 +75,7 @@ def test_read_only_key_sees_no_edit_actions_and_a_forced_edit_is_explained(brows
         granted = page.locator("#scope-list .scope-granted").all_text_contents()
         assert [t.split(" (")[0] for t in granted] == READ_ONLY
         visible = page.locator("#views-nav li:not([hidden]) a").all_text_contents()
-        assert visible == ["Calendar", "Queue", "Channels", "Articles"]
+        assert visible == ["Calendar", "Queue", "Analytics", "Channels", "Articles"]
         assert page.locator("text=New post").count() == 0
 
         page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")

@@ -174,6 +174,13 @@ def send_everything(server, receiver, run):
         "live_url": "https://www.linkedin.com/feed/update/urn:li:share:7012345678901234567",
     }
     send("POST", f"{V1}/make-post-callback", body=published, expect=200)
+    # Its figures, and the analytics they make (the marker is in the post's text).
+    snapshot = {"post_id": post["id"], "taken_at": datetime.now(UTC).isoformat(), "clicks": 3}
+    send("POST", f"{V1}/api-v2-posts-stats", body={"data": [snapshot]}, expect=200)
+    stats = f"{V1}/api-v2-posts-stats/{{post_id}}"
+    send("GET", stats, f"{V1}/api-v2-posts-stats/{post['id']}", expect=200)
+    send("GET", f"{V1}/analytics", expect=200)
+    send("GET", f"{V1}/analytics.csv", expect=200)
     other = send("POST", posts, body={"type": "personal", "content": marker}, expect=201).json
     send("DELETE", post_item, f"{V1}/api-v2-posts-item/{other['id']}", expect=204)
 

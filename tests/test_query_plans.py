@@ -43,6 +43,11 @@ def captured(app, call):
         "CLAIM",
         "CLAIM_BRAND",
         "/functions/v1/api-v2-posts-occurrences?from=2031-06-01T00:00:00Z&to=2031-07-01T00:00:00Z",
+        POSTS + "?order=-impressions&limit=2",
+        POSTS + "?status=Published&order=-engagement&limit=2",
+        "/functions/v1/analytics",
+        "/functions/v1/analytics?channel=b",
+        "/functions/v1/analytics.csv?channel=personal&from=2026-01-01",
     ],
 )
 def test_reads_use_indexes(app, api, path):
@@ -67,7 +72,14 @@ def test_reads_use_indexes(app, api, path):
     plans = captured(app, call)
     assert any("posts" in sql or "articles" in sql for sql in plans)
     for sql, steps in plans.items():
+        # A subquery's rows (the ten top posts; the sums per quarter-hour),
+        # made once through an index, are then read whole.
+        made = {
+            step.split()[-1] for step in steps if step.startswith(("MATERIALIZE", "CO-ROUTINE"))
+        }
         for step in steps:
+            if step.startswith("SCAN") and step.split()[1] in made:
+                continue
             assert not (step.startswith("SCAN") and "INDEX" not in step), (sql, steps)
         if "ORDER BY created_at DESC" in sql:
             assert not [s for s in steps if "TEMP B-TREE" in s], (sql, steps)

@@ -6,6 +6,8 @@ apidoc.py     @doc(...): one declaration that loads a view's query and body and 
 posts.py      posts: list, create, read, update, delete, claim, preview, history
 planning.py   add to queue, bulk import
 callback.py   the publish callback
+stats.py      stats snapshots of published posts: record, read
+analytics.py  the analytics of a range, as JSON and as CSV
 articles.py   articles
 channels.py   channels and their upcoming slots
 linkedin.py   connecting a channel to LinkedIn: start, disconnect, and the callback (no key)

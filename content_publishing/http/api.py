@@ -8,6 +8,7 @@ from flask import Blueprint
 
 from content_publishing import auth
 from content_publishing.http import (
+    analytics,
     articles,
     callback,
     channels,
@@ -16,6 +17,7 @@ from content_publishing.http import (
     media,
     planning,
     posts,
+    stats,
     webhooks,
 )
 
@@ -44,3 +46,5 @@ bp.register_blueprint(channels.bp)
 bp.register_blueprint(linkedin.bp)
 bp.register_blueprint(planning.bp)
 bp.register_blueprint(media.bp)
+bp.register_blueprint(stats.bp)
+bp.register_blueprint(analytics.bp)

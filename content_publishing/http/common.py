@@ -148,11 +148,12 @@ def next_link(page, query):
     """The absolute URL of the page after `page`, with the same filters, or
     None after the last. It names the last row (a cursor) where the order is
     by creation, so that following it never repeats or misses a record that
-    is added meanwhile; by offset otherwise (posts by scheduled_at)."""
+    is added meanwhile; by offset otherwise (posts by scheduled_at or by
+    their stats)."""
     if not page.more:
         return None
     args = {k: v for k, v in request.args.items() if k not in ("offset", "cursor")}
-    if query.get("order") == "scheduled_at":
+    if query.get("order", "-created_at") != "-created_at":
         args["offset"] = query["offset"] + query["limit"]
     else:
         last = page.rows[-1]

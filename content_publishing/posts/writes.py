@@ -10,12 +10,15 @@ a post, so no path can change one and forget its event or its history.
 import uuid
 
 from content_publishing import history
+from content_publishing.analytics import zone
 from content_publishing.errors import conflict
 from content_publishing.idempotency import create_once
 from content_publishing.planning import queue, recurrence
+from content_publishing.planning.plan import channel_of
 from content_publishing.posts import attachments
 from content_publishing.posts.moves import check_delete, plan_publish, plan_update
 from content_publishing.store import posts as post_store
+from content_publishing.store import stats as stats_store
 from content_publishing.store.idempotency import post_keys
 from content_publishing.webhooks import events
 
@@ -131,6 +134,8 @@ def write(
     columns, following = _finishing(user_id, post, columns, lead_seconds, now)
     changed = post_store.update_post(user_id, post["id"], columns, updated_at or now)
     events.post_changed(user_id, post, changed, now)
+    if changed["status"] == "Published" and post["status"] != "Published":
+        _track(user_id, changed)
     action = action or history.action_of(post["status"], changed["status"], columns, actor)
     if action in ("scheduled", "queued", "given_back"):
         why = f"; {detail}" if action == "given_back" and detail else ""
@@ -146,6 +151,14 @@ def write(
             detail=f"occurrence {following['occurrence']} of the series, after post {post['id']}",
         )
     return changed
+
+
+def _track(user_id, post):
+    """A post that has just gone out gets its row for the analytics (by its
+    channel and the quarter-hour it went out in), which its stats will fill."""
+    published = post["published_at"]
+    quarter = zone.quarter_of(published)
+    stats_store.track_published(user_id, post["id"], channel_of(post), published, quarter)
 
 
 def _finishing(user_id, post, columns, lead_seconds, now):

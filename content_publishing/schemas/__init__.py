@@ -11,6 +11,8 @@ OpenAPI document is generated from the same ones.
     imports.py     bulk import rows (CSV and JSON)
     recurrence.py  a post's repeat rule
     forecast.py    the coming occurrences of recurring posts over a range
+    stats.py       stats snapshots: the batch, each item's result, a post's stats
+    analytics.py   the analytics query and answer
     linkedin.py    the publish plan (linkedin_request) and the preview
     channels.py    channels and their slots
     articles.py    articles

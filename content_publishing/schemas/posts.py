@@ -16,6 +16,7 @@ from content_publishing.schemas.common import (
     Timestamp,
 )
 from content_publishing.schemas.recurrence import Repeat
+from content_publishing.schemas.stats import StatsSchema
 
 POST_TYPES = ("personal", "brand")
 POST_STATUSES = ("Draft", "Scheduled", "Publishing", "Published", "Failed")
@@ -212,6 +213,15 @@ class PostSchema(Schema):
         allow_none=True,
         metadata={"description": "1-based place in the series (skipped instants not counted)."},
     )
+    stats = fields.Nested(
+        StatsSchema,
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "description": "The latest snapshot of the post's figures on the network "
+            "(POST /api-v2-posts-stats); null until one arrives."
+        },
+    )
     created_at = Timestamp(dump_only=True)
     updated_at = Timestamp(dump_only=True)
     version = fields.Integer(dump_only=True)
@@ -287,8 +297,12 @@ class PostListQuerySchema(PageQuerySchema):
     q = SearchWords()
     order = fields.String(
         load_default="-created_at",
-        validate=validate.OneOf(["-created_at", "scheduled_at"]),
-        metadata={"description": "-created_at: newest first; scheduled_at: soonest first"},
+        validate=validate.OneOf(["-created_at", "scheduled_at", "-impressions", "-engagement"]),
+        metadata={
+            "description": "-created_at: newest first; scheduled_at: soonest first; "
+            "-impressions, -engagement: by the latest stats, highest first, posts without "
+            "them last (then newest first)"
+        },
     )
 
     @validates_schema

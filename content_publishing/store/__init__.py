@@ -39,6 +39,8 @@ The modules:
     channels.py          channels and the planned posts the queue and guards read
     connections.py       channels' LinkedIn connections (tokens sealed) and sign-ins under way
     history.py           post history
+    stats.py             stats snapshots, and each Published post's latest figures (post_metrics)
+    analytics.py         the analytics' grouped reads of post_metrics
     articles.py          articles
     media.py             the media library's images
     idempotency.py       Idempotency-Key records of creates and imports

@@ -65,6 +65,14 @@ def list_channels(user_id, query):
     return channels.page_of(user_id, query, "created_at, id")
 
 
+def zones(user_id):
+    """{channel id: time zone} of the user's channels."""
+    return {
+        r["id"]: r["timezone"]
+        for r in rows("SELECT id, timezone FROM channels WHERE user_id = ?", (user_id,))
+    }
+
+
 def author_urns(user_id, channel_ids):
     """{channel id: author_urn} of those of the user's channels that name one."""
     if not channel_ids:

@@ -42,6 +42,8 @@ TABLES = (
     "media",
     "media_renditions",
     "post_history",
+    "post_stats",
+    "post_metrics",
 )
 IDENTITY_TABLES = (
     "users",

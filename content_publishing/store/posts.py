@@ -2,7 +2,7 @@
 
 import uuid
 
-from content_publishing.store import history
+from content_publishing.store import history, stats
 from content_publishing.store.db import dialect, execute, one, rows, value
 from content_publishing.store.idempotency import post_keys
 from content_publishing.store.paging import POST_KINDS, Page, page
@@ -52,7 +52,8 @@ posts = OwnedTable(
     "posts",
     COLUMNS,
     json_columns=["media_urls", "media_alt"],
-    shape=_aligned,
+    # _with_stats gives a Published post its own stats
+    shape=lambda record: {**_aligned(record), "stats": None},
     writable=[
         *INSERTABLE,
         "published_at",
@@ -74,6 +75,8 @@ posts = OwnedTable(
 ORDERS = {
     "-created_at": lambda: "created_at DESC, id DESC",
     "scheduled_at": lambda: dialect().scheduled_order,  # soonest first, unscheduled last
+    "-impressions": lambda: stats.order_by_latest("impressions"),
+    "-engagement": lambda: stats.order_by_latest("engagement"),
 }
 # A lease of an automation's handoff that ran out; the service's own
 # publisher settles its own (SERVICE_EXPIRED), since it knows whether it sent.
@@ -87,12 +90,25 @@ _BY_SERVICE = (
 )
 
 
+def _with_stats(records):
+    """The records, each with `stats`: its latest snapshot's figures, or
+    None. Only a Published post can have any, so a read of others costs no
+    second statement."""
+    published = [r["id"] for r in records if r is not None and r["status"] == "Published"]
+    if published:
+        latest = stats.latest_of(published)
+        for record in records:
+            if record is not None:
+                record["stats"] = latest.get(record["id"])
+    return records
+
+
 def get_post(user_id, post_id):
-    return posts.get(user_id, post_id)
+    return _with_stats([posts.get(user_id, post_id)])[0]
 
 
 def lock_post(user_id, post_id):
-    return posts.lock(user_id, post_id)
+    return _with_stats([posts.lock(user_id, post_id)])[0]
 
 
 def insert_post(user_id, post_id, fields, now):
@@ -100,7 +116,11 @@ def insert_post(user_id, post_id, fields, now):
 
 
 def update_post(user_id, post_id, changes, now):
-    return posts.update(user_id, post_id, changes, now)
+    """The changed record. A change of status cannot leave a post with
+    stats (they come after it is Published, which is final), so only an
+    unchanged status is looked up."""
+    changed = posts.update(user_id, post_id, changes, now)
+    return changed if "status" in changes else _with_stats([changed])[0]
 
 
 def delete_post(user_id, post_id):
@@ -152,7 +172,9 @@ def list_posts(user_id, query, now, search_ms=None):
     else:
         found = page("posts", COLUMNS, where, params, order, limit, offset, counts, after)
         estimate = False
-    return Page([posts.record(r) for r in found.rows], found.total, found.more, estimate)
+    return Page(
+        _with_stats([posts.record(r) for r in found.rows]), found.total, found.more, estimate
+    )
 
 
 def claim_due(user_id, now, limit, expires_at, post_type=None, sendable=None):
@@ -227,7 +249,7 @@ def _records_in_order(ids):
             f"SELECT user_id, {COLUMNS} FROM posts WHERE id IN ({', '.join('?' * len(ids))})", ids
         )
     }
-    return [posts.record(found[post_id]) for post_id in ids]
+    return _with_stats([posts.record(found[post_id]) for post_id in ids])
 
 
 _PUSH_ENDPOINT = (

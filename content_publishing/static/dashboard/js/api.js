@@ -75,6 +75,23 @@ export async function call(method, path, { body, raw, type, version, idempotency
   return { data, etag: response.headers.get("ETag") };
 }
 
+/** A file the service makes (a CSV), as a Blob; refusals as call's. */
+export async function download(path) {
+  let response;
+  try {
+    response = await fetch(BASE + path, { headers: { "X-API-Key": key }, credentials: "omit" });
+  } catch {
+    throw new ApiError(0, { code: "unreachable", message: "The service did not answer. Check that it is running and reachable, then try again." });
+  }
+  if (!response.ok) {
+    const data = await response.json().catch(() => null);
+    const error = new ApiError(response.status, data?.error ?? { code: "error", message: `The service answered ${response.status}.` });
+    if (error.status === 401) whenRefused(error);
+    throw error;
+  }
+  return response.blob();
+}
+
 /** "?a=1&b=2" from an object, leaving out empty values. */
 export function query(params) {
   const search = new URLSearchParams();

@@ -5,6 +5,7 @@ import { onKeyRefused, useKey } from "./api.js";
 import { h, show } from "./dom.js";
 import { explain } from "./explain.js";
 import { SCOPES, forgetKey, keepKey, scopesIn, storedKey, whoIs } from "./session.js";
+import { showAnalytics } from "./views/analytics.js";
 import { showArticleForm } from "./views/article-form.js";
 import { showArticle, showArticles } from "./views/articles.js";
 import { showCalendar, showMonth } from "./views/calendar.js";
@@ -23,6 +24,7 @@ const ID = "([0-9a-fA-F-]{36})";
 const ROUTES = [
   [/^\/calendar(?:\/(\d{4}-\d{2}-\d{2}))?$/, showCalendar, "calendar"],
   [/^\/calendar\/month(?:\/(\d{4}-\d{2}-\d{2}))?$/, showMonth, "calendar"],
+  [/^\/analytics$/, showAnalytics, "analytics"],
   [/^\/channels$/, showChannels, "channels"],
   [/^\/import$/, showImport, "queue"],
   [/^\/queue(?:\/(Draft|Scheduled|Publishing|Published|Failed))?$/, showQueue, "queue"],

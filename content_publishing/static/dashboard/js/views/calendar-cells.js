@@ -4,6 +4,7 @@
 // slots, drawn faintly: a click composes for that time and channel, and a
 // post or a draft dropped on one is scheduled there.
 import { excerpt, h } from "../dom.js";
+import { compact, count, percent } from "../charts.js";
 import * as time from "../time.js";
 import { countdown, mediaThumbs, ownMedia, repeatBadge, repeatLabel, statusBadge, typeBadge } from "../widgets.js";
 
@@ -78,6 +79,14 @@ function card(post, mode, canDrag) {
     typeBadge(post),
     h("span", { class: "card-text" }, excerpt(post.content, mode === "week" ? 120 : 60)),
     mediaThumbs(images),
+    post.stats?.impressions != null
+      ? h(
+          "span",
+          { class: "card-stats", title: `${count(post.stats.impressions)} impressions, ${percent(post.stats.engagement)} engagement, as of ${time.local(post.stats.taken_at)}` },
+          `${compact(post.stats.impressions)} impressions`,
+          post.stats.engagement !== null ? ` · ${percent(post.stats.engagement)}` : "",
+        )
+      : null,
     mode === "week" && post.status === "Scheduled" ? countdown(post.scheduled_at, "in {}", "due now") : null,
     mode === "week" && post.status === "Publishing" ? countdown(post.handoff_expires_at, "lease: {} left", "lease ran out") : null,
   );

@@ -7,6 +7,7 @@ import { explain } from "../explain.js";
 import { altTextOf, kindOf, libraryId, libraryRecords } from "../media.js";
 import * as time from "../time.js";
 import { channelOf, confirmAction, countdown, heading, loading, notify, repeatBadge, repeatLabel, statusBadge, typeBadge } from "../widgets.js";
+import { chartFigure, count, figureTable, lineChart, percent } from "../charts.js";
 import { timeline } from "./history.js";
 import { mediaLayout } from "./linkedin-preview.js";
 import { earliest, schedulePanel } from "./schedule.js";
@@ -132,12 +133,26 @@ export async function showPost(view, route, session) {
           h("div", { class: "content-block" }, h("h2", { class: "visually-hidden" }, "Content"), post.content),
           postMedia(post, library),
           firstComment(post),
+          post.status === "Published" ? statsSlot : null,
           historySlot,
         ),
         fieldList(post),
       ),
     );
     showHistory();
+    if (post.status === "Published") showStats();
+  }
+
+  // What the post did on LinkedIn: its stats snapshots, as a small chart.
+  const statsSlot = h("section", { class: "post-stats", "aria-labelledby": "post-stats-title" });
+  async function showStats() {
+    const title = h("h2", { id: "post-stats-title" }, "On LinkedIn");
+    try {
+      const { data } = await call("GET", `/api-v2-posts-stats/${id}`);
+      show(statsSlot, title, ...postStats(post, data));
+    } catch (error) {
+      show(statsSlot, title, explain(error));
+    }
   }
 
   // The post's history, read again whenever the post is shown.
@@ -283,6 +298,50 @@ function fieldList(post) {
 }
 
 const none = () => h("span", { class: "muted" }, "—");
+
+/** A published post's figures: the latest, and each snapshot on a small chart. */
+function postStats(post, stats) {
+  const latest = stats.latest;
+  if (!latest) {
+    return [h("p", { class: "hint" }, "No figures yet: the automation sends them after publishing (impressions, reactions, comments, reshares, clicks).")];
+  }
+  const age = (snapshot) => `${time.duration(Date.parse(snapshot.taken_at) - Date.parse(post.published_at))} after`;
+  const tile = (label, value) => h("div", { class: "tile" }, h("dt", {}, label), h("dd", {}, value));
+  return [
+    h(
+      "dl",
+      { class: "tiles" },
+      tile("Impressions", count(latest.impressions)),
+      tile("Engagement", percent(latest.engagement)),
+      tile("Reactions", count(latest.reactions)),
+      tile("Comments", count(latest.comments)),
+      tile("Reshares", count(latest.reshares)),
+      tile("Clicks", count(latest.clicks)),
+    ),
+    h("p", { class: "hint" }, "As of ", time.timeElement(latest.taken_at), ` (${age(latest)} publishing).`),
+    stats.data.length > 1
+      ? chartFigure({
+          id: "post-snapshots",
+          title: "Since it went out",
+          note: h("span", { class: "legend" }, h("span", { class: "key key-impressions" }, "Impressions (left)"), h("span", { class: "key key-engagement" }, "Engagement (right)")),
+          draw: (width) =>
+            lineChart(width, {
+              height: 200,
+              labels: stats.data.map((snapshot) => time.duration(Date.parse(snapshot.taken_at) - Date.parse(post.published_at))),
+              series: [
+                { name: "impressions", values: stats.data.map((s) => s.impressions), side: "left", className: "impressions", format: count, axisFormat: count },
+                { name: "engagement", values: stats.data.map((s) => s.engagement), side: "right", className: "engagement", format: percent, axisFormat: percent },
+              ],
+            }),
+          table: figureTable(
+            "Every snapshot of the post's figures, oldest first",
+            ["Taken", "Impressions", "Engagement", "Reactions", "Comments", "Reshares", "Clicks"],
+            stats.data.map((s) => [[time.timeElement(s.taken_at), ` (${age(s)})`], count(s.impressions), percent(s.engagement), count(s.reactions), count(s.comments), count(s.reshares), count(s.clicks)]),
+          ),
+        })
+      : null,
+  ];
+}
 
 /** The post's media as LinkedIn lays them out, and each image's alt text
  *  (the post's own, else the library's), or a nudge where there is none. */

@@ -6,6 +6,7 @@
 import { PAGE_SIZE, call, newIdempotencyKey, query } from "../api.js";
 import { excerpt, h, outsideLink, show } from "../dom.js";
 import { explain } from "../explain.js";
+import { count, percent } from "../charts.js";
 import * as time from "../time.js";
 import { POST_STATUSES, confirmAction, countdown, empty, fitTabs, heading, loading, notify, pager, repeatBadge, typeBadge } from "../widgets.js";
 
@@ -34,6 +35,12 @@ const ASK = ["shift", "channel"];
 
 // Posts waiting for a time come soonest first; the others newest first.
 const ORDER = { Scheduled: "scheduled_at", Publishing: "scheduled_at" };
+// Published posts may also go by their latest figures, highest first.
+const SORTS = [
+  ["", "Newest first"],
+  ["-impressions", "Most impressions"],
+  ["-engagement", "Highest engagement"],
+];
 
 // What each status adds to the common columns (post, type, scheduled time).
 const COLUMNS = {
@@ -45,6 +52,8 @@ const COLUMNS = {
   ],
   Published: [
     ["Published", (post) => (post.published_at ? time.timeElement(post.published_at) : "—")],
+    ["Impressions", (post) => count(post.stats?.impressions)],
+    ["Engagement", (post) => percent(post.stats?.engagement)],
     ["Live post", (post) => (post.live_url ? outsideLink(post.live_url, "View live post") : "—")],
   ],
   Failed: [["Error", (post) => h("span", { class: "error-text" }, post.last_error || "—")]],
@@ -53,7 +62,8 @@ const COLUMNS = {
 export async function showQueue(view, route, session) {
   const status = route.params[0] || "Scheduled";
   const offset = Math.max(0, Number.parseInt(route.query.get("offset"), 10) || 0);
-  const filters = { q: route.query.get("q") || undefined, channel: route.query.get("channel") || undefined, series_id: route.query.get("series_id") || undefined };
+  const sort = SORTS.some(([value]) => value && value === route.query.get("sort")) ? route.query.get("sort") : undefined;
+  const filters = { q: route.query.get("q") || undefined, channel: route.query.get("channel") || undefined, series_id: route.query.get("series_id") || undefined, sort: status === "Published" ? sort : undefined };
   const tabs = h("nav", { class: "tabs", "aria-label": "Statuses" });
   const filterSlot = h("div", {});
   const messages = h("div", { class: "messages", tabindex: "-1" });
@@ -274,7 +284,7 @@ function apiFilters(filters) {
 
 /** One page: {data, total}. */
 async function readPage(status, filters, offset) {
-  const params = { ...apiFilters(filters), status, order: ORDER[status] };
+  const params = { ...apiFilters(filters), status, order: filters.sort ?? ORDER[status] };
   const { data } = await call("GET", `/api-v2-posts${query({ ...params, limit: PAGE_SIZE, offset })}`);
   return data;
 }
@@ -297,7 +307,7 @@ function filterForm(status, filters, channels) {
   if (filters.channel && ![...channel.options].some((o) => o.value === filters.channel)) channel.append(h("option", { value: filters.channel, selected: true }, filters.channel));
   function onsubmit(event) {
     event.preventDefault();
-    const values = { q: event.target.elements.q.value.trim() || undefined, channel: channel.value || undefined, series_id: filters.series_id };
+    const values = { q: event.target.elements.q.value.trim() || undefined, channel: channel.value || undefined, series_id: filters.series_id, sort: event.target.elements.sort?.value || undefined };
     location.hash = `#/queue/${status}${query(values)}`;
   }
   return h(
@@ -305,6 +315,14 @@ function filterForm(status, filters, channels) {
     { class: "filters queue-filters", role: "search", "aria-label": "Search posts", onsubmit },
     h("div", { class: "form-field" }, h("label", { for: "queue-q" }, "Search"), h("input", { id: "queue-q", name: "q", type: "search", value: filters.q ?? "", placeholder: "words in the post", autocomplete: "off" })),
     h("div", { class: "form-field" }, h("label", { for: "queue-channel" }, "Channel"), channel),
+    status === "Published"
+      ? h(
+          "div",
+          { class: "form-field" },
+          h("label", { for: "queue-sort" }, "Sort"),
+          h("select", { id: "queue-sort", name: "sort" }, SORTS.map(([value, label]) => h("option", { value, selected: (filters.sort ?? "") === value }, label))),
+        )
+      : null,
     h("div", { class: "filter-actions" }, h("button", { type: "submit", class: "button button-primary" }, "Search"), h("a", { class: "button", href: `#/queue/${status}` }, "Clear")),
     filters.series_id ? h("p", { class: "hint" }, "Showing one recurring series. ", h("a", { href: `#/queue/${status}` }, "Show all")) : null,
   );
