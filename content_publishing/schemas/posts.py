@@ -254,8 +254,10 @@ class PostUpdateSchema(Schema):
 
 class SearchWords(fields.String):
     """`q`: words that must each occur in the content as a whole word, in any
-    case. Only letters and digits make a word: OR, NOT, -word and quotes are
-    plain text, never a query language."""
+    case; the last, of 3 letters or more, may also begin a longer word
+    (store/search.py). Only letters and digits make a word: OR, NOT, -word
+    and quotes are plain text, never a query language. The words come in the
+    order typed, each once, the last typed last."""
 
     MAX_WORDS = 20
 
@@ -265,7 +267,8 @@ class SearchWords(fields.String):
         super().__init__(
             metadata={
                 "description": "Words that must each occur in content as a whole word, in any "
-                "case (operators and quotes are plain text).",
+                "case; the last word, of 3 letters or more, also matches as the start of a "
+                "word ('webin' finds 'webinar'). Operators and quotes are plain text.",
                 "maxLength": self.MAX_LENGTH,
             },
             **kwargs,
@@ -280,7 +283,8 @@ class SearchWords(fields.String):
             raise ValidationError("Give at least one word of letters or digits.")
         if len(words) > self.MAX_WORDS:
             raise ValidationError(f"At most {self.MAX_WORDS} words.")
-        return list(dict.fromkeys(words))
+        last = words[-1]
+        return [w for w in dict.fromkeys(words) if w != last] + [last]
 
 
 class PostListQuerySchema(PageQuerySchema):

@@ -1,0 +1,24 @@
+-- Version 14 -> 15: search also finds the last word of a query as a prefix
+-- ("webin" finds "webinar", content_publishing/store/search.py). The GIN
+-- index over each word with its owner in front ('42:launch') held text
+-- arrays, whose operators look up whole keys only; it becomes a tsvector of
+-- the same keys, whose index also reads a range of keys ('42:webin':*), so
+-- that a prefix is looked up among the caller's own words as a whole word
+-- is. posts_search_query makes a search's tsquery from its words, read as
+-- the content is, each quoted, so that nothing of the query language is
+-- read in a word: NULL when no word remains (it then matches nothing).
+CREATE FUNCTION posts_search_vector(owner BIGINT, body TEXT) RETURNS TSVECTOR
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT array_to_tsvector(posts_search_terms(owner, body))
+$$;
+CREATE FUNCTION posts_search_query(owner BIGINT, words TEXT, prefix TEXT) RETURNS TSQUERY
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT nullif(concat_ws(' & ',
+        (SELECT string_agg('''' || replace(replace(term, '\', '\\'), '''', '''''') || '''', ' & ')
+         FROM unnest(posts_search_terms(owner, words)) AS term),
+        (SELECT string_agg('''' || replace(replace(term, '\', '\\'), '''', '''''') || ''':*', ' & ')
+         FROM unnest(posts_search_terms(owner, prefix)) AS term)), '')::tsquery
+$$;
+DROP INDEX posts_search_owned;
+CREATE INDEX posts_search_owned ON posts
+    USING GIN (posts_search_vector(user_id, content)) WITH (fastupdate = off);
