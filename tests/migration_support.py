@@ -571,6 +571,38 @@ ROWS = [
         },
         13,
     ),
+    # Since version 15: a channel that waits before a recycled copy goes
+    # out, and the copy of the Published post 3 queued on it.
+    (
+        "channels",
+        {
+            "user_id": 1,
+            "id": "evergreen",
+            "type": "brand",
+            "name": "Evergreen",
+            "timezone": "Europe/Berlin",
+            "slots": '[{"day": "tue", "time": "10:00"}]',
+            "recycle_after_days": 30,
+            "created_at": T1,
+            "updated_at": T1,
+        },
+        15,
+    ),
+    (
+        "posts",
+        {
+            **_post(
+                3,
+                type="brand",
+                brand_id="evergreen",
+                status="Scheduled",
+                scheduled_at=FUTURE,
+                recycled_from=POST(3),
+            ),
+            "id": "00000000-0000-4000-8000-0000000000c3",
+        },
+        15,
+    ),
 ]
 
 # What a migration does to rows, for the comparison to expect it. A row of

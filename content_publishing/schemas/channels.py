@@ -102,6 +102,19 @@ def daily_cap_field(**kwargs):
     )
 
 
+def recycle_after_days_field(**kwargs):
+    return fields.Integer(
+        strict=True,
+        allow_none=True,
+        validate=validate.Range(min=1, max=365),
+        metadata={
+            "description": "A recycled copy of a post (POST /api-v2-posts-recycle/{id}) may go "
+            "out this many days after the original at the soonest; null: no wait."
+        },
+        **kwargs,
+    )
+
+
 def publisher_field(**kwargs):
     return fields.String(
         validate=validate.OneOf(PUBLISHERS),
@@ -188,6 +201,7 @@ class ChannelSchema(Schema):
     min_gap_minutes = min_gap_field(load_default=0)
     daily_cap = daily_cap_field(load_default=None)
     publisher = publisher_field(load_default="automation")
+    recycle_after_days = recycle_after_days_field(load_default=None)
     connection = fields.Nested(
         ConnectionSchema,
         dump_only=True,
@@ -221,6 +235,7 @@ class ChannelUpdateSchema(Schema):
     min_gap_minutes = min_gap_field()
     daily_cap = daily_cap_field()
     publisher = publisher_field()
+    recycle_after_days = recycle_after_days_field()
 
 
 class ChannelListQuerySchema(PageQuerySchema):

@@ -213,6 +213,15 @@ class PostSchema(Schema):
         allow_none=True,
         metadata={"description": "1-based place in the series (skipped instants not counted)."},
     )
+    recycled_from = fields.String(
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "format": "uuid",
+            "description": "The Published post this one is a recycled copy of "
+            "(POST /api-v2-posts-recycle/{id}); null otherwise.",
+        },
+    )
     stats = fields.Nested(
         StatsSchema,
         dump_only=True,
@@ -421,7 +430,7 @@ class HistoryEntrySchema(Schema):
         metadata={
             "description": "created, updated, scheduled, unscheduled, queued, claimed, pushed, "
             "given_back, reported_failed, lease_expired, refused, publish_failed, published, "
-            "commented, comment_failed or occurrence_created."
+            "commented, comment_failed, occurrence_created or recycled."
         },
     )
     status_from = fields.String(required=True, allow_none=True)

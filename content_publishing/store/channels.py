@@ -5,7 +5,7 @@ from content_publishing.store.records import OwnedTable
 
 COLUMNS = (
     "id, type, name, author_urn, timezone, slots, min_gap_minutes, daily_cap, publisher,"
-    " created_at, updated_at, version, queue_full_until"
+    " recycle_after_days, created_at, updated_at, version, queue_full_until"
 )
 WRITABLE = [
     "type",
@@ -16,6 +16,7 @@ WRITABLE = [
     "min_gap_minutes",
     "daily_cap",
     "publisher",
+    "recycle_after_days",
 ]
 channels = OwnedTable("channels", COLUMNS, json_columns=["slots"], writable=WRITABLE)
 

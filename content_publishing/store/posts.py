@@ -17,11 +17,12 @@ COLUMNS = (
     " scheduled_at, published_at, linkedin_post_id, live_url, last_error, first_comment_urn,"
     " first_comment_error, handoff_id, handoff_expires_at, handoff_count,"
     " handoff_acknowledged, handoff_error, handoff_holder, handoff_sending_at, retry_not_before,"
-    " repeat, series_id, occurrence, series_start, series_continued, created_at, updated_at,"
-    " version"
+    " repeat, series_id, occurrence, series_start, series_continued, recycled_from,"
+    " created_at, updated_at, version"
 )
 # What a new post may be written with: a create's fields, and a Scheduled
-# status and a place in a series for an import row or a series' next occurrence.
+# status and a place in a series for an import row or a series' next
+# occurrence, and the original of a recycled copy.
 INSERTABLE = (
     "type",
     "brand_id",
@@ -36,6 +37,7 @@ INSERTABLE = (
     "series_id",
     "occurrence",
     "series_start",
+    "recycled_from",
 )
 
 

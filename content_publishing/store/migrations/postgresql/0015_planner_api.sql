@@ -22,3 +22,9 @@ $$;
 DROP INDEX posts_search_owned;
 CREATE INDEX posts_search_owned ON posts
     USING GIN (posts_search_vector(user_id, content)) WITH (fastupdate = off);
+-- Recycling a Published post (posts/recycle.py): the copy names its
+-- original in recycled_from, and a channel's recycle_after_days (null, or
+-- 1-365) is how long after the original went out a copy may go out.
+ALTER TABLE posts ADD COLUMN recycled_from TEXT;
+ALTER TABLE channels ADD COLUMN recycle_after_days INTEGER
+    CHECK (recycle_after_days BETWEEN 1 AND 365);

@@ -64,6 +64,11 @@ function sentence(entry) {
       const [, n, after] = /occurrence (\d+) of the series, after post ([0-9a-f-]{36})/.exec(entry.detail ?? "") ?? [];
       return n ? [`Made as occurrence ${n} of its series, when `, h("a", { href: `#/posts/${after}` }, "the one before"), " finished"] : "Made as the next occurrence of its series";
     }
+    case "recycled": {
+      const [, original] = /recycled from post ([0-9a-f-]{36})/.exec(entry.detail ?? "") ?? [];
+      const from = original ? h("a", { href: `#/posts/${original}` }, "a published post") : "a published post";
+      return ["Recycled from ", from, ", queued for ", at ?? "its channel's next free slot"];
+    }
     case "updated":
       return `Edited${changed(entry)}`;
     case "scheduled":
