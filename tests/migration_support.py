@@ -572,7 +572,7 @@ ROWS = [
         13,
     ),
     # Since version 15: a channel that waits before a recycled copy goes
-    # out, and the copy of the Published post 3 queued on it.
+    # out and tags its links, and the copy of the Published post 3 queued on it.
     (
         "channels",
         {
@@ -583,6 +583,7 @@ ROWS = [
             "timezone": "Europe/Berlin",
             "slots": '[{"day": "tue", "time": "10:00"}]',
             "recycle_after_days": 30,
+            "utm": "utm_source=linkedin&utm_campaign={channel}",
             "created_at": T1,
             "updated_at": T1,
         },

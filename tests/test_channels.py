@@ -34,6 +34,7 @@ def test_create_the_personal_channel_with_defaults(api):
         "daily_cap": None,
         "publisher": "automation",
         "recycle_after_days": None,
+        "utm": None,
         "connection": {
             "status": "none",
             "member_name": None,

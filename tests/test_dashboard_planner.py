@@ -629,3 +629,28 @@ def test_a_document_post_with_its_title_scheduled_and_shown_as_a_card(browser, s
         shoot(page, "post-document")
         shoot_at_phone_width(page, "post-document-phone", ".li-document", back=WIDE)
         assert_clean(page, server)
+
+
+def test_the_preview_shows_links_with_the_channels_utm_tags(browser, server, user):
+    _, key = user
+    api = Client(server.url, key)
+    brand_channel(api, "tagged", utm="utm_source=linkedin&utm_campaign={channel}")
+    text = "New post: https://example.com/launch?ref=1 today, and https://example.com"
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/posts/new")
+        page.locator("#channel").wait_for()
+        page.select_option("#channel", "tagged")
+        page.fill("#content", text)
+        page.locator(".preview-panel[data-fresh=true]").wait_for()
+        tags = "utm_source=linkedin&utm_campaign=tagged"
+        assert page.locator(".preview-panel .preview-text").text_content() == (
+            f"New post: https://example.com/launch?ref=1&{tags} today, "
+            f"and https://example.com/?{tags}"
+        )
+        assert page.input_value("#content") == text  # the text itself stays as written
+        shoot(page, "composer-utm-tags")
+        page.get_by_role("button", name="Save draft").click()
+        page.wait_for_url(re.compile(r"#/posts/[0-9a-f-]{36}$"))
+        assert api.get(ITEM + page.url.rsplit("/", 1)[1]).json["content"] == text
+        assert_clean(page, server)

@@ -28,3 +28,7 @@ CREATE INDEX posts_search_owned ON posts
 ALTER TABLE posts ADD COLUMN recycled_from TEXT;
 ALTER TABLE channels ADD COLUMN recycle_after_days INTEGER
     CHECK (recycle_after_days BETWEEN 1 AND 365);
+-- A channel's UTM tags (`utm`, a query string of at most 500 characters),
+-- added to the links of its posts' text when they are handed over
+-- (linkedin.with_utm), never to the stored text.
+ALTER TABLE channels ADD COLUMN utm TEXT CHECK (length(utm) BETWEEN 1 AND 500);

@@ -256,7 +256,8 @@ function postForm(initial, channels, start, session, reload) {
     }
     const channelId = channelOf(values);
     const channel = channels.find((c) => c.id === channelId) ?? { id: channelId, name: values.type === "brand" ? values.brand_id : "Your profile", missing: true };
-    const shown = { ...values, media: media.shown() };
+    // Links as they go out: with the channel's UTM tags, as the service's preview said.
+    const shown = { ...values, content: asSent(values.content, served.links, "content"), first_comment: values.first_comment && asSent(values.first_comment, served.links, "first_comment"), media: media.shown() };
     show(body, renderPreview(shown, served, channel, { content: linkedinCount, comment: commentCount }, previewActions), served.problem ? h("p", { class: "muted preview-problem" }, `The service could not check it: ${served.problem}`) : null);
   }
   async function refreshPreview() {
@@ -268,7 +269,7 @@ function postForm(initial, channels, start, session, reload) {
     try {
       const { data } = await call("POST", "/api-v2-posts-preview", { body: request });
       if (asked !== previewAsked) return;
-      served = { author: data.linkedin_request.body.author, warnings: data.warnings, problem: null };
+      served = { author: data.linkedin_request.body.author, warnings: data.warnings, links: data.links, problem: null };
       countCharacters(data.linkedin_request.body.commentary.length);
       const commented = data.linkedin_request.after?.find((step) => step.ref === "first_comment");
       countComment(commented ? commented.body.message.text.length : undefined);
@@ -483,4 +484,21 @@ function lockedNote(post, session) {
     return h("p", { class: "alert alert-warning" }, `A ${post.status} post cannot be edited.`);
   }
   return null;
+}
+
+/** `text` with each link of `field` that the service's preview named
+ *  (`links`: [{field, url, sent}], in the order they appear) as it goes out.
+ *  Each is looked for after the one before, so that a link that begins a
+ *  longer one is not taken for it; one the text no longer holds is left. */
+export function asSent(text, links, field) {
+  let out = text;
+  let from = 0;
+  for (const link of links ?? []) {
+    if (link.field !== field) continue;
+    const at = out.indexOf(link.url, from);
+    if (at < 0) continue;
+    out = out.slice(0, at) + link.sent + out.slice(at + link.url.length);
+    from = at + link.sent.length;
+  }
+  return out;
 }
