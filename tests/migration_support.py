@@ -604,6 +604,19 @@ ROWS = [
         },
         15,
     ),
+    (
+        "hashtag_sets",
+        {
+            "id": "00000000-0000-4000-8000-0000000000d1",
+            "user_id": 1,
+            "name": "SaaS launch",
+            "hashtags": '["#B2B", "#SaaS"]',
+            "created_at": T1,
+            "updated_at": T1,
+            "version": 1,
+        },
+        15,
+    ),
 ]
 
 # What a migration does to rows, for the comparison to expect it. A row of

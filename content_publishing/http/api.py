@@ -12,6 +12,7 @@ from content_publishing.http import (
     articles,
     callback,
     channels,
+    hashtags,
     linkedin,
     me,
     media,
@@ -48,3 +49,4 @@ bp.register_blueprint(planning.bp)
 bp.register_blueprint(media.bp)
 bp.register_blueprint(stats.bp)
 bp.register_blueprint(analytics.bp)
+bp.register_blueprint(hashtags.bp)

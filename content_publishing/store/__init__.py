@@ -42,6 +42,7 @@ The modules:
     stats.py             stats snapshots, and each Published post's latest figures (post_metrics)
     analytics.py         the analytics' grouped reads of post_metrics
     articles.py          articles
+    hashtags.py          saved hashtag sets
     media.py             the media library's images
     idempotency.py       Idempotency-Key records of creates and imports
     webhooks.py          webhook endpoints

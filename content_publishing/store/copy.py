@@ -44,6 +44,7 @@ TABLES = (
     "post_history",
     "post_stats",
     "post_metrics",
+    "hashtag_sets",
 )
 IDENTITY_TABLES = (
     "users",

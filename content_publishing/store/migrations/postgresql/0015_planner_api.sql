@@ -32,3 +32,16 @@ ALTER TABLE channels ADD COLUMN recycle_after_days INTEGER
 -- added to the links of its posts' text when they are handed over
 -- (linkedin.with_utm), never to the stored text.
 ALTER TABLE channels ADD COLUMN utm TEXT CHECK (length(utm) BETWEEN 1 AND 500);
+-- Saved hashtag sets (planning/hashtags.py): a name unique among its
+-- owner's sets, held by the unique index, and its hashtags as a JSON array.
+CREATE TABLE hashtag_sets (
+    id          TEXT PRIMARY KEY,
+    user_id     BIGINT NOT NULL REFERENCES users (id),
+    name        TEXT NOT NULL,
+    hashtags    TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL,
+    version     INTEGER NOT NULL DEFAULT 1
+);
+CREATE UNIQUE INDEX hashtag_sets_name ON hashtag_sets (user_id, name);
+CREATE INDEX hashtag_sets_created ON hashtag_sets (user_id, created_at, id);
