@@ -654,3 +654,36 @@ def test_the_preview_shows_links_with_the_channels_utm_tags(browser, server, use
         page.wait_for_url(re.compile(r"#/posts/[0-9a-f-]{36}$"))
         assert api.get(ITEM + page.url.rsplit("/", 1)[1]).json["content"] == text
         assert_clean(page, server)
+
+
+def test_the_composer_inserts_a_hashtag_set_in_one_click_and_saves_one(browser, server, user):
+    _, key = user
+    api = Client(server.url, key)
+    saved = {"name": "SaaS launch", "hashtags": ["#B2B", "#Analytics", "#SaaS"]}
+    assert api.post(f"{API}/hashtag-sets", saved).status == 201
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/posts/new")
+        page.fill("#content", "Our launch is live #saas")
+        page.get_by_role("button", name="+ SaaS launch").click()
+        # The set's hashtags the text lacks, at the cursor (the end); #SaaS is there as #saas.
+        assert page.input_value("#content") == "Our launch is live #saas #B2B #Analytics"
+        page.locator(".preview-panel[data-fresh=true]").wait_for()
+        shown = page.locator(".preview-panel .li-hashtag").all_text_contents()
+        assert shown == ["#saas", "#B2B", "#Analytics"]
+        shoot(page, "composer-hashtag-sets")
+        shoot_at_phone_width(page, "composer-hashtag-sets-phone", ".hashtag-field")
+
+        # The text's hashtags saved as a new set, offered at once.
+        page.fill("#content", "We are hiring! #Hiring #jobs_2026 #hiring")
+        page.fill("#hashtag-set-name", "Hiring")
+        page.get_by_role("button", name="Save the text's hashtags as a set").click()
+        page.get_by_role("button", name="+ Hiring").wait_for()
+        sets = {s["name"]: s["hashtags"] for s in api.get(f"{API}/hashtag-sets").json["data"]}
+        assert sets == {"SaaS launch": saved["hashtags"], "Hiring": ["#Hiring", "#jobs_2026"]}
+        # A name taken already: the service's refusal, in words.
+        page.fill("#hashtag-set-name", "Hiring")
+        page.get_by_role("button", name="Save the text's hashtags as a set").click()
+        page.get_by_text("named 'Hiring' already").wait_for()
+        assert len(api.get(f"{API}/hashtag-sets").json["data"]) == 2
+        assert_clean(page, server)

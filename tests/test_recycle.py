@@ -2,14 +2,19 @@
 post on its channel, `recycled_from` naming the original, no sooner than the
 channel's recycle_after_days after the original went out."""
 
+import io
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
+from PIL import Image
 
-from harness.api import CHANNEL, HISTORY, POSTS, RECYCLE
+from harness.api import CALLBACK, CHANNEL, HISTORY, MEDIA, POSTS, RECYCLE
+from harness.clock import ahead
 from tests.analytics_support import channel, publish_at
 from tests.conftest import assert_error
 
+ZONE = ZoneInfo("Europe/Berlin")  # tests/analytics_support.channel's zone
 EVERY_DAY = [{"day": d, "time": "09:00"} for d in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")]
 
 
@@ -50,9 +55,6 @@ def test_a_published_post_is_copied_into_its_channels_queue(api, clock):
     assert second["scheduled_at"] > copy["scheduled_at"]
 
 
-ZONE = __import__("zoneinfo").ZoneInfo("Europe/Berlin")
-
-
 def test_sooner_than_recycle_after_days_is_too_soon(api, clock):
     channel(api, "personal", slots=EVERY_DAY, recycle_after_days=30)
     original = published(api, clock, days_ago=10)
@@ -77,17 +79,18 @@ def test_sooner_than_recycle_after_days_is_too_soon(api, clock):
     assert count(api) == before + 1
 
 
-def test_a_slot_past_the_wait_is_not_too_soon(api, clock):
-    # Published 10 days ago, a wait of 11 days: the next slot is 1-2 days away.
-    channel(api, "personal", slots=[{"day": "mon", "time": "09:00"}], recycle_after_days=11)
+def test_a_request_within_the_wait_whose_slot_is_past_it_goes_in(api, clock):
+    # Published 10 days ago, a wait of 11: the wait ends in a day, and the
+    # channel's one weekly slot is 2 to 4 days away.
+    day = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")[
+        (datetime.now(ZONE) + timedelta(days=3)).weekday()
+    ]
+    channel(api, "personal", slots=[{"day": day, "time": "09:00"}], recycle_after_days=11)
     original = published(api, clock, days_ago=10)
     r = api.post(RECYCLE + original["id"])
+    assert r.status_code == 201, r.get_json()
     earliest = datetime.fromisoformat(original["published_at"]) + timedelta(days=11)
-    if r.status_code == 201:
-        assert datetime.fromisoformat(r.get_json()["scheduled_at"]) >= earliest
-    else:
-        error = assert_error(r, 409, "too_soon")
-        assert datetime.fromisoformat(error["details"]["next_slot"]) < earliest
+    assert datetime.fromisoformat(r.get_json()["scheduled_at"]) >= earliest + timedelta(hours=12)
 
 
 @pytest.mark.parametrize("status", ["Draft", "Scheduled"])
@@ -165,3 +168,33 @@ def test_bad_recycle_after_days_is_400(api, value):
         ]
         is None
     )
+
+
+def test_the_copy_carries_the_originals_media_alt_text_and_first_comment(api, app):
+    channel(api, "personal", slots=EVERY_DAY)
+    picture = io.BytesIO()
+    Image.new("RGB", (30, 20), "red").save(picture, "PNG")
+    r = api.post(MEDIA, data=picture.getvalue(), headers={"Content-Type": "image/png"})
+    assert r.status_code == 201, r.get_json()
+    fields = {
+        "type": "personal",
+        "content": "A red square",
+        "media_urls": [r.get_json()["url"]],
+        "media_alt": ["Red, square"],
+        "first_comment": "More at https://example.com",
+        "repeat": "FREQ=WEEKLY;COUNT=2",
+    }
+    app.config["SCHEDULE_MIN_LEAD_SECONDS"] = -86400
+    post = api.post(POSTS, json={**fields, "scheduled_at": ahead(-60)}).get_json()
+    assert api.patch(f"{POSTS}-item/{post['id']}", json={"status": "Scheduled"}).status_code == 200
+    r = api.post(CALLBACK, json={"post_id": post["id"], "linkedin_post_id": "urn:li:share:9"})
+    assert r.status_code == 200, r.get_json()
+    original = r.get_json()
+    app.config["SCHEDULE_MIN_LEAD_SECONDS"] = 60
+    r = api.post(RECYCLE + original["id"])
+    assert r.status_code == 201, r.get_json()
+    copy = r.get_json()
+    for name in ("content", "media_urls", "media_alt", "first_comment"):
+        assert copy[name] == original[name], name
+    assert copy["repeat"] is None and copy["series_id"] is None  # a copy is one post
+    assert copy["linkedin_post_id"] is None and copy["stats"] is None

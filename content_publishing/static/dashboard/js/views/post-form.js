@@ -11,6 +11,7 @@ import { explain, fieldErrors } from "../explain.js";
 import { COMMENT_LIMIT, LINKEDIN_LIMIT, formatNumber, graphemeCount, linkedinLength } from "../text.js";
 import * as time from "../time.js";
 import { channelOf, heading, loading, notify } from "../widgets.js";
+import { hashtagSets } from "./composer-hashtags.js";
 import { mediaEditor } from "./composer-media.js";
 import { renderPreview, replaceMention } from "./linkedin-preview.js";
 
@@ -140,6 +141,7 @@ function postForm(initial, channels, start, session, reload) {
     ),
     brandField,
     h("div", { class: "form-field" }, h("label", { for: "content" }, "Content"), content, counter),
+    hashtagSets(content, () => content.dispatchEvent(new Event("input"))),
     media.element,
     h(
       "div",
