@@ -687,3 +687,67 @@ def test_the_composer_inserts_a_hashtag_set_in_one_click_and_saves_one(browser, 
         page.get_by_text("named 'Hiring' already").wait_for()
         assert len(api.get(f"{API}/hashtag-sets").json["data"]) == 2
         assert_clean(page, server)
+
+
+def test_recycle_a_published_post_and_set_the_channels_wait_and_utm(browser, server, user):
+    _, key = user
+    api = Client(server.url, key)
+    slots = [{"day": d, "time": "09:00"} for d in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")]
+    body = {"type": "brand", "brand_id": "evergreen", "name": "Evergreen", "slots": slots}
+    assert api.post(CHANNELS, body).status == 201
+    post = api.post(
+        POSTS,
+        {
+            "type": "brand",
+            "brand_id": "evergreen",
+            "content": "Our five planning tips",
+            "scheduled_at": (datetime.now(UTC) + timedelta(hours=2)).isoformat(),
+        },
+    ).json
+    assert api.patch(ITEM + post["id"], {"status": "Scheduled"}).status == 200
+    r = api.post(
+        f"{API}/make-post-callback", {"post_id": post["id"], "linkedin_post_id": "urn:li:share:7"}
+    )
+    assert r.status == 200, r
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
+        page.get_by_role("button", name="Recycle").click()
+        page.wait_for_url(
+            lambda url: re.search(r"#/posts/[0-9a-f-]{36}$", url) and post["id"] not in url
+        )
+        copy_id = page.url.rsplit("/", 1)[1]
+        assert copy_id != post["id"]
+        copy = api.get(ITEM + copy_id).json
+        assert copy["recycled_from"] == post["id"] and copy["status"] == "Scheduled"
+        page.get_by_role("link", name="the published post").wait_for()
+        history = page.locator(".timeline-entry[data-action=recycled]")
+        history.wait_for()
+        assert history.text_content().startswith(
+            page.locator(".timeline-when").first.text_content()
+        )
+        assert "Recycled from a published post, queued for" in history.text_content()
+        shoot(page, "post-recycled")
+
+        # The channel's wait and UTM tags, set in its form.
+        page.goto(f"{server.url}{DASHBOARD}#/channels")
+        card = page.locator(".channel-card[data-channel-id=evergreen]")
+        card.get_by_role("button", name="Edit").click()
+        page.fill("#ch-recycle_after_days", "30")
+        page.fill("#ch-utm", "utm_source=linkedin&utm_campaign={channel}")
+        page.get_by_role("button", name="Save channel").click()
+        page.locator("#notice", has_text="saved (version 2)").wait_for()
+        stored = api.get(f"{API}/channels-item/evergreen").json
+        assert stored["recycle_after_days"] == 30
+        assert stored["utm"] == "utm_source=linkedin&utm_campaign={channel}"
+        assert "utm_campaign={channel}" in card.locator(".channel-utm").text_content()
+        shoot_at_phone_width(page, "channel-recycle-utm-phone", ".channel-utm")
+
+        # Recycled again within the wait: the service's word on when it may go out.
+        page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
+        page.get_by_role("button", name="Recycle").click()
+        alert = page.locator(".alert-error", has_text="may go out from")
+        alert.wait_for()
+        assert "30 days" in alert.text_content()
+        assert len(api.get(f"{POSTS}?brand_id=evergreen").json["data"]) == 2
+        assert_clean(page, server)

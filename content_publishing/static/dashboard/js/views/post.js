@@ -119,6 +119,7 @@ export async function showPost(view, route, session) {
         change: (body, done) => change(body, done).catch(failedIn(messages)),
         remove: () => remove(messages),
         duplicate: () => duplicate(messages),
+        recycle: () => recycle(messages),
       }),
       messages,
       repeatAt ? plannedRepeat(post, repeatAt, route.query.get("n")) : null,
@@ -181,6 +182,18 @@ export async function showPost(view, route, session) {
     notify(same ? `${done} (version ${post.version}).` : `Added to the queue: ${time.local(post.scheduled_at)} (version ${post.version}).`);
   }
 
+  // A copy queued on the channel (POST /api-v2-posts-recycle/ID): the
+  // channel's next free slot, or the service's word on when it may go out.
+  async function recycle(where) {
+    try {
+      const { data } = await call("POST", `/api-v2-posts-recycle/${post.id}`, { idempotencyKey: newIdempotencyKey() });
+      notify(`Recycled: a copy is queued for ${time.local(data.scheduled_at)}.`);
+      location.hash = `#/posts/${data.id}`;
+    } catch (error) {
+      failedIn(where)(error);
+    }
+  }
+
   async function duplicate(where) {
     const body = { type: post.type, content: post.content, media_urls: post.media_urls, media_alt: post.media_alt };
     for (const name of ["document_title", "first_comment"]) if (post[name]) body[name] = post[name];
@@ -225,7 +238,7 @@ function actionBar(post, session, act) {
       write && del,
     ],
     Publishing: [],
-    Published: [dup],
+    Published: [write && button("Recycle", act.recycle, "button-primary"), dup],
   };
   const actions = byStatus[post.status].filter(Boolean);
   const lacking = ["posts:write", "posts:publish"].filter((scope) => !session.can(scope));
@@ -275,6 +288,7 @@ function fieldList(post) {
     ["Published at", when(post.published_at)],
     ["LinkedIn post", post.linkedin_post_id ? h("code", {}, post.linkedin_post_id) : none()],
     ["Live URL", post.live_url ? outsideLink(post.live_url) : none()],
+    ...(post.recycled_from ? [["Recycled from", h("a", { href: `#/posts/${post.recycled_from}` }, "the published post")]] : []),
     ["Last error", post.last_error ? h("span", { class: "error-text" }, post.last_error) : none()],
     ["Media", post.media_urls.length ? h("ul", { class: "plain" }, post.media_urls.map((url) => h("li", {}, outsideLink(url)))) : none()],
     ["Document title", post.document_title ?? none()],
