@@ -126,8 +126,8 @@ class _RowError(Exception):
 def local_instant(plan, wall):
     """The stored text of the local time `wall` (a WallTime) in the zone of
     the channel planned by `plan`: a time the clocks skip that day is
-    refused with the next hour it could mean, one they pass twice is its
-    first occurrence (planning/clock.py, as slots are read)."""
+    refused, saying so; one they pass twice is its first occurrence
+    (planning/clock.py, as slots are read)."""
     if plan is None:
         raise _RowError(
             {

@@ -109,9 +109,9 @@ class Dialect:
         return (
             f"SELECT {columns}, n FROM (SELECT ordered.*, row_number() OVER (ORDER BY {order})"
             f" AS n FROM (SELECT {columns} FROM posts WHERE {condition} ORDER BY {order}"
-            " LIMIT ?) ordered) walked WHERE posts_search_vector(?, walked.content)"
-            " @@ posts_search_query(?, ?, ?) LIMIT ? OFFSET ?",
-            [user_id, *_query_values(user_id, terms)],
+            " LIMIT ?) ordered) walked, (SELECT posts_search_query(?, ?, ?) AS q) query"
+            " WHERE posts_search_vector(?, walked.content) @@ query.q LIMIT ? OFFSET ?",
+            [*_query_values(user_id, terms), user_id],
         )
 
 

@@ -67,10 +67,10 @@ def search_posts(columns, where, params, words, order, limit, offset, after, cou
     `counts`: (user_id, kinds, status) when content_counts can count the
     posts of the other filters; `ms`: the time limit."""
     user_id, filters, filter_params = params[0], where[1:], params[1:]
-    words = terms_of(words)
+    terms = terms_of(words)
 
     def led_by_index():
-        fragment, found = dialect().matched(user_id, words)
+        fragment, found = dialect().matched(user_id, terms)
         return page_rows(
             "posts",
             columns,
@@ -83,7 +83,7 @@ def search_posts(columns, where, params, words, order, limit, offset, after, cou
         )
 
     with time_limit(ms):
-        matches = value(*dialect().count_matches(user_id, words, filters, filter_params, CAP + 1))
+        matches = value(*dialect().count_matches(user_id, terms, filters, filter_params, CAP + 1))
         if matches <= CAP:
             page, more = led_by_index()
             return Page(page, matches, more, estimate=False)
@@ -92,7 +92,7 @@ def search_posts(columns, where, params, words, order, limit, offset, after, cou
             if counts
             else value(f"SELECT COUNT(*) FROM posts WHERE {' AND '.join(where)}", params)
         )
-        walk = _Walk(columns, where, params, words, order, after)
+        walk = _Walk(columns, where, params, terms, order, after)
         end = offset + limit + 1
         for bound in (max(WALK_FIRST, 2 * end), max(WALK_ROWS, 2 * end)):
             page = walk.page(limit, offset, bound)
@@ -109,10 +109,10 @@ class _Walk:
     """The owner's rows in the page's order, each tested against the words;
     numbered, so that the share of matches among them is known."""
 
-    def __init__(self, columns, where, params, words, order, after):
+    def __init__(self, columns, where, params, terms, order, after):
         keyset, key = after_row(order, after)
         self.sql, self.found = dialect().walk(
-            columns, f"{' AND '.join(where)}{keyset}", order, params[0], words
+            columns, f"{' AND '.join(where)}{keyset}", order, params[0], terms
         )
         self.params = [*params, *key]
         self.walked = self.hits = 0
