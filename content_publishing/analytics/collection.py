@@ -101,7 +101,7 @@ def failed(post_id, error, now):
         return None
     retry = None
     if row["tries"] < TRIES:
-        retry = timestamps.later(now, RETRY_DELAYS[row["tries"] - 1])
+        retry = timestamps.later(now, RETRY_DELAYS[max(row["tries"], 1) - 1])
     nxt = _next_age(row["published_at"], now, row["age"])
     if retry is None or (nxt is not None and nxt[1] <= retry):
         return _move_on(row, now, error)
