@@ -17,4 +17,7 @@ CREATE TABLE stats_collections (
     due_at       TEXT NOT NULL,
     last_error   TEXT                        -- why the last try of this age failed
 );
-CREATE INDEX stats_collections_due ON stats_collections (due_at);
+-- The collections in the order they fall due: the dispatcher's look for due
+-- work reads its first entry (MIN, whatever plan a prepared statement gets),
+-- and taking them reads it in order.
+CREATE INDEX stats_collections_due ON stats_collections (due_at, post_id);
