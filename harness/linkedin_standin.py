@@ -656,27 +656,24 @@ class LinkedInStandIn(LoopbackServer):
     def _matches(self, texts, received):
         return received.is_post and any(t in (received.commentary or "") for t in texts)
 
-    def answer(self, handler, received):
-        with self.lock:
-            self.received.append(received)
-        if self._matches(self.on.drops, received):
-            received.error = "dropped"
-            handler.close_connection = True
-            handler.connection.shutdown(socket.SHUT_RDWR)
-            return
+    def _routed(self, received):
+        """(status, headers, body) of the route, a refusal's in LinkedIn's shape."""
         try:
-            status, headers, body = self.route(received)
+            return self.route(received)
         except OAuthRefusal as refusal:
-            status, headers, body = refusal.status, refusal.headers, refusal.body
-            received.error = str(body.get("message") or body.get("error_description"))
+            received.error = str(
+                refusal.body.get("message") or refusal.body.get("error_description")
+            )
+            return refusal.status, refusal.headers, refusal.body
         except Answer as refusal:
-            status, headers = refusal.status, refusal.headers
             body = {"status": refusal.status, "code": refusal.code, "message": refusal.message}
             if refusal.status == 403:
                 body["serviceErrorCode"] = 100
             received.error = refusal.message
-        received.status = status
-        received.urn = headers.get("x-restli-id") if received.is_post else None
+            return refusal.status, refusal.headers, body
+
+    def _hold_or_delay(self, received, status):
+        """What a test asked for this request: hold it until released, or delay it."""
         for hold in self.on.holds:
             if status == 201 and self._matches([hold.text], received):
                 hold.holding.set()
@@ -690,6 +687,19 @@ class LinkedInStandIn(LoopbackServer):
         for text, seconds in self.on.delays:
             if status == 201 and self._matches([text], received):
                 time.sleep(seconds)
+
+    def answer(self, handler, received):
+        with self.lock:
+            self.received.append(received)
+        if self._matches(self.on.drops, received):
+            received.error = "dropped"
+            handler.close_connection = True
+            handler.connection.shutdown(socket.SHUT_RDWR)
+            return
+        status, headers, body = self._routed(received)
+        received.status = status
+        received.urn = headers.get("x-restli-id") if received.is_post else None
+        self._hold_or_delay(received, status)
         raw = isinstance(body, bytes)  # a page, with its own Content-Type
         payload = body if raw else json.dumps(body).encode() if body is not None else b""
         try:
