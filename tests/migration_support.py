@@ -571,6 +571,21 @@ ROWS = [
         },
         13,
     ),
+    # The Published post 3's stats collection by the service, at its second
+    # age (24 hours after it went out), its first try of it having failed.
+    (
+        "stats_collections",
+        {
+            "post_id": POST(3),
+            "user_id": 1,
+            "published_at": T1,
+            "age": 1,
+            "tries": 1,
+            "due_at": T2,
+            "last_error": "LinkedIn answered 503: Service Unavailable",
+        },
+        14,
+    ),
     # Since version 15: a channel that waits before a recycled copy goes
     # out and tags its links, and the copy of the Published post 3 queued on it.
     (
