@@ -116,7 +116,7 @@ def _usable(record, now):
 
 
 def _identify(record):
-    g.user_id = record["user_id"]
+    g.workspace_id = record["workspace_id"]
     g.user_name = record["user_name"]
     g.key_id = record["id"]
     g.scopes = frozenset(record["scopes"].split())
@@ -132,7 +132,7 @@ def _looked_up_again(key_hash, now):
     cache.forget(key_hash)
     record = _usable(key_store.find_key(key_hash), now)
     cache.remember(key_hash, record)
-    if record["user_id"] != g.user_id or frozenset(record["scopes"].split()) != g.scopes:
+    if record["workspace_id"] != g.workspace_id or frozenset(record["scopes"].split()) != g.scopes:
         _identify(record)
         authorize()
 

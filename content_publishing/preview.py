@@ -55,7 +55,7 @@ REFUSED_EXTENSIONS = frozenset(
 _PLAIN_MENTION = re.compile(r"@(?P<name>[^\W\d_][\w'’-]*(?:[ \u00a0][^\W\d_][\w'’-]*){0,3})")
 
 
-def preview(user_id, post, target):
+def preview(workspace_id, post, target):
     """What the automation would be handed for `post` (a stored post, or
     the kept fields of one), with the warnings."""
     post = {
@@ -67,7 +67,7 @@ def preview(user_id, post, target):
         **post,
         "id": post.get("id", "preview"),
     }
-    request = requests_for(user_id, [post], target)[post["id"]]
+    request = requests_for(workspace_id, [post], target)[post["id"]]
     return {
         "linkedin_request": request,
         "characters": linkedin.length(post["content"]),

@@ -194,10 +194,10 @@ def library_of(posts):
     return media_store.for_plan(sorted(ids - {None}))
 
 
-def requests_for(user_id, posts, target):
+def requests_for(workspace_id, posts, target):
     """{post id: its plan}: the author of each from its channel, the media
     from the library (one read each, for all of them)."""
-    authors = channel_store.author_urns(user_id, {channel_of(post) for post in posts})
+    authors = channel_store.author_urns(workspace_id, {channel_of(post) for post in posts})
     library = library_of(posts)
     return {
         post["id"]: request_for(post, authors.get(channel_of(post)), library, target)

@@ -59,9 +59,9 @@ def queue_post(body):
     with transaction(short_locks=True):  # queue requests of a channel wait on its row
         now = timestamps.now_text()
         post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
-        post = posts.settle(g.user_id, post, lead, now)
+        post = posts.settle(g.workspace_id, post, lead, now)
         check_if_match(post)
-        post = posts.add_to_queue(g.user_id, post, lead, now, g.key_id)
+        post = posts.add_to_queue(g.workspace_id, post, lead, now, g.key_id)
     return with_etag(render(post_schema, post), post)
 
 
@@ -134,7 +134,14 @@ def import_posts(body):
     key, now = idempotency_key(), timestamps.now_text()
     with transaction():
         made = imports.import_posts(
-            g.user_id, body["posts"], body["invalid"], g.scopes, lead_seconds(), key, now, g.key_id
+            g.workspace_id,
+            body["posts"],
+            body["invalid"],
+            g.scopes,
+            lead_seconds(),
+            key,
+            now,
+            g.key_id,
         )
     return {"data": [render(post_schema, post) for post in made], "count": len(made)}, 201
 
@@ -155,10 +162,10 @@ def import_posts(body):
 @require_scope("posts:read")
 def list_occurrences(query):
     now, lead = timestamps.now_text(), lead_seconds()
-    if posts.leases_ran_out(now, g.user_id):  # a series whose lease ran out has moved on
+    if posts.leases_ran_out(now, g.workspace_id):  # a series whose lease ran out has moved on
         with transaction():
-            posts.settle_all(now, lead, g.user_id)
+            posts.settle_all(now, lead, g.workspace_id)
     start, end = clock.parse(query["start"]), clock.parse(query["end"])
     with snapshot():
-        found, more = forecast.planned_repeats(g.user_id, start, end, lead, now)
+        found, more = forecast.planned_repeats(g.workspace_id, start, end, lead, now)
     return occurrences_schema.dump({"data": found, "more": more})

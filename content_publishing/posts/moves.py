@@ -33,7 +33,7 @@ HANDOFF_CLEARED = {
 }
 
 
-def plan_update(user_id, post, changes, scopes, lead_seconds, now):
+def plan_update(workspace_id, post, changes, scopes, lead_seconds, now):
     """The column changes a PATCH makes to `post`, after every rule.
 
     `scopes` are the caller's; `now` is stored text. Raises 409 for a refused
@@ -69,7 +69,7 @@ def plan_update(user_id, post, changes, scopes, lead_seconds, now):
         changes["brand_id"] = None
     if old == "Failed" and new != old and "last_error" not in changes:
         changes["last_error"] = None
-    changes = attachments.resolved(user_id, post, changes)  # as stored, to compare
+    changes = attachments.resolved(workspace_id, post, changes)  # as stored, to compare
     changes = {k: v for k, v in changes.items() if post.get(k) != v}
     if old == "Publishing":
         return _plan_report(post, changes, scopes)
@@ -88,11 +88,11 @@ def plan_update(user_id, post, changes, scopes, lead_seconds, now):
     if changes.keys() & {"media_urls", "media_alt"}:
         attachments.check(merged)
     if new == "Scheduled" and changes:  # no change writes what LinkedIn would refuse
-        attachments.check_schedulable(user_id, merged)
+        attachments.check_schedulable(workspace_id, merged)
     if new == "Scheduled" and (new != old or rescheduled):
         _check_schedule(merged["scheduled_at"], lead_seconds, now)
     if new == "Scheduled" and (new != old or rescheduled or moved):
-        check_guards(user_id, post["id"], channel_of(merged), merged["scheduled_at"])
+        check_guards(workspace_id, post["id"], channel_of(merged), merged["scheduled_at"])
     if new == "Failed" and not merged.get("last_error"):
         raise validation_error({"last_error": ["Required to mark a post Failed."]})
     return changes

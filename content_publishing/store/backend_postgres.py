@@ -48,12 +48,12 @@ APPLICATION_NAME = "content-publishing"
 # read as the content is ('simple' configuration: lower case, no stemming).
 # Words the configuration reads as nothing ('²') leave no key: NULL then
 # matches nothing, where an empty array would be held by every post.
-OWNED_TERMS = "posts_search_terms(user_id, content) @> nullif(posts_search_terms(?, ?), '{}')"
+OWNED_TERMS = "posts_search_terms(workspace_id, content) @> nullif(posts_search_terms(?, ?), '{}')"
 
 
-def _owned_query(user_id, words):
+def _owned_query(workspace_id, words):
     """(fragment, parameters): the owner's posts holding every word."""
-    return OWNED_TERMS, [user_id, " ".join(words)]
+    return OWNED_TERMS, [workspace_id, " ".join(words)]
 
 
 class Dialect:
@@ -63,31 +63,31 @@ class Dialect:
     # ASC puts NULLs last in PostgreSQL, so the index order serves this.
     scheduled_order = "scheduled_at, id"
     # The owner's clause beside a search led by the text index: with plain
-    # `user_id = ?` the planner walked the owner's posts newest first and
+    # `workspace_id = ?` the planner walked the owner's posts newest first and
     # computed to_tsvector for each (1.2 s for a word in 20 of 100,000
     # posts; 0.23 ms led by the GIN index). The unary + keeps the owner's
     # index out; the owner in each key keeps the text index to the owner.
-    search_owner = "+user_id = ?"
+    search_owner = "+workspace_id = ?"
 
     @staticmethod
-    def count_matches(user_id, words, filters, params, cap):
+    def count_matches(workspace_id, words, filters, params, cap):
         """(SQL, parameters) counting the owner's posts that hold every word
         and pass `filters`, up to `cap`, led by the GIN index."""
-        fragment, found = _owned_query(user_id, words)
-        where = " AND ".join(["+user_id = ?", fragment, *filters])
+        fragment, found = _owned_query(workspace_id, words)
+        where = " AND ".join(["+workspace_id = ?", fragment, *filters])
         return (
             f"SELECT count(*) FROM (SELECT 1 FROM posts WHERE {where} LIMIT ?) found",
-            [user_id, *found, *params, cap],
+            [workspace_id, *found, *params, cap],
         )
 
     @staticmethod
-    def matched(user_id, words):
+    def matched(workspace_id, words):
         """(WHERE fragment, parameters): the owner's posts that hold every
         word, through the GIN index."""
-        return _owned_query(user_id, words)
+        return _owned_query(workspace_id, words)
 
     @staticmethod
-    def walk(columns, condition, order, user_id, words):
+    def walk(columns, condition, order, workspace_id, words):
         """(SQL, parameters) of a walk (store/search.py): the first `?`
         rows of posts matching `condition` in `order`, numbered (n), and of
         them the `?` after the first `?` that hold every word, tested as

@@ -39,18 +39,18 @@ WALK_ROWS = 1_000  # rows a walk reads at least before it gives up on the order
 
 def search_posts(columns, where, params, words, order, limit, offset, after, counts, ms):
     """A Page of the owner's posts matching `where` (its first clause
-    `user_id = ?`, params[0] the owner) that hold every word, as `columns`.
-    `counts`: (user_id, kinds, status) when content_counts can count the
+    `workspace_id = ?`, params[0] the owner) that hold every word, as `columns`.
+    `counts`: (workspace_id, kinds, status) when content_counts can count the
     posts of the other filters; `ms`: the time limit."""
-    user_id, filters, filter_params = params[0], where[1:], params[1:]
+    workspace_id, filters, filter_params = params[0], where[1:], params[1:]
 
     def led_by_index():
-        fragment, found = dialect().matched(user_id, words)
+        fragment, found = dialect().matched(workspace_id, words)
         return page_rows(
             "posts",
             columns,
             [dialect().search_owner, fragment, *filters],
-            [user_id, *found, *filter_params],
+            [workspace_id, *found, *filter_params],
             order,
             limit,
             offset,
@@ -58,7 +58,9 @@ def search_posts(columns, where, params, words, order, limit, offset, after, cou
         )
 
     with time_limit(ms):
-        matches = value(*dialect().count_matches(user_id, words, filters, filter_params, CAP + 1))
+        matches = value(
+            *dialect().count_matches(workspace_id, words, filters, filter_params, CAP + 1)
+        )
         if matches <= CAP:
             page, more = led_by_index()
             return Page(page, matches, more, estimate=False)
