@@ -15,6 +15,7 @@ from content_publishing.http import (
     linkedin,
     me,
     media,
+    members,
     planning,
     posts,
     stats,
@@ -48,3 +49,4 @@ bp.register_blueprint(planning.bp)
 bp.register_blueprint(media.bp)
 bp.register_blueprint(stats.bp)
 bp.register_blueprint(analytics.bp)
+bp.register_blueprint(members.bp)

@@ -72,7 +72,7 @@ def list_channels(query):
     "second channel with the same id is a 409, and so is `publisher: linkedin` (a new channel "
     "is not connected yet).",
 )
-@require_scope("posts:write")
+@require_scope("posts:write", role="editor")
 def create_channel(body):
     _publishing_needs_linkedin(body)
     with transaction():
@@ -104,7 +104,7 @@ def get_channel_item(channel_id):
     "channel (409 otherwise); a connected channel's author is its member, or one of the pages "
     "its member may post for.",
 )
-@require_scope("posts:write")
+@require_scope("posts:write", role="editor")
 def update_channel_item(channel_id, body):
     _publishing_needs_linkedin(body)
     with transaction():
@@ -123,7 +123,7 @@ def update_channel_item(channel_id, body):
     description="Its posts stay, as posts of a channel that is not set up. Its LinkedIn "
     "connection goes with it: the token is revoked at LinkedIn and forgotten.",
 )
-@require_scope("posts:write")
+@require_scope("posts:write", role="editor")
 def delete_channel_item(channel_id):
     with transaction():
         channel = owned(channel_store.lock_channel, channel_id)

@@ -146,7 +146,7 @@ def update_media_item(media_id, body):
     description="Gone for good, and its URL with it; a 409 while one of the caller's Scheduled or "
     "Publishing posts names it (`details.post_ids`), whatever address the post was given it by.",
 )
-@require_scope("posts:write")
+@require_scope("posts:write", role="editor")
 def delete_media_item(media_id):
     with transaction():
         media.delete(g.workspace_id, owned(media_store.lock_media, media_id))

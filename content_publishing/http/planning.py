@@ -129,7 +129,7 @@ class ImportBody:
     "row (1-based) and its fields, and nothing is stored. Rows that schedule need "
     "posts:publish, and a text within LinkedIn's limit once escaped (a Draft row may be longer).",
 )
-@require_scope("posts:write")
+@require_scope("posts:write", role="editor")
 def import_posts(body):
     key, now = idempotency_key(), timestamps.now_text()
     with transaction():

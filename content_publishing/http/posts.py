@@ -98,7 +98,7 @@ def list_posts(query):
 def create_post(body):
     key, now = idempotency_key(), timestamps.now_text()
     with transaction():
-        post = posts.create(g.workspace_id, body, key, now, g.key_id)
+        post = posts.create(g.workspace_id, body, key, now, g.key_id, g.member_id)
     location = url_for("api.posts.get_post_item", post_id=post["id"])
     return with_etag(render(post_schema, post), post, 201, {"Location": location})
 
@@ -158,7 +158,7 @@ def delete_post_item(post_id):
         post = get_owned(post_store.lock_post, post_id, "post")
         post = posts.settle(g.workspace_id, post, lead_seconds(), now)
         check_if_match(post)
-        posts.delete(g.workspace_id, post)
+        posts.delete(g.workspace_id, post, g.scopes)
     return "", 204
 
 

@@ -110,4 +110,5 @@ def continuation(workspace_id, post, lead_seconds, now):
         "series_id": post["series_id"],
         "occurrence": post["occurrence"] + 1,
         "series_start": post["series_start"] or post["scheduled_at"],
+        "created_by": post.get("created_by"),  # the series' author writes each occurrence
     }, None

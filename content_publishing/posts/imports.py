@@ -22,13 +22,14 @@ import json
 import uuid
 
 from content_publishing import timestamps
-from content_publishing.errors import ApiError, insufficient_scope, row_errors
+from content_publishing.errors import ApiError, row_errors
 from content_publishing.idempotency import run_once
 from content_publishing.planning import clock, queue
 from content_publishing.planning.plan import ChannelPlan, channel_of
 from content_publishing.posts import attachments
 from content_publishing.posts.moves import PUBLISH_SCOPE
 from content_publishing.posts.writes import insert, kept
+from content_publishing.roles import missing
 from content_publishing.store import channels as channel_store
 from content_publishing.store import posts as post_store
 from content_publishing.store.idempotency import import_keys
@@ -47,21 +48,21 @@ KEPT = (
 
 def import_posts(
     workspace_id, rows, invalid, scopes, lead_seconds, idempotency_key, now, actor=None
-):
+):  # `scopes`: a roles.Grant from a request; its member is the imported posts' author
     """The imported posts in row order (inside the caller's transaction).
     `rows`: the loaded rows, None where the row did not load; `invalid`: the
     messages of those rows, {1-based row: {field: [messages]}}."""
     good = [row for row in rows if row is not None]
     if PUBLISH_SCOPE not in scopes and any(r["scheduled_at"] or r["queue"] for r in good):
-        raise insufficient_scope(PUBLISH_SCOPE)
+        raise missing(scopes, PUBLISH_SCOPE)
     if invalid:  # before the key: a request that cannot import is never remembered
-        _import(workspace_id, rows, invalid, lead_seconds, now, actor)
+        _import(workspace_id, rows, invalid, lead_seconds, now, actor, _author(scopes))
     batch = run_once(
         import_keys,
         workspace_id,
         idempotency_key,
         {"posts": rows},
-        run=lambda: _import(workspace_id, rows, invalid, lead_seconds, now, actor),
+        run=lambda: _import(workspace_id, rows, invalid, lead_seconds, now, actor, _author(scopes)),
         get=_batch,
         now=now,
     )
@@ -74,7 +75,11 @@ def _batch(workspace_id, post_ids):
     return {"data": [post for post in found if post is not None]}
 
 
-def _import(workspace_id, rows, invalid, lead_seconds, now, actor=None):
+def _author(scopes):
+    return getattr(scopes, "member_id", None)
+
+
+def _import(workspace_id, rows, invalid, lead_seconds, now, actor=None, author=None):
     plans = _Plans(workspace_id)
     earliest = timestamps.later(now, lead_seconds)
     planned, errors = [], dict(invalid)
@@ -109,7 +114,10 @@ def _import(workspace_id, rows, invalid, lead_seconds, now, actor=None):
     for plan in plans.plans.values():
         if plan is not None:
             queue.remember(plan)
-    made = [insert(workspace_id, post_id, fields, now, actor) for post_id, fields in planned]
+    made = [
+        insert(workspace_id, post_id, {**fields, "created_by": author}, now, actor)
+        for post_id, fields in planned
+    ]
     return {"id": json.dumps([p["id"] for p in made]), "data": made}
 
 

@@ -9,9 +9,10 @@ import uuid
 from marshmallow import ValidationError
 
 from content_publishing import timestamps
-from content_publishing.errors import conflict, insufficient_scope, validation_error
+from content_publishing.errors import conflict, validation_error
 from content_publishing.planning.plan import channel_of, check_guards
 from content_publishing.posts import attachments
+from content_publishing.roles import check_post_write, missing
 from content_publishing.schemas.posts import check_brand
 
 MOVES = {
@@ -40,6 +41,7 @@ def plan_update(workspace_id, post, changes, scopes, lead_seconds, now):
     move, 403 for a publishing operation without posts:publish, and 400 when
     the merged record would be invalid.
     """
+    check_post_write(scopes, post)
     old = post["status"]
     new = changes.get("status", old)
     if old == "Published":
@@ -80,7 +82,7 @@ def plan_update(workspace_id, post, changes, scopes, lead_seconds, now):
     rescheduled = old == new == "Scheduled" and "scheduled_at" in changes
     moved = old == new == "Scheduled" and bool(changes.keys() & {"type", "brand_id"})
     if (new != old or rescheduled) and PUBLISH_SCOPE not in scopes:
-        raise insufficient_scope(PUBLISH_SCOPE)
+        raise missing(scopes, PUBLISH_SCOPE)
     try:
         check_brand(merged)
     except ValidationError as e:
@@ -122,7 +124,7 @@ def _plan_report(post, changes, scopes):
     if new is None or changes.keys() - allowed:
         raise _in_the_automations_hands(post)
     if PUBLISH_SCOPE not in scopes:
-        raise insufficient_scope(PUBLISH_SCOPE)
+        raise missing(scopes, PUBLISH_SCOPE)
     if new == "Failed" and not changes.get("last_error"):
         raise validation_error({"last_error": ["Required to mark a post Failed."]})
     return {**changes, **HANDOFF_CLEARED}

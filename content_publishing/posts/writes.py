@@ -17,23 +17,29 @@ from content_publishing.planning import queue, recurrence
 from content_publishing.planning.plan import channel_of
 from content_publishing.posts import attachments
 from content_publishing.posts.moves import check_delete, plan_publish, plan_update
+from content_publishing.roles import check_post_write
 from content_publishing.store import posts as post_store
 from content_publishing.store import stats as stats_store
 from content_publishing.store.idempotency import post_keys
 from content_publishing.webhooks import events
 
 
-def create(workspace_id, fields, idempotency_key, now, actor=None):
+def create(workspace_id, fields, idempotency_key, now, actor=None, author=None):
     """A new Draft, or the post an earlier request with the same
     Idempotency-Key made (inside the caller's transaction). `actor`: the
-    id of the key that asks, for the history (None: the service itself)."""
+    id of the key that asks, for the history (None: the service itself);
+    `author`: the id of its member, the post's author."""
     return create_once(
         post_keys,
         workspace_id,
         idempotency_key,
         fields,
         insert=lambda: insert(
-            workspace_id, str(uuid.uuid4()), kept(workspace_id, fields), now, actor
+            workspace_id,
+            str(uuid.uuid4()),
+            {**kept(workspace_id, fields), "created_by": author},
+            now,
+            actor,
         ),
         get=post_store.get_post,
         now=now,
@@ -127,9 +133,10 @@ def add_to_queue(workspace_id, post, lead_seconds, now, actor=None):
     )
 
 
-def delete(workspace_id, post):
+def delete(workspace_id, post, grant=None):
     """Draft, Scheduled and Failed posts may be deleted (no event); the
-    history goes with the post."""
+    history goes with the post. A contributor deletes only their own drafts."""
+    check_post_write(grant, post, "delete this post")
     check_delete(post)
     post_store.delete_post(workspace_id, post["id"])
 

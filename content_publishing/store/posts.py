@@ -18,8 +18,8 @@ COLUMNS = (
     " first_comment_error, handoff_id, handoff_expires_at, handoff_count,"
     " handoff_acknowledged, handoff_error, handoff_holder, handoff_sending_at, retry_not_before,"
     " repeat, series_id, occurrence, series_start, series_continued, created_at, updated_at,"
-    " version"
-)
+    " version, created_by, (SELECT name FROM members WHERE id = created_by) AS author_name"
+)  # (the subquery: the author's name, from members, whose id is theirs; posts has no name)
 # What a new post may be written with: a create's fields, and a Scheduled
 # status and a place in a series for an import row or a series' next occurrence.
 INSERTABLE = (
@@ -36,7 +36,16 @@ INSERTABLE = (
     "series_id",
     "occurrence",
     "series_start",
+    "created_by",
 )
+
+
+def _author(record):
+    """The member who made the post ({id, name}); None for a post the
+    service made before it kept authors."""
+    if record.get("created_by") is None:
+        return None
+    return {"id": record["created_by"], "name": record.get("author_name")}
 
 
 def _aligned(record):
@@ -53,7 +62,7 @@ posts = OwnedTable(
     COLUMNS,
     json_columns=["media_urls", "media_alt"],
     # _with_stats gives a Published post its own stats
-    shape=lambda record: {**_aligned(record), "stats": None},
+    shape=lambda record: {**_aligned(record), "stats": None, "author": _author(record)},
     writable=[
         *INSERTABLE,
         "published_at",
