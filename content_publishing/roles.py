@@ -80,12 +80,12 @@ class Grant:
         return iter(sorted(s for s in self.scopes if s in self))
 
     def require(self, scope):
-        """403: insufficient_scope when the key lacks `scope`, forbidden
-        when its member's role does."""
-        if scope not in self.scopes:
-            raise insufficient_scope(scope)
+        """403: forbidden, naming the role, when the member's role never
+        allows `scope`; else insufficient_scope when the key lacks it."""
         if scope not in ROLE_SCOPES[self.role]:
             raise refused(self.role, f"use what {scope} allows")
+        if scope not in self.scopes:
+            raise insufficient_scope(scope)
 
     def require_role(self, least, what):
         if not at_least(self.role, least):
@@ -93,9 +93,9 @@ class Grant:
 
 
 def missing(scopes, scope):
-    """The 403 for a request without `scope`: insufficient_scope, or
-    forbidden when the key has it and its member's role does not."""
-    if isinstance(scopes, Grant) and scope in scopes.scopes:
+    """The 403 for a request without `scope`: forbidden when its member's
+    role does not allow it, else insufficient_scope."""
+    if isinstance(scopes, Grant) and scope not in ROLE_SCOPES[scopes.role]:
         return refused(scopes.role, f"use what {scope} allows")
     return insufficient_scope(scope)
 
