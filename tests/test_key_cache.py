@@ -139,3 +139,34 @@ def test_expiry_under_gunicorn_refuses_from_its_second_on_every_worker(server):
     assert remaining > 0, "the warm-up took longer than the key lived; raise ahead()"
     time.sleep(remaining + 0.01)
     assert statuses(server, key) == [401] * REQUESTS
+
+
+def test_a_removed_members_keys_answer_401_on_every_worker_at_once(server):
+    """DELETE /members-item/{id} revokes every key of the member in one
+    transaction: every worker, each with the keys cached, refuses them on
+    their next request."""
+    owner = Client(server.url, create_key(server.database, user="team-live"))
+    added = flask_cli(
+        server.database,
+        "members",
+        "add",
+        "--workspace",
+        "team-live",
+        "--name",
+        "eve",
+        "--role",
+        "editor",
+    )
+    member_id = added.split()[2]
+    first = added.strip().splitlines()[-1]
+    second = (
+        flask_cli(server.database, "keys", "create", "--member", member_id, "--scope", "posts:read")
+        .strip()
+        .splitlines()[-1]
+    )
+    for key in (first, second):
+        assert statuses(server, key) == [200] * REQUESTS  # every worker has it cached now
+    assert owner.delete(f"/functions/v1/members-item/{member_id}").status == 204
+    for key in (first, second):
+        assert statuses(server, key) == [401] * REQUESTS
+    assert statuses(server, owner.key) == [200] * REQUESTS

@@ -158,8 +158,9 @@ def same_as_new(old, new_url, new, put, tables_before):
 
 
 def answers_as_before(api, version):
-    """The migrated database serves: alice's key reads her posts, a search
-    finds the words of one, and the duplicate post.due endpoint an older
+    """The migrated database serves: alice's key reads her posts (none of
+    bob's: nothing moved between workspaces), a search finds the words of
+    one, she is her workspace's owner and her posts' author, and the duplicate post.due endpoint an older
     release allowed is the one left disabled."""
     listed = api.get("/functions/v1/api-v2-posts?limit=100")
     assert listed.status_code == 200, listed.get_json()
@@ -172,6 +173,11 @@ def answers_as_before(api, version):
     assert listed.get_json()["total"] == len(mine)
     found = api.get("/functions/v1/api-v2-posts?q=evergreen").get_json()["data"]
     assert [p["id"] for p in found] == [POST(1)]
+    # alice is a workspace of her id and name now, its owner, and her posts' author
+    me = api.get("/functions/v1/me").get_json()
+    assert me["workspace"] == {"id": 1, "name": "alice", "created_at": T0}
+    assert me["member"] == {"id": 1, "name": "alice", "email": None, "role": "owner"}
+    assert {p["author"]["name"] for p in listed.get_json()["data"]} == {"alice"}
     if version >= 3:
         hooks = api.get("/functions/v1/webhooks").get_json()["data"]
         second = next(h for h in hooks if h["id"] == DUPLICATE_ENDPOINT)
