@@ -25,6 +25,7 @@ Where each rule lives:
     linkedin_api.py LinkedIn's APIs as the service calls them: OAuth, pages, a plan's steps
     publisher.py    the service's own publisher, in the dispatcher process
     publish_run.py  one post's publish plan run by it: uploads, the post, the first comment
+    collect_run.py  one post's figures read at LinkedIn by it, when their collection is due
     media.py        the media library: what an upload must be, its metadata stripped
     images.py       an upload decoded and written anew in a child process, with limits
     bounded.py      the child process with memory, CPU and time limits that images and PDFs use

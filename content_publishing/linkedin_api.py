@@ -1,7 +1,8 @@
 """LinkedIn's APIs as the service calls them itself: the OAuth 2.0 grants of a
 channel's sign-in (authorization code, refresh, revoke), who signed in and
 which pages they may post for, the steps of a publish plan, and the posts
-an author made (to settle an unknown outcome).
+an author made (to settle an unknown outcome), and what a post did (its
+statistics, for the service's own collection of stats).
 
 One HTTP client (urllib3, which the webhook sender uses too): no retries,
 no redirects followed, every request bounded by FLASK_LINKEDIN_TIMEOUT_SECONDS.
@@ -35,6 +36,15 @@ from urllib3.exceptions import (
 Tokens = namedtuple("Tokens", "access_token expires_in refresh_token refresh_expires_in scopes")
 MESSAGE_LIMIT = 500  # characters of LinkedIn's own text kept in an error
 POSTS_CHECKED = 50  # an author's newest posts read to settle an unknown outcome
+# Our figure: LinkedIn's field in totalShareStatistics.
+SHARE_FIGURES = {
+    "impressions": "impressionCount",
+    "members_reached": "uniqueImpressionsCount",
+    "reactions": "likeCount",
+    "comments": "commentCount",
+    "reshares": "shareCount",
+    "clicks": "clickCount",
+}
 _NOT_SENT = (NewConnectionError, NameResolutionError, ConnectTimeoutError)
 
 
@@ -195,6 +205,46 @@ class Api:
         )
         return [e for e in answer.get("elements") or [] if isinstance(e, dict)]
 
+    # --- what a post did ----------------------------------------------------------------
+
+    def share_statistics(self, token, organization, post_urn):
+        """A page's post's lifetime figures (organic), from
+        organizationalEntityShareStatistics: {impressions, members_reached,
+        reactions, comments, reshares, clicks}."""
+        kind = "ugcPosts" if post_urn.startswith("urn:li:ugcPost:") else "shares"
+        answer = self._call(
+            "GET",
+            f"{self.api_base}/rest/organizationalEntityShareStatistics?q=organizationalEntity"
+            f"&organizationalEntity={quote(organization, safe='')}"
+            f"&{kind}=List({quote(post_urn, safe='')})",
+            self._rest(token),
+        )
+        for element in answer.get("elements") or []:
+            if isinstance(element, dict) and post_urn in (
+                element.get("share"),
+                element.get("ugcPost"),
+            ):
+                figures = element.get("totalShareStatistics") or {}
+                return {name: _count(figures.get(field)) for name, field in SHARE_FIGURES.items()}
+        raise LinkedInError(502, f"LinkedIn's statistics answer holds no figures for {post_urn}")
+
+    def social_actions(self, token, post_urn):
+        """A member's post's likes and comments, from socialActions:
+        {reactions, comments} (LinkedIn gives members no impressions)."""
+        answer = self._call(
+            "GET",
+            f"{self.api_base}/rest/socialActions/{quote(post_urn, safe='')}",
+            self._rest(token),
+        )
+        likes = answer.get("likesSummary") or {}
+        comments = answer.get("commentsSummary") or {}
+        return {
+            "reactions": _count(likes.get("totalLikes", likes.get("aggregatedTotalLikes"))),
+            "comments": _count(
+                comments.get("aggregatedTotalComments", comments.get("totalFirstLevelComments"))
+            ),
+        }
+
     # --- one request -----------------------------------------------------------------------
 
     def _rest(self, token):
@@ -237,6 +287,13 @@ def _seconds(value):
         return int(value)
     except (TypeError, ValueError):
         return None
+
+
+def _count(value):
+    """A figure as LinkedIn gave it, if it is a whole number of at least 0; else None."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
 
 
 def _json(data):

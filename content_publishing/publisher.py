@@ -37,6 +37,11 @@ r_organization_social (brand) or r_member_social (personal, granted only
 to approved apps): without it the post is Failed at once, saying it could
 not be checked.
 
+With the threads publishing leaves idle, each round also reads the figures
+of the posts whose stats collection is due (1 hour, 24 hours, 7 days and 30
+days after they went out: analytics/collection.py, collect_run.py); when
+none is due that costs one probe of an index.
+
 Every minute it also looks after the tokens: one that ends within 7 days
 is refreshed ahead when it can be; else the connection becomes `expiring`
 (channel.expiring, once), and past its end `expired`.
@@ -51,7 +56,8 @@ import queue
 import threading
 import time
 
-from content_publishing import connections, linkedin, publish_plan, timestamps
+from content_publishing import collect_run, connections, linkedin, publish_plan, timestamps
+from content_publishing.analytics import collection
 from content_publishing.linkedin_api import Api, LinkedInError, retry_delay
 from content_publishing.planning.plan import channel_of
 from content_publishing.posts import direct
@@ -140,23 +146,35 @@ class Publisher:
             dispose_db()
 
     def round(self):
-        """Take what there is room for; True when it found work."""
+        """Take what there is room for, posts to publish first, then due
+        stats collections; True when it found work."""
         with self.lock:
             free = self.workers - self.in_flight
         now = timestamps.now_text()
-        if free <= 0 or not direct.any_work(now):
+        if free <= 0:
+            return False
+        publishing = direct.any_work(now)
+        collecting = collection.any_due(now)
+        if not (publishing or collecting):
             return False
         lead = self.config["SCHEDULE_MIN_LEAD_SECONDS"]
+        checks = taken = collections = []
         with transaction():
-            checks = direct.recover(now, free, self._check_seconds(), lead)
-            taken = direct.take(
-                now, free - len(checks), self.config["HANDOFF_LEASE_SECONDS"], lead, self.name
-            )
+            if publishing:
+                checks = direct.recover(now, free, self._check_seconds(), lead)
+                taken = direct.take(
+                    now, free - len(checks), self.config["HANDOFF_LEASE_SECONDS"], lead, self.name
+                )
+            room = free - len(checks) - len(taken)
+            if collecting and room > 0:
+                collections = collection.take(now, room, self._check_seconds())
         for post in checks:
             self._submit(self.check, post)
         for post in taken:
             self._submit(self.publish, post)
-        return bool(checks or taken)
+        for row in collections:
+            self._submit(self.collect, row)
+        return bool(checks or taken or collections)
 
     def _check_seconds(self):
         """A check's lease: a refresh, a read and a retry, with room."""
@@ -176,11 +194,18 @@ class Publisher:
                     media_refs.PUBLIC_URL.set(self.config["PUBLIC_URL"])
                     job(post)
             except Exception:
-                log.exception(
-                    "publishing post %s failed; its lease settles it (given back if it was "
-                    "not sent, checked at LinkedIn if it was)",
-                    post["id"],
-                )
+                if job == self.collect:
+                    log.exception(
+                        "collecting the figures of post %s failed; tried again when its "
+                        "lease runs out",
+                        post["post_id"],
+                    )
+                else:
+                    log.exception(
+                        "publishing post %s failed; its lease settles it (given back if it "
+                        "was not sent, checked at LinkedIn if it was)",
+                        post["id"],
+                    )
             finally:
                 with self.lock:
                     self.in_flight -= 1
@@ -209,7 +234,7 @@ class Publisher:
         problem = _unpublishable(channel, connection, now)
         if problem:
             return self._fail(post, problem)
-        value = self._fresh_token(workspace_id, channel["id"], connection)
+        value = self.fresh_token(workspace_id, channel["id"], connection)
         if value is None:
             return self._fail(post, connections.EXPIRED_ERROR, expired=channel["id"])
         token = Token(self, workspace_id, channel["id"], connection, value)
@@ -231,6 +256,10 @@ class Publisher:
             log.info("post %s moved on before it was sent; not sent", post["id"])
             return None
         return self._send(post, channel, token, step, plan)
+
+    def collect(self, row):
+        """One due stats collection (collect_run.py)."""
+        return collect_run.collect(self, row)
 
     @property
     def lead(self):
@@ -330,7 +359,7 @@ class Publisher:
 
     # --- tokens ------------------------------------------------------------------------------
 
-    def _fresh_token(self, workspace_id, channel_id, connection):
+    def fresh_token(self, workspace_id, channel_id, connection):
         """The access token, refreshed first if it has ended; None if it
         cannot be had."""
         now = timestamps.now_text()
@@ -402,7 +431,7 @@ class Publisher:
                 "retry the post if it is not there, or mark it Published if it is.",
                 detail="unknown outcome, not checked",
             )
-        token = self._fresh_token(post["workspace_id"], channel["id"], connection)
+        token = self.fresh_token(post["workspace_id"], channel["id"], connection)
         if token is None:
             return self._fail(post, unchecked + connections.EXPIRED_ERROR, expired=channel["id"])
         try:

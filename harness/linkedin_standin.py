@@ -12,6 +12,11 @@ what is proven against it is what LinkedIn takes.
     POST /rest/socialActions/<post URN, percent-encoded>/comments
          {"actor", "object", "message": {"text"}}  -> 201, the comment
     GET  /rest/posts?q=author&author=<URN>&count=N  the author's posts, newest first
+    GET  /rest/organizationalEntityShareStatistics?q=organizationalEntity
+         &organizationalEntity=<page URN>&shares=List(<URN>,...) (or ugcPosts=List(...))
+         -> 200 {"elements": [{"share", "organizationalEntity", "totalShareStatistics"}]}
+    GET  /rest/socialActions/<post URN, percent-encoded>
+         -> 200 {"target", "likesSummary": {"totalLikes", ...}, "commentsSummary": {...}}
 
 A request carries either the stand-in's own `token` (an automation's
 credential, which may act as any author), or a token the sign-in issued:
@@ -42,7 +47,17 @@ text (`on`):
 - `hold_upload()`: the next PUT of an upload's bytes is taken, then held
   unanswered until its Hold is released (a test kills the client before
   the post is sent);
-- `fail_comment_on(on, status, message)`: a comment whose text holds `on`.
+- `fail_comment_on(on, status, message)`: a comment whose text holds `on`;
+- `set_figures(urn, impressions=, members_reached=, reactions=, comments=,
+  reshares=, clicks=)`: what the two statistics endpoints answer for a post
+  the stand-in holds (0 for what is not set); a page's statistics name only
+  the page's own posts, and reading them needs r_organization_admin (or
+  rw_organization_admin) on a page the member administers; a member's post's
+  socialActions need r_member_social (the stand-in's own token reads all);
+- `made_elsewhere(author, commentary)`: a post made at LinkedIn without
+  the service, held as any other;
+- `fail_statistics_for(urn, status, message, times)`: a statistics call
+  naming `urn` gets that answer, the first `times` times (None: always).
 
 Every request is recorded in `received`, in order; `created` are the posts
 made (a held or delayed one as soon as it is made), `comments` the comments
@@ -67,6 +82,15 @@ SIGNATURES = {
     "document": (b"%PDF-",),
 }
 UPLOAD_URL_LIFETIME_MS = 24 * 3600 * 1000
+FIGURES = ("impressions", "members_reached", "reactions", "comments", "reshares", "clicks")
+LINKEDIN_FIELDS = {  # a figure: its field in totalShareStatistics
+    "impressions": "impressionCount",
+    "members_reached": "uniqueImpressionsCount",
+    "reactions": "likeCount",
+    "comments": "commentCount",
+    "reshares": "shareCount",
+    "clicks": "clickCount",
+}
 
 
 class Received:
@@ -90,6 +114,13 @@ class Received:
     @property
     def commentary(self):
         return self.body.get("commentary") if isinstance(self.body, dict) else None
+
+    @property
+    def is_statistics(self):
+        return self.method == "GET" and (
+            self.path == "/rest/organizationalEntityShareStatistics"
+            or self.path.startswith("/rest/socialActions/")
+        )
 
     @property
     def is_post(self):
@@ -139,6 +170,7 @@ class Behaviours:
     holds: list = field(default_factory=list)
     upload_refusals: dict = field(default_factory=dict)  # owner -> (status, message)
     comment_failures: list = field(default_factory=list)  # (on, status, message)
+    statistics_failures: list = field(default_factory=list)  # [urn, status, message, times left]
     upload_holds: list = field(default_factory=list)  # each holds one PUT of bytes
 
 
@@ -165,6 +197,7 @@ class LinkedInStandIn(LoopbackServer):
         self.comments = []  # (post URN, comment URN, body)
         self.posts = {}  # URN -> body
         self.made_at = {}  # URN -> milliseconds since the epoch
+        self.figures = {}  # URN -> {impressions, members_reached, reactions, ...}
         self.on = Behaviours()
         self.lock = threading.Lock()
         self._next = 7_100_000_000_000_000_000
@@ -206,6 +239,26 @@ class LinkedInStandIn(LoopbackServer):
             (text, status, message or f"The stand-in refuses comments with {text}")
         )
 
+    def set_figures(self, urn, **figures):
+        unknown = set(figures) - set(FIGURES)
+        assert not unknown, f"not a figure: {unknown}"
+        with self.lock:
+            self.figures[urn] = {**self.figures.get(urn, {}), **figures}
+
+    def made_elsewhere(self, author, commentary):
+        """A post the author made at LinkedIn without the service (an
+        automation with its own token, say); its URN."""
+        urn = f"urn:li:share:{self._new_id()}"
+        with self.lock:
+            self.posts[urn] = {"author": author, "commentary": commentary}
+            self.made_at[urn] = int(time.time() * 1000)
+        return urn
+
+    def fail_statistics_for(self, urn, status=500, message=None, times=1):
+        self.on.statistics_failures.append(
+            [urn, status, message or f"The stand-in refuses the statistics of {urn}", times]
+        )
+
     # --- what it holds ----------------------------------------------------------------
 
     @property
@@ -217,6 +270,12 @@ class LinkedInStandIn(LoopbackServer):
         """Every POST /rest/posts whose commentary holds `text`, whatever it got."""
         with self.lock:
             return [r for r in self.received if r.is_post and text in (r.commentary or "")]
+
+    def statistics_calls(self, urn=None):
+        """Every statistics request (either endpoint), or those naming `urn`."""
+        with self.lock:
+            found = [r for r in self.received if r.is_statistics]
+        return [r for r in found if urn is None or urn in unquote(r.path + "?" + r.query)]
 
     def _new_id(self):
         with self.lock:
@@ -248,6 +307,10 @@ class LinkedInStandIn(LoopbackServer):
             return self.create_post(received)
         if method == "POST" and path.startswith("/rest/socialActions/"):
             return self.create_comment(received)
+        if method == "GET" and path == "/rest/organizationalEntityShareStatistics":
+            return self.share_statistics(received)
+        if method == "GET" and path.startswith("/rest/socialActions/"):
+            return self.social_actions(received)
         raise Answer(404, "NOT_FOUND", f"No resource at {method} {path}")
 
     def sign_in(self, received):
@@ -452,6 +515,116 @@ class LinkedInStandIn(LoopbackServer):
         }
         return 201, {"x-restli-id": quote(comment_urn, safe="")}, answer
 
+    # --- what a post did -------------------------------------------------------------
+
+    def _figures(self, urn):
+        with self.lock:
+            held = dict(self.figures.get(urn, {}))
+        return {name: held.get(name, 0) for name in FIGURES}
+
+    def _statistics_failure(self, urns):
+        with self.lock:
+            for failure in self.on.statistics_failures:
+                if failure[0] in urns and (failure[3] is None or failure[3] > 0):
+                    if failure[3] is not None:
+                        failure[3] -= 1
+                    raise Answer(failure[1], "STAND_IN_FAILURE", failure[2])
+
+    def share_statistics(self, received):
+        """A page's lifetime share statistics of the posts named, as LinkedIn
+        answers them."""
+        grant = self._check_headers(received, json_body=False)
+        args = {k: v[0] for k, v in parse_qs(received.query).items()}
+        if args.get("q") != "organizationalEntity" or not args.get("organizationalEntity"):
+            raise Answer(
+                400,
+                "BAD_REQUEST",
+                "The finder needs q=organizationalEntity and organizationalEntity",
+            )
+        page = args["organizationalEntity"]
+        if not page.startswith("urn:li:organization:"):
+            raise Answer(400, "BAD_REQUEST", f"Invalid organizationalEntity: {page}")
+        if grant is not None and not (
+            grant.scopes & {"r_organization_admin", "rw_organization_admin"}
+            and grant.member.pages.get(page.rsplit(":", 1)[-1])
+        ):
+            raise Answer(
+                403,
+                "ACCESS_DENIED",
+                "Not enough permissions to access: organizationalEntityShareStatistics",
+            )
+        kind = "shares" if "shares" in args else "ugcPosts" if "ugcPosts" in args else None
+        raw = dict(part.split("=", 1) for part in received.query.split("&") if "=" in part)
+        listed = args.get(kind or "", "")
+        if not (listed.startswith("List(") and listed.endswith(")")) or ":" in raw.get(kind, ""):
+            raise Answer(
+                400,
+                "BAD_REQUEST",
+                "shares or ugcPosts must be List(...) of percent-encoded URNs",
+            )
+        urns = [u for u in listed[5:-1].split(",") if u]
+        self._statistics_failure(urns)
+        elements = []
+        for urn in urns:
+            with self.lock:
+                body = self.posts.get(urn)
+            if body is None or body.get("author") != page:
+                continue
+            figures = self._figures(urn)
+            acted = (
+                figures["reactions"] + figures["comments"] + figures["reshares"] + figures["clicks"]
+            )
+            statistics = {field: figures[name] for name, field in LINKEDIN_FIELDS.items()}
+            statistics["engagement"] = (
+                acted / figures["impressions"] if figures["impressions"] else 0.0
+            )
+            elements.append(
+                {
+                    "share" if kind == "shares" else "ugcPost": urn,
+                    "organizationalEntity": page,
+                    "totalShareStatistics": statistics,
+                }
+            )
+        return 200, {}, {"paging": {"start": 0, "count": 10, "links": []}, "elements": elements}
+
+    def social_actions(self, received):
+        """A post's likes and comments summaries, as LinkedIn answers them."""
+        grant = self._check_headers(received, json_body=False)
+        encoded = received.path.removeprefix("/rest/socialActions/")
+        if ":" in encoded or "/" in encoded:
+            raise Answer(
+                400,
+                "BAD_REQUEST",
+                f"The post URN in the path must be percent-encoded: {received.path}",
+            )
+        urn = unquote(encoded)
+        with self.lock:
+            body = self.posts.get(urn)
+        if body is None:
+            raise Answer(404, "NOT_FOUND", f"Post {urn} not found")
+        if grant is not None and not self.accounts.may_read(grant, body["author"]):
+            raise Answer(403, "ACCESS_DENIED", "Not enough permissions to access: socialActions")
+        self._statistics_failure([urn])
+        figures = self._figures(urn)
+        return (
+            200,
+            {},
+            {
+                "target": urn,
+                "likesSummary": {
+                    "totalLikes": figures["reactions"],
+                    "aggregatedTotalLikes": figures["reactions"],
+                    "likedByCurrentUser": False,
+                    "selectedLikes": [],
+                },
+                "commentsSummary": {
+                    "totalFirstLevelComments": figures["comments"],
+                    "aggregatedTotalComments": figures["comments"],
+                    "selectedComments": [],
+                },
+            },
+        )
+
     # --- the server -------------------------------------------------------------------
 
     def start(self):
@@ -483,27 +656,24 @@ class LinkedInStandIn(LoopbackServer):
     def _matches(self, texts, received):
         return received.is_post and any(t in (received.commentary or "") for t in texts)
 
-    def answer(self, handler, received):
-        with self.lock:
-            self.received.append(received)
-        if self._matches(self.on.drops, received):
-            received.error = "dropped"
-            handler.close_connection = True
-            handler.connection.shutdown(socket.SHUT_RDWR)
-            return
+    def _routed(self, received):
+        """(status, headers, body) of the route, a refusal's in LinkedIn's shape."""
         try:
-            status, headers, body = self.route(received)
+            return self.route(received)
         except OAuthRefusal as refusal:
-            status, headers, body = refusal.status, refusal.headers, refusal.body
-            received.error = str(body.get("message") or body.get("error_description"))
+            received.error = str(
+                refusal.body.get("message") or refusal.body.get("error_description")
+            )
+            return refusal.status, refusal.headers, refusal.body
         except Answer as refusal:
-            status, headers = refusal.status, refusal.headers
             body = {"status": refusal.status, "code": refusal.code, "message": refusal.message}
             if refusal.status == 403:
                 body["serviceErrorCode"] = 100
             received.error = refusal.message
-        received.status = status
-        received.urn = headers.get("x-restli-id") if received.is_post else None
+            return refusal.status, refusal.headers, body
+
+    def _hold_or_delay(self, received, status):
+        """What a test asked for this request: hold it until released, or delay it."""
         for hold in self.on.holds:
             if status == 201 and self._matches([hold.text], received):
                 hold.holding.set()
@@ -517,6 +687,19 @@ class LinkedInStandIn(LoopbackServer):
         for text, seconds in self.on.delays:
             if status == 201 and self._matches([text], received):
                 time.sleep(seconds)
+
+    def answer(self, handler, received):
+        with self.lock:
+            self.received.append(received)
+        if self._matches(self.on.drops, received):
+            received.error = "dropped"
+            handler.close_connection = True
+            handler.connection.shutdown(socket.SHUT_RDWR)
+            return
+        status, headers, body = self._routed(received)
+        received.status = status
+        received.urn = headers.get("x-restli-id") if received.is_post else None
+        self._hold_or_delay(received, status)
         raw = isinstance(body, bytes)  # a page, with its own Content-Type
         payload = body if raw else json.dumps(body).encode() if body is not None else b""
         try:

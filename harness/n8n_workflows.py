@@ -1,6 +1,8 @@
 """The n8n kit's workflows (integrations/n8n/*.json), written here once.
 
-Both publishing workflows run the same publish plan (docs/linkedin.md) with
+The kit's four workflows: claim and publish, push (post.due) and publish,
+tell a person when a post fails, and collect stats. Both publishing
+workflows run the same publish plan (docs/linkedin.md) with
 the same nodes, from **Plan** to the reports; only how a post comes in
 differs (a claim of one post at a time, or a post.due delivery). Writing
 the shared nodes once keeps the two from drifting apart.
@@ -20,6 +22,7 @@ from harness.paths import ROOT
 
 KIT = ROOT / "integrations" / "n8n"
 CLAIM_ID, PUSH_ID, NOTIFY_ID = "cpsClaimPublish1", "cpsPushPublish01", "cpsNotifyFailed1"
+COLLECT_ID = "cpsCollectStats1"
 API_KEY = {"id": "cpsApiKeyHeader1", "name": "Content Publishing API key"}
 LINKEDIN = {"id": "linkedInBearer01", "name": "LinkedIn access token"}
 HOOK_TOKEN = {"id": "cpsHookToken0001", "name": "Content Publishing webhook token"}
@@ -377,6 +380,81 @@ return [{json: {subject, text, notifyBy: settings.notifyBy}}];
 
 
 # --- nodes -----------------------------------------------------------------------------------
+
+# The collect-stats workflow: which posts to read, and LinkedIn's answers as snapshots.
+POSTS_TO_READ = r"""
+// One item per post published in the last `days` days, with the LinkedIn
+// request that reads its figures: a brand post's through its channel's
+// organization, a personal post's social actions.
+const settings = $('Settings').first().json;
+const api = String(settings.linkedinApi).replace(/\/+$/, '');
+const since = Date.now() - Number(settings.days) * 86400000;
+const organizations = {};
+for (const page of $('Channels').all()) {
+  for (const channel of page.json.data || []) {
+    if (channel.type === 'brand' && channel.author_urn) organizations[channel.id] = channel.author_urn;
+  }
+}
+const posts = $input.all().flatMap((page) => page.json.data || []);
+const wanted = posts.filter((post) => post.linkedin_post_id && Date.parse(post.published_at) >= since);
+return wanted.map((post) => {
+  const urn = post.linkedin_post_id;
+  const organization = post.type === 'brand' ? organizations[post.brand_id] : null;
+  let url;
+  if (organization) {
+    const list = urn.startsWith('urn:li:ugcPost:') ? 'ugcPosts' : 'shares';
+    url = `${api}/rest/organizationalEntityShareStatistics?q=organizationalEntity`
+      + `&organizationalEntity=${encodeURIComponent(organization)}&${list}=List(${encodeURIComponent(urn)})`;
+  } else {
+    url = `${api}/rest/socialActions/${encodeURIComponent(urn)}`;
+  }
+  return {json: {post_id: post.id, urn, kind: organization ? 'page' : 'member', url}};
+});
+"""
+
+STATS_SNAPSHOTS = r"""
+// LinkedIn's answers as snapshots, taken now; a failed call is left out
+// (its post is read again next hour).
+const asked = $('Posts to read').all();
+const takenAt = new Date().toISOString();
+const count = (value) => (Number.isInteger(value) && value >= 0 ? value : null);
+const snapshots = [];
+$input.all().forEach((answer, index) => {
+  const post = asked[index] && asked[index].json;
+  const body = answer.json || {};
+  if (!post || body.error) return;
+  if (post.kind === 'page') {
+    const element = (body.elements || [])[0];
+    const stats = element && element.totalShareStatistics;
+    if (!stats) return;
+    snapshots.push({
+      post_id: post.post_id,
+      taken_at: takenAt,
+      impressions: count(stats.impressionCount),
+      members_reached: count(stats.uniqueImpressionsCount),
+      reactions: count(stats.likeCount),
+      comments: count(stats.commentCount),
+      reshares: count(stats.shareCount),
+      clicks: count(stats.clickCount),
+    });
+  } else {
+    const likes = body.likesSummary || {};
+    const comments = body.commentsSummary || {};
+    if (likes.totalLikes === undefined && comments.aggregatedTotalComments === undefined) return;
+    snapshots.push({
+      post_id: post.post_id,
+      taken_at: takenAt,
+      reactions: count(likes.totalLikes),
+      comments: count(comments.aggregatedTotalComments),
+    });
+  }
+});
+const batches = [];
+for (let start = 0; start < snapshots.length; start += 500) {
+  batches.push({json: {data: snapshots.slice(start, start + 500)}});
+}
+return batches;
+"""
 
 
 def _id(workflow, name):
@@ -785,6 +863,14 @@ Register this Webhook's production URL as a `post.failed` endpoint, with `"auth_
 In **Settings**, `notifyBy` is `chat` (a Slack-compatible incoming webhook: Slack, Mattermost, Rocket.Chat, Google Chat...) or `mail` (the **Mail account (SMTP)** credential). To hear of the kit's own failed runs too, pick this workflow as the *Error workflow* in the other workflows' settings."""
 
 
+COLLECT_ABOUT = """## Collect stats
+Every hour: the figures of the posts published in the last `days` days (30), read from LinkedIn and sent to the service (`POST /api-v2-posts-stats`, 500 snapshots a request), each taken now.
+
+Brand posts: `organizationalEntityShareStatistics` of the channel's organization (impressions, members reached, reactions, comments, reshares, clicks). Personal posts: `socialActions` (reactions and comments; LinkedIn gives members no impressions). A post whose LinkedIn call fails is left for the next hour: one failure never stops the others.
+
+Credentials: **Content Publishing API key** (Header Auth, `X-API-Key`) and **LinkedIn access token** (Header Auth, `Authorization: Bearer ...`, with `r_organization_social` for pages). Set `baseUrl` in **Settings**."""
+
+
 def claim_workflow():
     wf = Workflow("claim", "Content Publishing: claim and publish to LinkedIn", CLAIM_ID)
     note(wf, "About", (0, -260), CLAIM_ABOUT, width=700, height=340)
@@ -963,10 +1049,174 @@ def notify_workflow():
     return wf
 
 
+def collect_workflow():
+    """Every hour, the figures of the last `days` days' posts, from LinkedIn
+    to POST /api-v2-posts-stats. A LinkedIn call that fails is an item with
+    `error` (onError: continue), left out of the snapshots: one failure
+    never stops the others."""
+    wf = Workflow("collect", "Content Publishing: collect stats from LinkedIn", COLLECT_ID)
+    note(wf, "About", (-420, -360), COLLECT_ABOUT, width=700, height=360)
+    every = wf.add(
+        "Every hour",
+        "n8n-nodes-base.scheduleTrigger",
+        1.2,
+        (-420, 60),
+        {"rule": {"interval": [{"field": "hours", "hoursInterval": 1}]}},
+    )
+    run_now = wf.add("Run now", "n8n-nodes-base.manualTrigger", 1, (-420, 240), {})
+    settings = set_fields(
+        wf,
+        "Settings",
+        (-180, 140),
+        [
+            ("baseUrl", "https://publishing.example.com", "string"),
+            ("linkedinApi", "https://api.linkedin.com", "string"),
+            ("linkedinVersion", "202511", "string"),
+            ("days", 30, "number"),
+        ],
+        notes="Fill in baseUrl: your service, without a trailing slash.",
+    )
+    service = {"credentials": {"httpHeaderAuth": dict(API_KEY)}, "retryOnFail": True}
+    channels = wf.add(
+        "Channels",
+        "n8n-nodes-base.httpRequest",
+        4.2,
+        (60, 140),
+        {
+            "url": "={{ $('Settings').first().json.baseUrl }}/functions/v1/channels?limit=100",
+            "authentication": "genericCredentialType",
+            "genericAuthType": "httpHeaderAuth",
+            "options": {"timeout": LINKEDIN_TIMEOUT_MS},
+        },
+        **service,
+        maxTries=3,
+        waitBetweenTries=2000,
+        notes="Each brand channel's organization (author_urn).",
+        notesInFlow=True,
+    )
+    since = "={{ $now.minus({days: $('Settings').first().json.days + 1}).toUTC().toISO() }}"
+    posts = wf.add(
+        "Published posts",
+        "n8n-nodes-base.httpRequest",
+        4.2,
+        (300, 140),
+        {
+            "url": "={{ $('Settings').first().json.baseUrl }}/functions/v1/api-v2-posts",
+            "authentication": "genericCredentialType",
+            "genericAuthType": "httpHeaderAuth",
+            "sendQuery": True,
+            "specifyQuery": "keypair",
+            "queryParameters": {
+                "parameters": [
+                    {"name": "status", "value": "Published"},
+                    {"name": "order", "value": "scheduled_at"},
+                    {"name": "scheduled_after", "value": since},
+                    {"name": "limit", "value": "100"},
+                ]
+            },
+            "options": {
+                "timeout": LINKEDIN_TIMEOUT_MS,
+                "pagination": {
+                    "pagination": {
+                        "paginationMode": "responseContainsNextURL",
+                        "nextURL": "={{ $response.body.next }}",
+                        "paginationCompleteWhen": "other",
+                        "completeExpression": "={{ !$response.body.next }}",
+                        "limitPagesFetched": True,
+                        "maxRequests": 200,
+                    }
+                },
+            },
+        },
+        **service,
+        maxTries=3,
+        waitBetweenTries=2000,
+        notes="Published posts scheduled in the last days + 1, page by page (next).",
+        notesInFlow=True,
+    )
+    to_read = code(
+        wf,
+        "Posts to read",
+        (540, 140),
+        POSTS_TO_READ,
+        notes="Which posts, and where LinkedIn keeps their figures.",
+        notesInFlow=True,
+    )
+    read = wf.add(
+        "Read figures on LinkedIn",
+        "n8n-nodes-base.httpRequest",
+        4.2,
+        (780, 140),
+        {
+            "url": "={{ $json.url }}",
+            "authentication": "genericCredentialType",
+            "genericAuthType": "httpHeaderAuth",
+            "sendHeaders": True,
+            "specifyHeaders": "keypair",
+            "headerParameters": {
+                "parameters": [
+                    {
+                        "name": "LinkedIn-Version",
+                        "value": "={{ $('Settings').first().json.linkedinVersion }}",
+                    },
+                    {"name": "X-Restli-Protocol-Version", "value": "2.0.0"},
+                ]
+            },
+            "options": {"timeout": LINKEDIN_TIMEOUT_MS},
+        },
+        credentials={"httpHeaderAuth": dict(LINKEDIN)},
+        onError="continueRegularOutput",
+        notes="One request per post; a failure is skipped, not fatal.",
+        notesInFlow=True,
+    )
+    batches = code(
+        wf,
+        "Snapshots",
+        (1020, 140),
+        STATS_SNAPSHOTS,
+        notes="500 snapshots to a batch.",
+        notesInFlow=True,
+    )
+    send = wf.add(
+        "Send stats",
+        "n8n-nodes-base.httpRequest",
+        4.2,
+        (1260, 140),
+        {
+            "method": "POST",
+            "url": "={{ $('Settings').first().json.baseUrl }}/functions/v1/api-v2-posts-stats",
+            "authentication": "genericCredentialType",
+            "genericAuthType": "httpHeaderAuth",
+            "sendBody": True,
+            "specifyBody": "json",
+            "jsonBody": "={{ JSON.stringify({data: $json.data}) }}",
+            "options": {"timeout": LINKEDIN_TIMEOUT_MS},
+        },
+        **service,
+        maxTries=5,
+        waitBetweenTries=2000,
+        notes="Idempotent: a retry of the same batch replaces, never doubles.",
+        notesInFlow=True,
+    )
+    for source, target in [
+        (every, settings),
+        (run_now, settings),
+        (settings, channels),
+        (channels, posts),
+        (posts, to_read),
+        (to_read, read),
+        (read, batches),
+        (batches, send),
+    ]:
+        wf.connect(source, target)
+    return wf
+
+
 WORKFLOWS = {
     "claim-and-publish.json": claim_workflow,
     "push.json": push_workflow,
     "notify-failed.json": notify_workflow,
+    "collect-stats.json": collect_workflow,
 }
 
 

@@ -65,7 +65,7 @@ def fixture_version(name):
 
 
 # Names a migration changed, new -> old: ROWS use the new ones, and a row
-# put into an older database goes under the old (version 14 made users
+# put into an older database goes under the old (version 15 made users
 # workspaces and each owner column user_id workspace_id).
 RENAMED_TABLES = {"workspaces": "users"}
 RENAMED_COLUMNS = {"workspace_id": "user_id"}
@@ -107,7 +107,7 @@ ROWS = [
     ("workspaces", {"id": 1, "name": "alice", "created_at": T0}, 1),
     ("workspaces", {"id": 2, "name": "bob", "created_at": T1}, 1),
     # Each workspace's owner, of its name and id, which the migration to
-    # version 14 makes (EARLIER); carol, an editor invited since.
+    # version 15 makes (EARLIER); carol, an editor invited since.
     (
         "members",
         {
@@ -145,7 +145,7 @@ ROWS = [
             "created_at": T2,
             "removed_at": None,
         },
-        14,
+        15,
     ),
     (
         "member_invites",
@@ -156,7 +156,7 @@ ROWS = [
             "used_at": None,
             "created_at": T2,
         },
-        14,
+        15,
     ),
     (
         "api_keys",
@@ -660,6 +660,21 @@ ROWS = [
         },
         13,
     ),
+    # The Published post 3's stats collection by the service, at its second
+    # age (24 hours after it went out), its first try of it having failed.
+    (
+        "stats_collections",
+        {
+            "post_id": POST(3),
+            "workspace_id": 1,
+            "published_at": T1,
+            "age": 1,
+            "tries": 1,
+            "due_at": T2,
+            "last_error": "LinkedIn answered 503: Service Unavailable",
+        },
+        14,
+    ),
 ]
 
 # What a migration does to rows, for the comparison to expect it. A row of
@@ -688,10 +703,10 @@ EARLIER = {
     ("post_history", ASSIGNED): (11, None),
     ("post_metrics", POST(3)): (13, None),
     ("post_metrics", PUBLISHED_WITH_MEDIA): (13, None),
-    ("members", 1): (14, None),
-    ("members", 2): (14, None),
+    ("members", 1): (15, None),
+    ("members", 2): (15, None),
 }
-# Columns a migration adds and fills for the rows it finds (version 14: each
+# Columns a migration adds and fills for the rows it finds (version 15: each
 # key is its workspace owner's, each post written by them): a row put into
 # an older database is compared with these values, not the column's default.
 FILLED = {"api_keys": ["member_id"], "posts": ["created_by"]}

@@ -5,19 +5,23 @@ every row of LinkedIn's answers: 201, 401 with a refresh and one retry, a
 refused refresh, 429 with Retry-After, another 4xx, a 5xx, a timeout and a
 dropped connection (unknown outcomes, settled at LinkedIn, never sent again
 blind), a LinkedIn-Version LinkedIn does not serve; the tokens' upkeep; and
-FLASK_LINKEDIN_PUBLISH=0. No token shows in any answer, log, event or history."""
+FLASK_LINKEDIN_PUBLISH=0; and a published post's figures, read by the
+dispatcher when they are due (the ages themselves, with the clock moved:
+test_stats_collect.py). No token shows in any answer, log, event or history."""
 
 import io
+import sqlite3
 import time
 import uuid
 from datetime import datetime
 from urllib.parse import urlsplit
 
+import psycopg
 import pytest
 from PIL import Image
 
 from harness import Client, Receiver, free_port, read_posts, serve
-from harness.api import CALLBACK, CHANNELS, CLAIM, DELIVERIES, HISTORY, ITEM, MEDIA, POSTS
+from harness.api import CALLBACK, CHANNELS, CLAIM, DELIVERIES, HISTORY, ITEM, MEDIA, POSTS, STATS
 from harness.claims import past, schedule_posts
 from tests.conftest import live_database_for
 from tests.dispatch_support import (
@@ -506,3 +510,42 @@ def test_nobody_ends_a_handoff_the_service_is_sending(server, user, linkedin, di
     done = settled(user, post)
     assert done["status"] == "Published"
     assert len(linkedin.posts_with("Held while the service sends it")) == 1
+
+
+# --- its posts' figures ------------------------------------------------------------------------
+
+
+def bring_forward(database, post_id):
+    """The post's next stats collection due now, as if its hour had passed
+    (the dispatcher runs in a process of its own, on the wall clock)."""
+    sql = "UPDATE stats_collections SET due_at = '2000-01-01T00:00:00.000000Z' WHERE post_id = ?"
+    if str(database).startswith("postgres"):
+        with psycopg.connect(str(database), autocommit=True) as conn:
+            assert conn.execute(sql.replace("?", "%s"), (post_id,)).rowcount == 1
+    else:
+        with sqlite3.connect(database, timeout=30) as conn:
+            assert conn.execute(sql, (post_id,)).rowcount == 1
+        conn.close()
+
+
+def test_the_dispatcher_reads_a_posts_figures_when_they_are_due(
+    server, user, linkedin, dispatchers
+):
+    brand(user, linkedin, brand_id="figures")
+    dispatchers()
+    post = settled(user, due(user, "Figures the dispatcher reads", brand_id="figures"))
+    assert post["status"] == "Published", post
+    urn = post["linkedin_post_id"]
+    linkedin.set_figures(urn, impressions=321, members_reached=300, reactions=7, clicks=2)
+    time.sleep(0.5)
+    assert user.get(f"{STATS}/{post['id']}").json["data"] == []  # not before its hour
+    assert not linkedin.statistics_calls(urn)
+    bring_forward(server.database, post["id"])
+    read = wait_until(
+        lambda: (s := user.get(f"{STATS}/{post['id']}").json)["latest"] and s,
+        what="the figures read",
+    )
+    assert read["latest"]["impressions"] == 321 and read["latest"]["clicks"] == 2
+    time.sleep(0.5)
+    assert len(linkedin.statistics_calls(urn)) == 1  # once: the next read is a day away
+    assert len(user.get(f"{STATS}/{post['id']}").json["data"]) == 1

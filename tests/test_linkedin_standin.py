@@ -371,3 +371,72 @@ def test_a_dropped_post_gets_no_answer(linkedin):
         r = create(client, post_body("DROP this"))
     assert r.status is None and r.error
     assert linkedin.created == []
+
+
+# --- what a post did -------------------------------------------------------------------------
+
+STATISTICS = "/rest/organizationalEntityShareStatistics?q=organizationalEntity"
+
+
+def share_statistics(client, page, urn, kind="shares", headers=HEADERS):
+    return client.get(
+        f"{STATISTICS}&organizationalEntity={quote(page, safe='')}"
+        f"&{kind}=List({quote(urn, safe='')})",
+        headers=headers,
+    )
+
+
+def test_a_pages_post_has_the_figures_a_test_set(linkedin):
+    with Client(linkedin.url) as client:
+        urn = create(client, post_body(author=OTHER)).headers["x-restli-id"]
+        linkedin.set_figures(urn, impressions=200, members_reached=150, reactions=9, clicks=11)
+        r = share_statistics(client, OTHER, urn)
+        assert r.status == 200, r
+        [element] = r.json["elements"]
+        assert element["share"] == urn and element["organizationalEntity"] == OTHER
+        assert element["totalShareStatistics"] == {
+            "impressionCount": 200,
+            "uniqueImpressionsCount": 150,
+            "likeCount": 9,
+            "commentCount": 0,
+            "shareCount": 0,
+            "clickCount": 11,
+            "engagement": 0.1,
+        }
+        # Another page's statistics hold none of this page's posts.
+        assert share_statistics(client, "urn:li:organization:7", urn).json["elements"] == []
+
+
+def test_a_members_post_has_its_likes_and_comments(linkedin):
+    with Client(linkedin.url) as client:
+        urn = create(client, post_body()).headers["x-restli-id"]
+        linkedin.set_figures(urn, reactions=4, comments=2)
+        r = client.get(f"/rest/socialActions/{quote(urn, safe='')}", headers=HEADERS)
+        assert r.status == 200, r
+        assert r.json["target"] == urn
+        assert r.json["likesSummary"]["totalLikes"] == 4
+        assert r.json["commentsSummary"]["aggregatedTotalComments"] == 2
+        r = client.get(f"/rest/socialActions/{quote('urn:li:share:1', safe='')}", headers=HEADERS)
+        assert r.status == 404, r
+
+
+def test_statistics_refuse_what_linkedin_refuses(linkedin):
+    with Client(linkedin.url) as client:
+        urn = create(client, post_body(author=OTHER)).headers["x-restli-id"]
+        raw = f"{STATISTICS}&organizationalEntity={quote(OTHER, safe='')}&shares=List({urn})"
+        assert client.get(raw, headers=HEADERS).status == 400  # URNs must be encoded
+        assert client.get(f"/rest/socialActions/{urn}", headers=HEADERS).status == 400
+        no_version = {k: v for k, v in HEADERS.items() if k != "LinkedIn-Version"}
+        assert share_statistics(client, OTHER, urn, headers=no_version).status == 400
+        wrong = {**HEADERS, "Authorization": "Bearer not-a-token"}
+        assert share_statistics(client, OTHER, urn, headers=wrong).status == 401
+
+
+def test_a_statistics_call_can_be_made_to_fail(linkedin):
+    with Client(linkedin.url) as client:
+        urn = create(client, post_body(author=OTHER)).headers["x-restli-id"]
+        linkedin.fail_statistics_for(urn, 503, "Service Unavailable", times=1)
+        r = share_statistics(client, OTHER, urn)
+        assert r.status == 503 and r.json["message"] == "Service Unavailable", r
+        assert share_statistics(client, OTHER, urn).status == 200
+        assert [c.status for c in linkedin.statistics_calls(urn)] == [503, 200]

@@ -114,3 +114,38 @@ def test_the_make_blueprint_fills_in_every_upload_a_post_may_have():
     for n in range(20):
         assert f"/\\x7B\\x7Bupload_{n}\\x7D\\x7D/g; get(URNS; {n + 1}))" in formula
     assert "{{" not in formula
+
+
+def test_the_kit_is_written_whole_by_its_builder():
+    """Every workflow shipped in the kit comes from harness/n8n_workflows.py:
+    none is kept by hand beside it."""
+    shipped = {p.name for p in KIT.glob("*.json")}
+    assert shipped == set(n8n_workflows.rendered())
+    assert "collect-stats.json" in shipped
+
+
+def test_every_workflow_names_the_same_credentials():
+    """A user makes each credential once: the same name has the same id in
+    every workflow of the kit."""
+    ids = {}
+    for name in n8n_workflows.rendered():
+        for node in workflow(name)["nodes"]:
+            for credential in node.get("credentials", {}).values():
+                ids.setdefault(credential["name"], set()).add(credential["id"])
+    assert ids["LinkedIn access token"] == {n8n_workflows.LINKEDIN["id"]}
+    assert all(len(found) == 1 for found in ids.values()), ids
+
+
+def test_collect_stats_goes_on_whatever_linkedin_answers():
+    """A failing read of one post's figures is an item the Snapshots node
+    leaves out, never the end of the run; the snapshots go to the service."""
+    flow = workflow("collect-stats.json")
+    after = successors(flow)
+    read = next(n for n in flow["nodes"] if n["name"] == "Read figures on LinkedIn")
+    assert read["onError"] == "continueRegularOutput"
+    assert read["credentials"]["httpHeaderAuth"]["name"] == "LinkedIn access token"
+    assert after["Read figures on LinkedIn"] == {"Snapshots"}
+    assert after["Snapshots"] == {"Send stats"}
+    send = next(n for n in flow["nodes"] if n["name"] == "Send stats")
+    assert send["parameters"]["url"].endswith("/functions/v1/api-v2-posts-stats")
+    assert "if (!post || body.error) return;" in n8n_workflows.STATS_SNAPSHOTS

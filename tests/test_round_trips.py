@@ -102,3 +102,20 @@ def test_a_queue_request_lets_its_channel_go_before_its_disk_write(warm):
     assert durable[0] == "BEGIN" and "pg_logical_emit_message" in durable[1]
     assert durable[-1] == "COMMIT"
     assert warm.get(ITEM + post["id"]).json["status"] == "Scheduled"
+
+
+def test_a_transaction_that_only_writes_commits_its_writes(app, backend):
+    """A transaction whose statements are all writes nobody reads (no row
+    read before them) still sends its BEGIN, the writes and the COMMIT, in
+    one round trip."""
+    from content_publishing.store import db
+
+    with app.app_context():
+        sent = []
+        with trace(round_trip=sent.append):
+            with db.transaction():
+                db.write("CREATE TABLE only_writes (n integer)")
+                db.write("INSERT INTO only_writes VALUES (1)")
+        assert len(sent) == 1 and sent[0][0] == "BEGIN" and sent[0][-1] == "COMMIT", sent
+        with db.transaction():
+            assert db.value("SELECT count(*) FROM only_writes") == 1

@@ -1,8 +1,8 @@
 """Stats snapshots: what a post did on the network, as a collector reads it.
 
 `record` is the one way in, whoever collects: the API (an n8n workflow
-posting to /api-v2-posts-stats) and, later, the service's own LinkedIn
-publisher calling it in-process for its connected channels. Each item is
+posting to /api-v2-posts-stats) and the service's own LinkedIn publisher
+calling it in-process for its connected channels (collection.py). Each item is
 kept or refused on its own, and the answer says which and why, as an
 import names its bad rows:
 

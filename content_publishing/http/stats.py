@@ -99,7 +99,10 @@ def record_stats(body):
     response=post_stats_schema,
     errors=[404],
     description="Every snapshot of the post, oldest first, each with its engagement, and the "
-    "latest one (null while there is none, as for a post that is not Published).",
+    "latest one (null while there is none, as for a post that is not Published). Besides "
+    "those a collector sent, a post published while its channel was connected to LinkedIn "
+    "has the service's own reads, taken 1 hour, 24 hours, 7 days and 30 days after it went "
+    "out (docs/analytics.md).",
 )
 @require_scope("posts:read")
 def post_stats(post_id):

@@ -44,6 +44,18 @@ def plan_update(workspace_id, post, changes, scopes, lead_seconds, now):
     check_post_write(scopes, post)
     old = post["status"]
     new = changes.get("status", old)
+    _check_move(post, old, new)
+    changes = _normalised(workspace_id, post, changes, old, new)
+    if old == "Publishing":
+        return _plan_report(post, changes, scopes)
+    if "repeat" in changes:
+        changes = _plan_repeat(post, changes)
+    _check_merged(workspace_id, post, changes, scopes, lead_seconds, now)
+    return changes
+
+
+def _check_move(post, old, new):
+    """Refuse a status move that no PATCH may make."""
     if old == "Published":
         raise conflict("A published post cannot be changed.", {"status": old})
     if new == "Published":
@@ -66,19 +78,24 @@ def plan_update(workspace_id, post, changes, scopes, lead_seconds, now):
             {"status": old, "allowed": list(MOVES[old])},
         )
 
+
+def _normalised(workspace_id, post, changes, old, new):
+    """The changes as they would be stored, less those that change nothing."""
     changes = dict(changes)
     if changes.get("type") == "personal" and "brand_id" not in changes:
         changes["brand_id"] = None
     if old == "Failed" and new != old and "last_error" not in changes:
         changes["last_error"] = None
     changes = attachments.resolved(workspace_id, post, changes)  # as stored, to compare
-    changes = {k: v for k, v in changes.items() if post.get(k) != v}
-    if old == "Publishing":
-        return _plan_report(post, changes, scopes)
-    if "repeat" in changes:
-        changes = _plan_repeat(post, changes)
-    merged = {**post, **changes}
+    return {k: v for k, v in changes.items() if post.get(k) != v}
 
+
+def _check_merged(workspace_id, post, changes, scopes, lead_seconds, now):
+    """Refuse changes whose merged record breaks a rule: the scope a
+    schedule needs, the brand, the media, the lead time and the guards."""
+    old = post["status"]
+    merged = {**post, **changes}
+    new = merged["status"]
     rescheduled = old == new == "Scheduled" and "scheduled_at" in changes
     moved = old == new == "Scheduled" and bool(changes.keys() & {"type", "brand_id"})
     if (new != old or rescheduled) and PUBLISH_SCOPE not in scopes:
@@ -97,7 +114,6 @@ def plan_update(workspace_id, post, changes, scopes, lead_seconds, now):
         check_guards(workspace_id, post["id"], channel_of(merged), merged["scheduled_at"])
     if new == "Failed" and not merged.get("last_error"):
         raise validation_error({"last_error": ["Required to mark a post Failed."]})
-    return changes
 
 
 def _plan_repeat(post, changes):

@@ -10,7 +10,7 @@ a post, so no path can change one and forget its event or its history.
 import uuid
 
 from content_publishing import history
-from content_publishing.analytics import zone
+from content_publishing.analytics import collection, zone
 from content_publishing.errors import conflict
 from content_publishing.idempotency import create_once
 from content_publishing.planning import queue, recurrence
@@ -162,7 +162,7 @@ def write(
     changed = post_store.update_post(workspace_id, post["id"], columns, updated_at or now)
     events.post_changed(workspace_id, post, changed, now)
     if changed["status"] == "Published" and post["status"] != "Published":
-        _track(workspace_id, changed)
+        _track(workspace_id, changed, now)
     action = action or history.action_of(post["status"], changed["status"], columns, actor)
     if action in ("scheduled", "queued", "given_back"):
         why = f"; {detail}" if action == "given_back" and detail else ""
@@ -180,12 +180,14 @@ def write(
     return changed
 
 
-def _track(workspace_id, post):
+def _track(workspace_id, post, now):
     """A post that has just gone out gets its row for the analytics (by its
-    channel and the quarter-hour it went out in), which its stats will fill."""
+    channel and the quarter-hour it went out in), which its stats will fill,
+    and, on a channel connected to LinkedIn, its collections."""
     published = post["published_at"]
     quarter = zone.quarter_of(published)
     stats_store.track_published(workspace_id, post["id"], channel_of(post), published, quarter)
+    collection.schedule(workspace_id, post, now)
 
 
 def _finishing(workspace_id, post, columns, lead_seconds, now):

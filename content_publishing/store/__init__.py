@@ -42,6 +42,7 @@ The modules:
     history.py           post history
     stats.py             stats snapshots, and each Published post's latest figures (post_metrics)
     analytics.py         the analytics' grouped reads of post_metrics
+    stats_collections.py the posts whose figures the service still has to collect, by due time
     articles.py          articles
     media.py             the media library's images
     idempotency.py       Idempotency-Key records of creates and imports

@@ -242,10 +242,10 @@ def _end(store, sql):
     """COMMIT or ROLLBACK the thread's transaction; a COMMIT carries the
     writes still unsent. Errors of a ROLLBACK are ignored: it ends a
     transaction that failed, or a read, and close_db ends it otherwise."""
-    if _unsent.begin is not None:  # nothing was sent: nothing to end
-        _forget_unsent()
+    if _unsent.begin is not None and not (sql == "COMMIT" and _unsent.writes):
+        _forget_unsent()  # nothing was sent, or only writes to drop: nothing to end
         return
-    if sql == "COMMIT":
+    if sql == "COMMIT":  # with the BEGIN and the writes that wait, if nothing was read
         _send(store, sql)
         return
     _unsent.writes = []

@@ -1,4 +1,4 @@
--- Version 13 -> 14: teams. What a user owned now belongs to a workspace,
+-- Version 14 -> 15: teams. What a user owned now belongs to a workspace,
 -- and the people who work in it are its members, each with a role.
 --
 -- users becomes workspaces, keeping every id, and each owner column
@@ -29,6 +29,7 @@ ALTER TABLE channel_queue_holes RENAME COLUMN user_id TO workspace_id;
 ALTER TABLE linkedin_connections RENAME COLUMN user_id TO workspace_id;
 ALTER TABLE linkedin_states RENAME COLUMN user_id TO workspace_id;
 ALTER TABLE post_metrics RENAME COLUMN user_id TO workspace_id;
+ALTER TABLE stats_collections RENAME COLUMN user_id TO workspace_id;
 
 CREATE TABLE members (
     id            INTEGER PRIMARY KEY,
