@@ -382,3 +382,23 @@ def test_members_commands(runner, make_key):
     assert result.exit_code == 1 and "No workspace" in result.output
     result = runner.invoke(args=["keys", "create", "--scope", "posts:read"])
     assert result.exit_code == 2 and "--user NAME or --member ID" in result.output
+
+
+def test_imported_posts_are_their_importers_and_the_document_names_least_roles(team, client):
+    r = team["editor"].post(
+        "/functions/v1/api-v2-posts-import",
+        json={
+            "posts": [
+                {"type": "personal", "content": "one"},
+                {"type": "personal", "content": "two"},
+            ]
+        },
+    )
+    assert r.status_code == 201, r.get_json()
+    editor = {"id": member_id(team["editor"]), "name": "editor-person"}
+    assert [p["author"] for p in r.get_json()["data"]] == [editor, editor]
+    paths = client.get("/functions/v1/openapi.json").get_json()["paths"]
+    assert paths["/functions/v1/channels"]["post"]["x-required-role"] == "editor"
+    assert "x-required-role" not in paths["/functions/v1/api-v2-posts"]["post"]
+    assert paths["/functions/v1/members"]["post"]["x-required-scope"] == "members:manage"
+    assert paths["/functions/v1/invites-accept"]["post"]["security"] == []
