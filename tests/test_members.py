@@ -4,11 +4,14 @@ contributor might take to Scheduled or Publishing, the members routes and
 invitations, the last owner, and isolation by workspace."""
 
 import re
+import threading
 
 import pytest
 
+from content_publishing.app import create_app
 from content_publishing.auth import ANY_VALID_KEY
 from content_publishing.roles import ROLE_SCOPES, ROLES, rank
+from content_publishing.store.db import dispose_db
 from harness.api import ME, POSTS
 from tests.conftest import Caller, assert_error
 from tests.test_auth import routes
@@ -402,3 +405,33 @@ def test_imported_posts_are_their_importers_and_the_document_names_least_roles(t
     assert "x-required-role" not in paths["/functions/v1/api-v2-posts"]["post"]
     assert paths["/functions/v1/members"]["post"]["x-required-scope"] == "members:manage"
     assert paths["/functions/v1/invites-accept"]["post"]["security"] == []
+
+
+def test_two_owners_stepping_down_at_once_leave_one(team, database):
+    """Each demotion locks the workspace before it counts the owners, so of
+    two owners each demoting themself at the same moment, one stays."""
+    admin_id = member_id(team["admin"])
+    assert team["owner"].patch(MEMBER(admin_id), json={"role": "owner"}).status_code == 200
+    owners = [(team["owner"].key, member_id(team["owner"])), (team["admin"].key, admin_id)]
+    start, answers = threading.Barrier(2), []
+
+    def step_down(key, own_id):
+        app = create_app({"TESTING": True, "DATABASE": database})
+        start.wait()
+        answers.append(
+            app.test_client().patch(
+                MEMBER(own_id), json={"role": "editor"}, headers={"X-API-Key": key}
+            )
+        )
+        with app.app_context():
+            dispose_db()
+
+    threads = [threading.Thread(target=step_down, args=owner) for owner in owners]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(r.status_code for r in answers) == [200, 409]
+    assert_error(next(r for r in answers if r.status_code == 409), 409, "last_owner")
+    roles = [m["role"] for m in team["viewer"].get(MEMBERS).get_json()["data"]]
+    assert roles.count("owner") == 1
