@@ -95,7 +95,7 @@ def _user(name):
             name, auth.hash_key(key), auth.display_prefix(key), list(auth.SCOPES), None, now
         )
         key_store.revoke_key(now, key_id=key_id)
-    return key_store.find_key(auth.hash_key(key))["user_id"]
+    return key_store.find_key(auth.hash_key(key))["workspace_id"]
 
 
 def _insert_many(

@@ -9,6 +9,8 @@ Where each rule lives:
     timestamps.py   RFC 3339 in, UTC `Z` out
     logs.py         request ids, log formats, redaction of keys and secrets
     auth.py         API keys: headers, hashing, the scope decorator
+    roles.py        what each member's role lets their keys do
+    members.py      a workspace's members: invite, change, remove, an invitation taken up
     posts/          the post lifecycle: moves, writes, handoffs (claims, pushes, leases, the
                     service's own), bulk import
     planning/       channels, posting slots, the queue, the guards, recurring posts

@@ -10,6 +10,7 @@ from content_publishing import dispatcher, errors, logs, settings
 from content_publishing.cli import backup as backup_cli
 from content_publishing.cli import copy as copy_cli
 from content_publishing.cli import keys as keys_cli
+from content_publishing.cli import members as members_cli
 from content_publishing.cli import schema as schema_cli
 from content_publishing.cli import webhooks as webhooks_cli
 from content_publishing.http.apidoc import check_declarations
@@ -59,6 +60,7 @@ def create_app(test_config=None):
     limits.init_app(app)
     metrics.init_app(app)
     keys_cli.init_app(app)
+    members_cli.init_app(app)
     webhooks_cli.init_app(app)
     backup_cli.init_app(app)
     dispatcher.init_app(app)
@@ -77,7 +79,7 @@ def create_app(test_config=None):
     app.after_request(_vary_on_origin)
     app.after_request(_no_sniffing)
 
-    from content_publishing.http import api, dashboard, docs, health, linkedin, media
+    from content_publishing.http import api, dashboard, docs, health, linkedin, media, members
     from content_publishing.http import metrics as metrics_page
 
     app.register_blueprint(health.bp)
@@ -88,6 +90,7 @@ def create_app(test_config=None):
     app.register_blueprint(dashboard.root)
     app.register_blueprint(linkedin.callback)
     app.register_blueprint(media.files)
+    app.register_blueprint(members.invites)
     app.register_blueprint(api.bp)
     check_declarations(app)
     return app

@@ -15,20 +15,20 @@ from content_publishing.store.idempotency import article_keys
 from content_publishing.webhooks import events
 
 
-def update(user_id, article, changes, now):
+def update(workspace_id, article, changes, now):
     """A PATCH of `article` (read with lock_article), written with its
     article.published event when it becomes Published."""
     columns = plan_update(article, changes, now)
     if not columns:
         return article
-    changed = article_store.update_article(user_id, article["id"], columns, now)
-    events.article_changed(user_id, article, changed, now)
+    changed = article_store.update_article(workspace_id, article["id"], columns, now)
+    events.article_changed(workspace_id, article, changed, now)
     return changed
 
 
-def delete(user_id, article):
+def delete(workspace_id, article):
     """Any article may be deleted, Draft or Published (no event)."""
-    article_store.delete_article(user_id, article["id"])
+    article_store.delete_article(workspace_id, article["id"])
 
 
 def plan_update(article, changes, now):
@@ -39,15 +39,15 @@ def plan_update(article, changes, now):
     return changes
 
 
-def create(user_id, fields, idempotency_key, now):
+def create(workspace_id, fields, idempotency_key, now):
     """A new Draft, or the article an earlier request with the same
     Idempotency-Key made (inside the caller's transaction)."""
     return create_once(
         article_keys,
-        user_id,
+        workspace_id,
         idempotency_key,
         fields,
-        insert=lambda: article_store.insert_article(user_id, str(uuid.uuid4()), fields, now),
+        insert=lambda: article_store.insert_article(workspace_id, str(uuid.uuid4()), fields, now),
         get=article_store.get_article,
         now=now,
     )

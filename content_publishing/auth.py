@@ -15,7 +15,7 @@ from datetime import timedelta
 from flask import current_app, g, request
 from werkzeug.exceptions import HTTPException
 
-from content_publishing import logs, timestamps
+from content_publishing import logs, roles, timestamps
 from content_publishing.errors import insufficient_scope, unauthorized
 from content_publishing.serving import metrics
 from content_publishing.store import keys as key_store
@@ -24,14 +24,7 @@ from content_publishing.store.db import settle_key_check as settle_pending_key_c
 
 log = logging.getLogger("auth")  # a short name: the `logger` field operators filter on
 
-SCOPES = (
-    "posts:read",
-    "posts:write",
-    "posts:publish",
-    "articles:read",
-    "articles:write",
-    "webhooks:manage",
-)
+SCOPES = roles.SCOPES
 KEY_PREFIX = "svc_live_"
 KEY_RANDOM_LENGTH = 40
 KEY_PATTERN = re.compile(r"svc_live_[A-Za-z0-9]{32,128}")
@@ -112,15 +105,25 @@ def _usable(record, now):
         raise _refused("revoked", "The API key has been revoked.")
     if record["expires_at"] is not None and record["expires_at"] <= now:
         raise _refused("expired", "The API key has expired.")
+    if record["member_removed_at"] is not None:
+        raise _refused("revoked", "The API key has been revoked: its member was removed.")
     return record
 
 
 def _identify(record):
-    g.user_id = record["user_id"]
+    """The request's workspace, member and permissions (roles.Grant: the
+    key's scopes as its member's role allows them)."""
+    g.workspace_id = record["workspace_id"]
     g.user_name = record["user_name"]
+    g.member_id = record["member_id"]
+    g.member_name = record["member_name"]
     g.key_id = record["id"]
-    g.scopes = frozenset(record["scopes"].split())
+    g.scopes = _grant(record)
     logs.identify(record["id"], record["user_name"])
+
+
+def _grant(record):
+    return roles.Grant(frozenset(record["scopes"].split()), record["role"], record["member_id"])
 
 
 def _looked_up_again(key_hash, now):
@@ -132,7 +135,7 @@ def _looked_up_again(key_hash, now):
     cache.forget(key_hash)
     record = _usable(key_store.find_key(key_hash), now)
     cache.remember(key_hash, record)
-    if record["user_id"] != g.user_id or frozenset(record["scopes"].split()) != g.scopes:
+    if record["workspace_id"] != g.workspace_id or _grant(record) != g.scopes:
         _identify(record)
         authorize()
 
@@ -195,13 +198,19 @@ def authorize():
     view = current_app.view_functions.get(request.endpoint)
     scope = getattr(view, "required_scope", None)
     if scope:
-        ensure_scope(scope)
+        ensure_scope(scope, getattr(view, "required_role", None))
     return None
 
 
-def ensure_scope(scope):
-    if scope not in g.get("scopes", ()):
+def ensure_scope(scope, role=None):
+    """403 unless the key has `scope` (insufficient_scope) and its member's
+    role allows it and is at least `role` (forbidden, naming the role)."""
+    grant = g.get("scopes")
+    if grant is None:
         raise insufficient_scope(scope)
+    grant.require(scope)
+    if role:
+        grant.require_role(role, f"{request.method} {request.path}")
 
 
 ANY_VALID_KEY = ""  # the declared scope of a view that any valid key may call
@@ -214,17 +223,20 @@ def any_valid_key(view):
     return view
 
 
-def require_scope(scope):
-    """View decorator: declares the scope the view needs (the API document
-    shows it, `authorize` checks it first) and checks it again itself."""
+def require_scope(scope, role=None):
+    """View decorator: declares the scope the view needs, and the least role
+    of the key's member when it needs one beyond what the scope allows
+    (roles.py); the API document shows both, `authorize` checks them first
+    and the view checks them again itself."""
 
     def decorator(view):
         @functools.wraps(view)
         def wrapped(*args, **kwargs):
-            ensure_scope(scope)
+            ensure_scope(scope, role)
             return view(*args, **kwargs)
 
         wrapped.required_scope = scope
+        wrapped.required_role = role
         return wrapped
 
     return decorator

@@ -34,12 +34,12 @@ log = logging.getLogger("publisher")
 
 def collect(publisher, row):
     """Read one post's figures and keep them, or note the failed try."""
-    user_id, post_id = row["user_id"], row["post_id"]
-    post = post_store.get_post(user_id, post_id)
+    workspace_id, post_id = row["workspace_id"], row["post_id"]
+    post = post_store.get_post(workspace_id, post_id)
     if post is None or post["status"] != "Published" or not post["linkedin_post_id"]:
         return _give_up(post_id, "the post is gone or no longer Published")
-    channel = channel_store.get_channel(user_id, channel_of(post))
-    connection = connections.for_channel(user_id, channel_of(post))
+    channel = channel_store.get_channel(workspace_id, channel_of(post))
+    connection = connections.for_channel(workspace_id, channel_of(post))
     if channel is None:
         return _give_up(post_id, "its channel was deleted")
     current = connections.status(connection, timestamps.now_text())
@@ -49,10 +49,10 @@ def collect(publisher, row):
         return _failed(post_id, f"The channel {channel['id']} has no LinkedIn page chosen.")
     if channel["type"] == "personal" and not connections.can_read_posts(connection, "personal"):
         return _give_up(post_id, "a member's figures need r_member_social, which it lacks")
-    value = publisher.fresh_token(user_id, channel["id"], connection)
+    value = publisher.fresh_token(workspace_id, channel["id"], connection)
     if value is None:
         return _failed(post_id, connections.EXPIRED_ERROR)
-    token = Token(publisher, user_id, channel["id"], connection, value)
+    token = Token(publisher, workspace_id, channel["id"], connection, value)
     urn = post["linkedin_post_id"]
     api = publisher.api
     try:
@@ -65,7 +65,7 @@ def collect(publisher, row):
     except LinkedInError as error:
         return _failed(post_id, error.message)
     with transaction():
-        outcome = collection.collected(user_id, post_id, figures, timestamps.now_text())
+        outcome = collection.collected(workspace_id, post_id, figures, timestamps.now_text())
     if outcome["result"] == "refused":
         log.info("post %s: figures not kept: %s", post_id, outcome["error"]["message"])
     return outcome

@@ -65,14 +65,14 @@ def _hash(text):
 # --- the sign-in --------------------------------------------------------------------------
 
 
-def begin(user_id, channel, key_id, browser_nonce, now):
+def begin(workspace_id, channel, key_id, browser_nonce, now):
     """A sign-in for `channel`: its state, to put in the authorize URL (the
     only place it ever is in the clear). Expired sign-ins are forgotten."""
     connection_store.forget_states_before(now)
     state = secrets.token_urlsafe(32)
     connection_store.add_state(
         _hash(state),
-        user_id,
+        workspace_id,
         channel["id"],
         key_id,
         _hash(browser_nonce) if browser_nonce else None,
@@ -83,7 +83,7 @@ def begin(user_id, channel, key_id, browser_nonce, now):
 
 
 def take_state(state, browser_nonce, now):
-    """The sign-in a callback's state finishes ({user_id, channel_id, ...}),
+    """The sign-in a callback's state finishes ({workspace_id, channel_id, ...}),
     taken (single use) whatever else is wrong with it; StateRefused when it
     is missing, unknown, used, expired, or was asked for by another browser."""
     if not state:
@@ -106,17 +106,17 @@ def take_state(state, browser_nonce, now):
     return found
 
 
-def connect(user_id, channel_id, tokens, member, now):
+def connect(workspace_id, channel_id, tokens, member, now):
     """Keep what a sign-in gave (linkedin_api.Tokens, and `member`: its
     member_urn, member_name and organizations [{urn, name}]) for the channel
     (inside a transaction): the connection, the channel's author and, on a
     first connection, `publisher: linkedin`. The channel record, or None if
     the channel was deleted meanwhile."""
-    channel = channel_store.lock_channel(user_id, channel_id)
+    channel = channel_store.lock_channel(workspace_id, channel_id)
     if channel is None:
         return None
-    before = connection_store.get(user_id, channel_id)
-    connection_store.save(user_id, channel_id, _fields(tokens, member, now), now)
+    before = connection_store.get(workspace_id, channel_id)
+    connection_store.save(workspace_id, channel_id, _fields(tokens, member, now), now)
     changes = {}
     author = _author(channel, member)
     if author != channel["author_urn"]:
@@ -124,7 +124,9 @@ def connect(user_id, channel_id, tokens, member, now):
     first = before is None or before["status"] == "revoked"
     if first and channel["publisher"] != "linkedin":
         changes["publisher"] = "linkedin"
-    return attach_one(user_id, channel_store.update_channel(user_id, channel_id, changes, now), now)
+    return attach_one(
+        workspace_id, channel_store.update_channel(workspace_id, channel_id, changes, now), now
+    )
 
 
 def _fields(tokens, member, now):
@@ -158,15 +160,15 @@ def _author(channel, member):
     return channel["author_urn"] if channel["author_urn"] in pages else None
 
 
-def disconnect(user_id, channel, now):
+def disconnect(workspace_id, channel, now):
     """The connection forgotten (inside a transaction): its tokens dropped,
     its status `revoked`, the channel published by the automation again.
     (channel record, the access token to revoke at LinkedIn or None)."""
-    found = connection_store.get(user_id, channel["id"])
+    found = connection_store.get(workspace_id, channel["id"])
     token = _unsealed(found["access_token"]) if found and found["access_token"] else None
     if found is not None and found["status"] != "revoked":
         connection_store.update(
-            user_id,
+            workspace_id,
             channel["id"],
             {
                 "status": "revoked",
@@ -179,8 +181,8 @@ def disconnect(user_id, channel, now):
         )
     changes = {"publisher": "automation"} if channel["publisher"] != "automation" else {}
     if found is not None or changes:
-        channel = channel_store.update_channel(user_id, channel["id"], changes, now)
-    return attach_one(user_id, channel, now), token
+        channel = channel_store.update_channel(workspace_id, channel["id"], changes, now)
+    return attach_one(workspace_id, channel, now), token
 
 
 # --- what a record shows ------------------------------------------------------------------
@@ -221,21 +223,21 @@ def shown(row, now):
     }
 
 
-def attach(user_id, channels, now):
+def attach(workspace_id, channels, now):
     """The channel records with their `connection` (one read for all)."""
-    found = connection_store.of_channels(user_id, {c["id"] for c in channels})
+    found = connection_store.of_channels(workspace_id, {c["id"] for c in channels})
     return [{**c, "connection": shown(found.get(c["id"]), now)} for c in channels]
 
 
-def attach_one(user_id, channel, now):
-    return attach(user_id, [channel], now)[0] if channel is not None else None
+def attach_one(workspace_id, channel, now):
+    return attach(workspace_id, [channel], now)[0] if channel is not None else None
 
 
-def check_change(user_id, channel, changes, now):
+def check_change(workspace_id, channel, changes, now):
     """The rules a channel change meets once it is connected: `publisher:
     linkedin` needs a working connection (409 otherwise); its author is the
     member who signed in (personal), or one of the pages they may post for."""
-    row = connection_store.get(user_id, channel["id"])
+    row = connection_store.get(workspace_id, channel["id"])
     current = status(row, now)
     if changes.get("publisher") == "linkedin" and current not in USABLE:
         raise conflict(
@@ -276,10 +278,10 @@ def _unsealed(sealed):
     return sealing.unseal(sealed) if sealed else None
 
 
-def for_channel(user_id, channel_id):
+def for_channel(workspace_id, channel_id):
     """The connection of a channel as the publisher needs it, or None: its
     row with `access_token` and `refresh_token` unsealed. Never rendered."""
-    row = connection_store.get(user_id, channel_id)
+    row = connection_store.get(workspace_id, channel_id)
     if row is None:
         return None
     return {
@@ -305,10 +307,10 @@ def can_read_posts(row, channel_type):
     return READ_POSTS_SCOPE[channel_type] in row["scopes"].split()
 
 
-def refreshed(user_id, channel_id, tokens, now):
+def refreshed(workspace_id, channel_id, tokens, now):
     """A refresh's new tokens, kept (inside a transaction); the refresh
     token stays if LinkedIn sent none, as its lifetime runs on."""
-    row = _locked(user_id, channel_id)
+    row = _locked(workspace_id, channel_id)
     if row is None or row["status"] not in USABLE:
         return None
     changes = {
@@ -321,56 +323,56 @@ def refreshed(user_id, channel_id, tokens, now):
             changes["refresh_expires_at"] = timestamps.later(now, tokens.refresh_expires_in)
     if tokens.scopes:
         changes["scopes"] = " ".join(tokens.scopes)
-    connection_store.update(user_id, channel_id, changes, now)
-    return settle(user_id, channel_id, now)
+    connection_store.update(workspace_id, channel_id, changes, now)
+    return settle(workspace_id, channel_id, now)
 
 
-def _locked(user_id, channel_id):
+def _locked(workspace_id, channel_id):
     """The connection, read under its channel's lock: two dispatchers that
     judge it at once then write its events once."""
-    if channel_store.lock_channel(user_id, channel_id) is None:
+    if channel_store.lock_channel(workspace_id, channel_id) is None:
         return None
-    return connection_store.get(user_id, channel_id)
+    return connection_store.get(workspace_id, channel_id)
 
 
-def expire(user_id, channel_id, now):
+def expire(workspace_id, channel_id, now):
     """The connection stopped working (a refresh refused, or none left): its
     status `expired` and, the first time, the channel.disconnected event."""
-    row = _locked(user_id, channel_id)
+    row = _locked(workspace_id, channel_id)
     if row is None or row["status"] not in USABLE:
         return row
-    row = connection_store.update(user_id, channel_id, {"status": "expired"}, now)
-    _changed(user_id, channel_id, "channel.disconnected", now)
+    row = connection_store.update(workspace_id, channel_id, {"status": "expired"}, now)
+    _changed(workspace_id, channel_id, "channel.disconnected", now)
     return row
 
 
-def settle(user_id, channel_id, now):
+def settle(workspace_id, channel_id, now):
     """Write the status time has brought (inside a transaction): expiring
     (channel.expiring, once) or expired (channel.disconnected, once)."""
-    row = _locked(user_id, channel_id)
+    row = _locked(workspace_id, channel_id)
     if row is None or row["status"] not in USABLE:
         return row
     current = status(row, now)
     if current == row["status"]:
         return row
     if current == "expired":
-        return expire(user_id, channel_id, now)
-    row = connection_store.update(user_id, channel_id, {"status": current}, now)
+        return expire(workspace_id, channel_id, now)
+    row = connection_store.update(workspace_id, channel_id, {"status": current}, now)
     if current == "expiring":
-        _changed(user_id, channel_id, "channel.expiring", now)
+        _changed(workspace_id, channel_id, "channel.expiring", now)
     else:
-        channel_store.update_channel(user_id, channel_id, {}, now)
+        channel_store.update_channel(workspace_id, channel_id, {}, now)
     return row
 
 
-def _changed(user_id, channel_id, event_type, now):
+def _changed(workspace_id, channel_id, event_type, now):
     """The channel's version moves (its record changed) and the event goes out."""
-    channel = channel_store.update_channel(user_id, channel_id, {}, now)
-    events.channel_changed(user_id, event_type, attach_one(user_id, channel, now), now)
+    channel = channel_store.update_channel(workspace_id, channel_id, {}, now)
+    events.channel_changed(workspace_id, event_type, attach_one(workspace_id, channel, now), now)
 
 
 def needing_upkeep(now):
-    """[(user_id, channel_id)] of connections whose access token ends within
+    """[(workspace_id, channel_id)] of connections whose access token ends within
     EXPIRING_DAYS: to refresh ahead, or to mark expiring or expired."""
     before = timestamps.later(now, EXPIRING_DAYS * 86400)
-    return [(r["user_id"], r["channel_id"]) for r in connection_store.needing_upkeep(before)]
+    return [(r["workspace_id"], r["channel_id"]) for r in connection_store.needing_upkeep(before)]

@@ -23,6 +23,7 @@ CODES = {
     404: "not_found",
     405: "method_not_allowed",
     409: "conflict",
+    410: "gone",
     412: "precondition_failed",
     413: "payload_too_large",
     414: "uri_too_long",
@@ -38,8 +39,9 @@ CODES = {
     507: "storage_full",
 }
 # Codes beside each status's own, each raised by its helper below:
-# validation_error (400), schedule_conflict, no_free_slot, not_published,
-# too_soon and linkedin_not_configured (409), search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
+# validation_error (400), forbidden (403), schedule_conflict, no_free_slot,
+# not_published, too_soon, last_owner and linkedin_not_configured (409),
+# invite_used and invite_expired (410), search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
 # ERROR_TEXT) and docs/api.md's table name every code.
 
 # The codes of items refused one by one inside a 200 answer (a batch of
@@ -192,6 +194,22 @@ def item_validation_error(messages):
 
 def unauthorized(message):
     return ApiError(401, message, headers={"WWW-Authenticate": 'Bearer realm="api"'})
+
+
+def forbidden(message, details=None):
+    """403 forbidden: the key has the scope, its member's role does not
+    allow the act (roles.py); the message names the role."""
+    return ApiError(403, message, "forbidden", details)
+
+
+def last_owner(message):
+    """409 last_owner: a workspace keeps at least one owner."""
+    return ApiError(409, message, "last_owner")
+
+
+def invite_gone(code, message):
+    """410 invite_used or invite_expired: an invitation works once, for 7 days."""
+    return ApiError(410, message, code)
 
 
 def insufficient_scope(scope):

@@ -61,7 +61,7 @@ def action_of(old_status, new_status, columns, key_id):
 
 
 def entry(
-    user_id,
+    workspace_id,
     post_id,
     action,
     old_status,
@@ -74,7 +74,7 @@ def entry(
 ):
     return {
         "post_id": post_id,
-        "user_id": user_id,
+        "workspace_id": workspace_id,
         "at": now,
         "action": action,
         "status_from": old_status,
@@ -90,12 +90,12 @@ def record(entries):
     history_store.add(entries)
 
 
-def change(user_id, before, after, columns, key_id, now, action=None, detail=None):
+def change(workspace_id, before, after, columns, key_id, now, action=None, detail=None):
     """The entry of a change of one post, written."""
     record(
         [
             entry(
-                user_id,
+                workspace_id,
                 after["id"],
                 action or action_of(before["status"], after["status"], columns, key_id),
                 before["status"],

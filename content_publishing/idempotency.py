@@ -17,7 +17,7 @@ def fingerprint(fields):
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
 
-def create_once(keys, user_id, key, fields, insert, get, now):
+def create_once(keys, workspace_id, key, fields, insert, get, now):
     """`insert()` the record, unless `key` was used before by this user.
 
     `keys` is the resource's idempotency-key store (store.idempotency); run
@@ -27,28 +27,28 @@ def create_once(keys, user_id, key, fields, insert, get, now):
     if key is None:
         return insert()
     digest = fingerprint(fields)
-    earlier = keys.find(user_id, key)
+    earlier = keys.find(workspace_id, key)
     if earlier is None:
         try:
             with savepoint():
                 record = insert()
-                keys.save(user_id, key, digest, record["id"], now)
+                keys.save(workspace_id, key, digest, record["id"], now)
                 return record
         except Exception as error:
             # A concurrent request with the same key committed first (the
             # unique constraint waited for it): its record is the answer.
             if not is_unique_violation(error):
                 raise
-        earlier = keys.find(user_id, key)
+        earlier = keys.find(workspace_id, key)
     if earlier["request_hash"] != digest:
         raise conflict(
             "This Idempotency-Key was used with a different request body.",
             {"idempotency_key": key},
         )
-    return get(user_id, earlier["record_id"])
+    return get(workspace_id, earlier["record_id"])
 
 
-def run_once(keys, user_id, key, fields, run, get, now):
+def run_once(keys, workspace_id, key, fields, run, get, now):
     """`run()` the work once per key of this user, for work that a racer
     must not start again (an import: a second run would find the first
     one's posts in its channel's plan and refuse them).
@@ -61,14 +61,14 @@ def run_once(keys, user_id, key, fields, run, get, now):
     if key is None:
         return run()
     digest = fingerprint(fields)
-    if keys.claim(user_id, key, digest, now):
+    if keys.claim(workspace_id, key, digest, now):
         result = run()
-        keys.settle(user_id, key, result["id"])
+        keys.settle(workspace_id, key, result["id"])
         return result
-    earlier = keys.find(user_id, key)
+    earlier = keys.find(workspace_id, key)
     if earlier["request_hash"] != digest:
         raise conflict(
             "This Idempotency-Key was used with a different request body.",
             {"idempotency_key": key},
         )
-    return get(user_id, earlier["record_id"])
+    return get(workspace_id, earlier["record_id"])

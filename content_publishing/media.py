@@ -68,10 +68,10 @@ def check_type(content_type):
         )
 
 
-def earlier(user_id, data, content_type):
+def earlier(workspace_id, data, content_type):
     """The user's media made before from these same bytes, sent as this
     type, or None."""
-    found = media_store.find_upload(user_id, hashlib.sha256(data).hexdigest())
+    found = media_store.find_upload(workspace_id, hashlib.sha256(data).hexdigest())
     return found if found is not None and found["content_type"] == content_type else None
 
 
@@ -132,40 +132,40 @@ def keep_rendition(media_id, fields, now):
     media_store.insert_rendition(media_id, fields, now)
 
 
-def store(user_id, fields, now):
+def store(workspace_id, fields, now):
     """(media, created): the new media, or the user's media of the same
     upload stored meanwhile (inside the caller's transaction)."""
-    found = media_store.find_upload(user_id, fields["upload_sha256"])
+    found = media_store.find_upload(workspace_id, fields["upload_sha256"])
     if found is not None and found["content_type"] == fields["content_type"]:
         return found, False
     try:
         with savepoint():
-            media = media_store.insert_media(user_id, secrets.token_hex(16), fields, now)
+            media = media_store.insert_media(workspace_id, secrets.token_hex(16), fields, now)
             if fields.get("rendition"):
                 media_store.insert_rendition(media["id"], fields["rendition"], now)
             return media, True
     except Exception as error:  # the same bytes, uploaded at the same moment, won
         if not is_unique_violation(error):
             raise
-        return media_store.find_upload(user_id, fields["upload_sha256"]), False
+        return media_store.find_upload(workspace_id, fields["upload_sha256"]), False
 
 
-def set_alt_text(user_id, media, alt_text):
+def set_alt_text(workspace_id, media, alt_text):
     """The item's alt text (None: none); its version grows when it changes."""
     if media["alt_text"] == alt_text:
         return media
-    return media_store.set_alt_text(user_id, media["id"], alt_text)
+    return media_store.set_alt_text(workspace_id, media["id"], alt_text)
 
 
-def delete(user_id, media):
+def delete(workspace_id, media):
     """Gone for good, with its rendition, unless a Scheduled or Publishing
     post of the user keeps its id: deleting it would leave the automation a
     link to nothing (409). `media` was read with lock_media, so that a post
     that names it meanwhile waits, then finds it gone."""
-    using = media_store.planned_posts_naming(user_id, media["id"])
+    using = media_store.planned_posts_naming(workspace_id, media["id"])
     if using:
         raise conflict(
             "A Scheduled or Publishing post links this media; change or delete the post first.",
             {"post_ids": using},
         )
-    media_store.delete_media(user_id, media["id"])
+    media_store.delete_media(workspace_id, media["id"])

@@ -57,7 +57,7 @@ REFUSED_EXTENSIONS = frozenset(
 _PLAIN_MENTION = re.compile(r"@(?P<name>[^\W\d_][\w'’-]*(?:[ \u00a0][^\W\d_][\w'’-]*){0,3})")
 
 
-def preview(user_id, post, target):
+def preview(workspace_id, post, target):
     """What the automation would be handed for `post` (a stored post, or
     the kept fields of one), with the warnings."""
     post = {
@@ -69,8 +69,10 @@ def preview(user_id, post, target):
         **post,
         "id": post.get("id", "preview"),
     }
-    request = requests_for(user_id, [post], target)[post["id"]]
-    channel = channel_store.handover_settings(user_id, {channel_of(post)}).get(channel_of(post))
+    request = requests_for(workspace_id, [post], target)[post["id"]]
+    channel = channel_store.handover_settings(workspace_id, {channel_of(post)}).get(
+        channel_of(post)
+    )
     links, dropped = sent_links(post, channel["utm"] if channel else None)
     return {
         "linkedin_request": request,

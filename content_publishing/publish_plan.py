@@ -214,10 +214,10 @@ def sent_text(post, field, utm):
     return tagged if fits(tagged) else text
 
 
-def requests_for(user_id, posts, target):
+def requests_for(workspace_id, posts, target):
     """{post id: its plan}: the author and UTM tags of each from its
     channel, the media from the library (one read each, for all of them)."""
-    channels = channel_store.handover_settings(user_id, {channel_of(post) for post in posts})
+    channels = channel_store.handover_settings(workspace_id, {channel_of(post) for post in posts})
     library = library_of(posts)
     plans = {}
     for post in posts:

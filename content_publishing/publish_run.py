@@ -47,8 +47,8 @@ class NothingPosted(Exception):
 class Token:
     """The channel's access token for one post: refreshed once, on the first 401."""
 
-    def __init__(self, publisher, user_id, channel_id, connection, value):
-        self.publisher, self.user_id, self.channel_id = publisher, user_id, channel_id
+    def __init__(self, publisher, workspace_id, channel_id, connection, value):
+        self.publisher, self.workspace_id, self.channel_id = publisher, workspace_id, channel_id
         self.connection, self.value = connection, value
         self.refreshed = False
 
@@ -61,7 +61,9 @@ class Token:
             if self.refreshed:
                 raise Expired from None
             self.refreshed = True
-            fresh = self.publisher.refreshed_token(self.user_id, self.channel_id, self.connection)
+            fresh = self.publisher.refreshed_token(
+                self.workspace_id, self.channel_id, self.connection
+            )
             if fresh is None:
                 raise Expired from None
             self.value = fresh

@@ -216,22 +216,28 @@ class Publisher:
 
     def publish(self, post):
         now = timestamps.now_text()
-        user_id, handoff_id = post["user_id"], post["handoff_id"]
+        workspace_id, handoff_id = post["workspace_id"], post["handoff_id"]
         if self.stopping.is_set():  # taken, not sent: another round (or dispatcher) takes it
             with transaction():
                 direct.give_back(
-                    user_id, post["id"], handoff_id, None, "the dispatcher stopped", now, self.lead
+                    workspace_id,
+                    post["id"],
+                    handoff_id,
+                    None,
+                    "the dispatcher stopped",
+                    now,
+                    self.lead,
                 )
             return None
-        channel = channel_store.get_channel(user_id, channel_of(post))
-        connection = connections.for_channel(user_id, channel_of(post))
+        channel = channel_store.get_channel(workspace_id, channel_of(post))
+        connection = connections.for_channel(workspace_id, channel_of(post))
         problem = _unpublishable(channel, connection, now)
         if problem:
             return self._fail(post, problem)
-        value = self.fresh_token(user_id, channel["id"], connection)
+        value = self.fresh_token(workspace_id, channel["id"], connection)
         if value is None:
             return self._fail(post, connections.EXPIRED_ERROR, expired=channel["id"])
-        token = Token(self, user_id, channel["id"], connection, value)
+        token = Token(self, workspace_id, channel["id"], connection, value)
         plan = self._plan(post)
         try:
             refs = upload_all(self.api, token, plan, self.fetch.fetch, self._fetch_limit())
@@ -270,7 +276,7 @@ class Publisher:
             self.config["LINKEDIN_API_BASE"],
             self.config["PUBLIC_URL"],
         )
-        return publish_plan.requests_for(post["user_id"], [post], target)[post["id"]]
+        return publish_plan.requests_for(post["workspace_id"], [post], target)[post["id"]]
 
     def _send(self, post, channel, token, step, plan):
         """The POST of the post itself, once (the handoff is marked sending)."""
@@ -288,14 +294,14 @@ class Publisher:
             if outcome:
                 with transaction():
                     direct.commented(
-                        post["user_id"], post["id"], outcome, timestamps.now_text(), self.lead
+                        post["workspace_id"], post["id"], outcome, timestamps.now_text(), self.lead
                     )
         return None
 
     def _published(self, post, urn, confirmed=False):
         with transaction():
             done = direct.published(
-                post["user_id"],
+                post["workspace_id"],
                 post["id"],
                 post["handoff_id"],
                 urn,
@@ -316,7 +322,7 @@ class Publisher:
         wait = retry_delay(retry_after, NOT_REACHED_RETRY)
         with transaction():
             direct.give_back(
-                post["user_id"],
+                post["workspace_id"],
                 post["id"],
                 post["handoff_id"],
                 timestamps.later(now, wait),
@@ -346,22 +352,22 @@ class Publisher:
         now = timestamps.now_text()
         with transaction():
             if expired is not None:
-                connections.expire(post["user_id"], expired, now)
+                connections.expire(post["workspace_id"], expired, now)
             direct.failed(
-                post["user_id"], post["id"], post["handoff_id"], error, now, self.lead, detail
+                post["workspace_id"], post["id"], post["handoff_id"], error, now, self.lead, detail
             )
 
     # --- tokens ------------------------------------------------------------------------------
 
-    def fresh_token(self, user_id, channel_id, connection):
+    def fresh_token(self, workspace_id, channel_id, connection):
         """The access token, refreshed first if it has ended; None if it
         cannot be had."""
         now = timestamps.now_text()
         if connection["access_token"] and connection["access_expires_at"] > now:
             return connection["access_token"]
-        return self.refreshed_token(user_id, channel_id, connection)
+        return self.refreshed_token(workspace_id, channel_id, connection)
 
-    def refreshed_token(self, user_id, channel_id, connection):
+    def refreshed_token(self, workspace_id, channel_id, connection):
         """A new access token from the refresh token, kept; None if there is
         none or LinkedIn refused it."""
         if not connections.can_refresh(connection, timestamps.now_text()):
@@ -374,15 +380,15 @@ class Publisher:
             )
             return None
         with transaction():
-            connections.refreshed(user_id, channel_id, tokens, timestamps.now_text())
+            connections.refreshed(workspace_id, channel_id, tokens, timestamps.now_text())
         return tokens.access_token
 
     def upkeep(self):
         """Refresh ahead the tokens that end within 7 days, where a refresh
         helps; mark the others expiring or expired."""
         now = timestamps.now_text()
-        for user_id, channel_id in connections.needing_upkeep(now):
-            connection = connections.for_channel(user_id, channel_id)
+        for workspace_id, channel_id in connections.needing_upkeep(now):
+            connection = connections.for_channel(workspace_id, channel_id)
             if connection is None:
                 continue
             if connections.can_refresh(connection, now):
@@ -397,13 +403,13 @@ class Publisher:
                         error.message,
                     )
                     with transaction():
-                        connections.expire(user_id, channel_id, timestamps.now_text())
+                        connections.expire(workspace_id, channel_id, timestamps.now_text())
                     continue
                 with transaction():
-                    connections.refreshed(user_id, channel_id, tokens, timestamps.now_text())
+                    connections.refreshed(workspace_id, channel_id, tokens, timestamps.now_text())
             else:
                 with transaction():
-                    connections.settle(user_id, channel_id, timestamps.now_text())
+                    connections.settle(workspace_id, channel_id, timestamps.now_text())
 
     # --- an unknown outcome, checked ------------------------------------------------------------
 
@@ -411,8 +417,8 @@ class Publisher:
         """Settle a handoff that was sending when its outcome became unknown."""
         now = timestamps.now_text()
         why = post["handoff_error"] or "the publisher stopped while sending it"
-        channel = channel_store.get_channel(post["user_id"], channel_of(post))
-        connection = connections.for_channel(post["user_id"], channel_of(post))
+        channel = channel_store.get_channel(post["workspace_id"], channel_of(post))
+        connection = connections.for_channel(post["workspace_id"], channel_of(post))
         unchecked = f"The outcome of publishing at LinkedIn is unknown ({why}), and it could not be checked: "
         problem = _unpublishable(channel, connection, now)
         if problem:
@@ -425,14 +431,14 @@ class Publisher:
                 "retry the post if it is not there, or mark it Published if it is.",
                 detail="unknown outcome, not checked",
             )
-        token = self.fresh_token(post["user_id"], channel["id"], connection)
+        token = self.fresh_token(post["workspace_id"], channel["id"], connection)
         if token is None:
             return self._fail(post, unchecked + connections.EXPIRED_ERROR, expired=channel["id"])
         try:
             found = self._find(token, channel["author_urn"], post)
         except LinkedInError as error:
             if error.status == 401:
-                token = self.refreshed_token(post["user_id"], channel["id"], connection)
+                token = self.refreshed_token(post["workspace_id"], channel["id"], connection)
                 found = self._find(token, channel["author_urn"], post) if token else None
             elif _too_late(post, now):
                 return self._fail(

@@ -55,6 +55,7 @@ SCOPES = (
     "articles:read",
     "articles:write",
     "webhooks:manage",
+    "members:manage",
 )
 
 

@@ -34,10 +34,13 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "articles",
     "content_counts",
     "api_keys",
-    "users",
+    "member_invites",
+    "members",
+    "workspaces",
 )
 IDENTITIES = (
-    ("users", "id"),
+    ("workspaces", "id"),
+    ("members", "id"),
     ("api_keys", "id"),
     ("webhook_attempts", "id"),
     ("post_history", "id"),

@@ -26,7 +26,7 @@ def key_times(database, user):
     conn.row_factory = sqlite3.Row
     try:
         row = conn.execute(
-            "SELECT k.revoked_at, k.last_used_at FROM api_keys k JOIN users u ON u.id = k.user_id"
+            "SELECT k.revoked_at, k.last_used_at FROM api_keys k JOIN workspaces u ON u.id = k.workspace_id"
             " WHERE u.name = ?",
             (user,),
         ).fetchone()

@@ -181,11 +181,11 @@ def backdate(event_id, days):
 
 def old_backlog(endpoint_id, n, days):
     """`n` events of `days` ago, each delivered to `endpoint_id` at the first attempt."""
-    user_id = webhook_store.find_any(endpoint_id)["user_id"]
+    workspace_id = webhook_store.find_any(endpoint_id)["workspace_id"]
     then = later(now_text(), -86400 * days)
     for _ in range(n):
         event_id = f"msg_{uuid.uuid4().hex}"
-        outbox.add_event(event_id, user_id, "post.published", None, "{}", [endpoint_id], then)
+        outbox.add_event(event_id, workspace_id, "post.published", None, "{}", [endpoint_id], then)
     these = "endpoint_id = ? AND created_at = ?"
     execute(
         "UPDATE webhook_deliveries SET outcome = 'delivered', attempt_count = 1,"

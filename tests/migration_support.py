@@ -31,6 +31,7 @@ T0, T1, T2 = (
 )
 FUTURE = "2099-01-01T00:00:00.000000Z"
 POST = "00000000-0000-4000-8000-00000000000{}".format
+PUBLISHED_WITH_MEDIA = "00000000-0000-4000-8000-0000000000c8"
 DUPLICATE_ENDPOINT = "00000000-0000-4000-8000-0000000000e2"
 ALICES_MEDIA, ALICES_WEBP, BOBS_MEDIA = (
     "0123456789abcdef" * 2,
@@ -63,6 +64,12 @@ def fixture_version(name):
     return int(re.match(r"v(\d+)", name)[1])
 
 
+# Names a migration changed, new -> old: ROWS use the new ones, and a row
+# put into an older database goes under the old (version 15 made users
+# workspaces and each owner column user_id workspace_id).
+RENAMED_TABLES = {"workspaces": "users"}
+RENAMED_COLUMNS = {"workspace_id": "user_id"}
+
 MIGRATED_AT = "(the time of the migration)"  # see EARLIER below
 ASSIGNED = "(an id the database assigns)"
 BRAND_PERSONAL_HISTORY = (
@@ -82,7 +89,8 @@ BRAND_PERSONAL_HISTORY = (
 def _post(n, **values):
     base = {
         "id": POST(n),
-        "user_id": 1,
+        "workspace_id": 1,
+        "created_by": 1,
         "type": "personal",
         "brand_id": None,
         "content": f"post {n}",
@@ -96,13 +104,66 @@ def _post(n, **values):
 
 
 ROWS = [
-    ("users", {"id": 1, "name": "alice", "created_at": T0}, 1),
-    ("users", {"id": 2, "name": "bob", "created_at": T1}, 1),
+    ("workspaces", {"id": 1, "name": "alice", "created_at": T0}, 1),
+    ("workspaces", {"id": 2, "name": "bob", "created_at": T1}, 1),
+    # Each workspace's owner, of its name and id, which the migration to
+    # version 15 makes (EARLIER); carol, an editor invited since.
+    (
+        "members",
+        {
+            "id": 1,
+            "workspace_id": 1,
+            "name": "alice",
+            "email": None,
+            "role": "owner",
+            "created_at": T0,
+            "removed_at": None,
+        },
+        1,
+    ),
+    (
+        "members",
+        {
+            "id": 2,
+            "workspace_id": 2,
+            "name": "bob",
+            "email": None,
+            "role": "owner",
+            "created_at": T1,
+            "removed_at": None,
+        },
+        1,
+    ),
+    (
+        "members",
+        {
+            "id": 3,
+            "workspace_id": 1,
+            "name": "carol",
+            "email": "carol@example.com",
+            "role": "editor",
+            "created_at": T2,
+            "removed_at": None,
+        },
+        15,
+    ),
+    (
+        "member_invites",
+        {
+            "token_hash": "f" * 64,
+            "member_id": 3,
+            "expires_at": FUTURE,
+            "used_at": None,
+            "created_at": T2,
+        },
+        15,
+    ),
     (
         "api_keys",
         {
             "id": 1,
-            "user_id": 1,
+            "workspace_id": 1,
+            "member_id": 1,
             "key_hash": hash_key(KEY),
             "prefix": display_prefix(KEY),
             "scopes": "posts:read posts:write posts:publish articles:read webhooks:manage",
@@ -114,7 +175,8 @@ ROWS = [
         "api_keys",
         {
             "id": 2,
-            "user_id": 2,
+            "workspace_id": 2,
+            "member_id": 2,
             "key_hash": "0" * 64,
             "prefix": "abcd",
             "scopes": "posts:read",
@@ -142,21 +204,24 @@ ROWS = [
         ),
         7,
     ),
-    (
+    (  # (an id of its own: post 8 is another post's)
         "posts",
-        _post(
-            8,
-            status="Published",
-            scheduled_at=T1,
-            published_at=T1,
-            linkedin_post_id="urn:li:share:8",
-            live_url="https://www.linkedin.com/feed/update/urn:li:share:8",
-            handoff_count=1,
-            media_urls=json.dumps([f"media:{ALICES_MEDIA}.png", f"media:{ALICES_WEBP}.webp"]),
-            media_alt=json.dumps([None, "A chart"]),
-            first_comment="The link: https://example.com/notes",
-            first_comment_error="LinkedIn answered 422",
-        ),
+        {
+            **_post(
+                8,
+                status="Published",
+                scheduled_at=T1,
+                published_at=T1,
+                linkedin_post_id="urn:li:share:8",
+                live_url="https://www.linkedin.com/feed/update/urn:li:share:8",
+                handoff_count=1,
+                media_urls=json.dumps([f"media:{ALICES_MEDIA}.png", f"media:{ALICES_WEBP}.webp"]),
+                media_alt=json.dumps([None, "A chart"]),
+                first_comment="The link: https://example.com/notes",
+                first_comment_error="LinkedIn answered 422",
+            ),
+            "id": PUBLISHED_WITH_MEDIA,
+        },
         10,
     ),
     (
@@ -177,7 +242,11 @@ ROWS = [
         ),
         1,
     ),
-    ("posts", _post(4, user_id=2, status="Failed", scheduled_at=T1, last_error="boom"), 1),
+    (
+        "posts",
+        _post(4, workspace_id=2, created_by=2, status="Failed", scheduled_at=T1, last_error="boom"),
+        1,
+    ),
     (
         "posts",
         _post(
@@ -209,7 +278,7 @@ ROWS = [
     (
         "idempotency_keys",
         {
-            "user_id": 1,
+            "workspace_id": 1,
             "key": "create-1",
             "request_hash": "h1",
             "post_id": POST(1),
@@ -221,7 +290,7 @@ ROWS = [
         "articles",
         {
             "id": "00000000-0000-4000-8000-0000000000a1",
-            "user_id": 1,
+            "workspace_id": 1,
             "title": "Why we schedule",
             "body": "# Notes",
             "excerpt": "Notes",
@@ -239,7 +308,7 @@ ROWS = [
     (
         "article_idempotency_keys",
         {
-            "user_id": 1,
+            "workspace_id": 1,
             "key": "article-1",
             "request_hash": "h2",
             "article_id": "00000000-0000-4000-8000-0000000000a1",
@@ -251,7 +320,7 @@ ROWS = [
         "webhook_endpoints",
         {
             "id": "00000000-0000-4000-8000-0000000000e1",
-            "user_id": 1,
+            "workspace_id": 1,
             "url": "https://hooks.example.com/due",
             "events": '["post.due"]',
             "description": "n8n",
@@ -270,7 +339,7 @@ ROWS = [
         "webhook_endpoints",
         {
             "id": DUPLICATE_ENDPOINT,
-            "user_id": 1,
+            "workspace_id": 1,
             "url": "https://hooks.example.com/second",
             "events": '["post.failed", "post.due"]',
             "enabled": 0,
@@ -285,7 +354,7 @@ ROWS = [
         "webhook_events",
         {
             "id": "msg_1",
-            "user_id": 1,
+            "workspace_id": 1,
             "type": "post.due",
             "post_id": POST(2),
             "body": '{"type": "post.due"}',
@@ -299,7 +368,7 @@ ROWS = [
             "id": "00000000-0000-4000-8000-0000000000d1",
             "event_id": "msg_1",
             "endpoint_id": "00000000-0000-4000-8000-0000000000e1",
-            "user_id": 1,
+            "workspace_id": 1,
             "event_type": "post.due",
             "post_id": POST(2),
             "outcome": "pending",
@@ -330,7 +399,7 @@ ROWS = [
     (
         "channels",
         {
-            "user_id": 1,
+            "workspace_id": 1,
             "id": "acme",
             "type": "brand",
             "name": "Acme",
@@ -347,7 +416,7 @@ ROWS = [
     (
         "import_idempotency_keys",
         {
-            "user_id": 1,
+            "workspace_id": 1,
             "key": "import-1",
             "request_hash": "h3",
             "post_ids": f'["{POST(1)}"]',
@@ -359,7 +428,7 @@ ROWS = [
         "media",
         {
             "id": ALICES_MEDIA,
-            "user_id": 1,
+            "workspace_id": 1,
             "content_type": "image/png",
             "ext": "png",
             "bytes": 8,
@@ -377,7 +446,7 @@ ROWS = [
         "media",
         {
             "id": ALICES_WEBP,
-            "user_id": 1,
+            "workspace_id": 1,
             "content_type": "image/webp",
             "ext": "webp",
             "bytes": 4,
@@ -395,7 +464,7 @@ ROWS = [
         "media",
         {
             "id": BOBS_MEDIA,
-            "user_id": 2,
+            "workspace_id": 2,
             "content_type": "image/png",
             "ext": "png",
             "bytes": 8,
@@ -427,7 +496,7 @@ ROWS = [
         {
             "id": 1,
             "post_id": POST(3),
-            "user_id": 1,
+            "workspace_id": 1,
             "at": T1,
             "action": "published",
             "status_from": "Publishing",
@@ -449,7 +518,7 @@ ROWS = [
         {
             "id": ASSIGNED,
             "post_id": POST(8),
-            "user_id": 1,
+            "workspace_id": 1,
             "at": MIGRATED_AT,
             "action": "updated",
             "status_from": "Scheduled",
@@ -461,13 +530,13 @@ ROWS = [
         },
         1,
     ),
-    ("channel_queue_holes", {"user_id": 1, "channel_id": "acme", "at": T2}, 11),
+    ("channel_queue_holes", {"workspace_id": 1, "channel_id": "acme", "at": T2}, 11),
     # Since version 12: a channel the service publishes itself, its LinkedIn
     # connection, a sign-in under way, and a post the service is sending.
     (
         "channels",
         {
-            "user_id": 1,
+            "workspace_id": 1,
             "id": "personal",
             "type": "personal",
             "name": "Me",
@@ -482,7 +551,7 @@ ROWS = [
     (
         "linkedin_connections",
         {
-            "user_id": 1,
+            "workspace_id": 1,
             "channel_id": "personal",
             "status": "connected",
             "member_urn": "urn:li:person:abc",
@@ -502,7 +571,7 @@ ROWS = [
         "linkedin_states",
         {
             "state_hash": "c" * 64,
-            "user_id": 1,
+            "workspace_id": 1,
             "channel_id": "personal",
             "key_id": 1,
             "browser_hash": "d" * 64,
@@ -540,7 +609,7 @@ ROWS = [
         "post_metrics",
         {
             "post_id": POST(3),
-            "user_id": 1,
+            "workspace_id": 1,
             "channel": "personal",
             "published_at": T1,
             "published_quarter": 1767312000 // 900,  # T1's quarter-hour
@@ -555,6 +624,26 @@ ROWS = [
             "engagement": None,
         },
         1,
+    ),
+    (
+        "post_metrics",
+        {
+            "post_id": PUBLISHED_WITH_MEDIA,
+            "workspace_id": 1,
+            "channel": "personal",
+            "published_at": T1,
+            "published_quarter": 1767312000 // 900,
+            "taken_at": None,
+            "impressions": None,
+            "members_reached": None,
+            "reactions": None,
+            "comments": None,
+            "reshares": None,
+            "clicks": None,
+            "interactions": 0,
+            "engagement": None,
+        },
+        10,
     ),
     (
         "post_stats",
@@ -577,7 +666,7 @@ ROWS = [
         "stats_collections",
         {
             "post_id": POST(3),
-            "user_id": 1,
+            "workspace_id": 1,
             "published_at": T1,
             "age": 1,
             "tries": 1,
@@ -586,12 +675,12 @@ ROWS = [
         },
         14,
     ),
-    # Since version 15: a channel that waits before a recycled copy goes
+    # Since version 16: a channel that waits before a recycled copy goes
     # out and tags its links, and the copy of the Published post 3 queued on it.
     (
         "channels",
         {
-            "user_id": 1,
+            "workspace_id": 1,
             "id": "evergreen",
             "type": "brand",
             "name": "Evergreen",
@@ -602,7 +691,7 @@ ROWS = [
             "created_at": T1,
             "updated_at": T1,
         },
-        15,
+        16,
     ),
     (
         "posts",
@@ -617,20 +706,20 @@ ROWS = [
             ),
             "id": "00000000-0000-4000-8000-0000000000c3",
         },
-        15,
+        16,
     ),
     (
         "hashtag_sets",
         {
             "id": "00000000-0000-4000-8000-0000000000d1",
-            "user_id": 1,
+            "workspace_id": 1,
             "name": "SaaS launch",
             "hashtags": '["#B2B", "#SaaS"]',
             "created_at": T1,
             "updated_at": T1,
             "version": 1,
         },
-        15,
+        16,
     ),
 ]
 
@@ -659,7 +748,14 @@ EARLIER = {
     ),
     ("post_history", ASSIGNED): (11, None),
     ("post_metrics", POST(3)): (13, None),
+    ("post_metrics", PUBLISHED_WITH_MEDIA): (13, None),
+    ("members", 1): (15, None),
+    ("members", 2): (15, None),
 }
+# Columns a migration adds and fills for the rows it finds (version 15: each
+# key is its workspace owner's, each post written by them): a row put into
+# an older database is compared with these values, not the column's default.
+FILLED = {"api_keys": ["member_id"], "posts": ["created_by"]}
 RUN_STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 # Tables the comparison of rows leaves to checks of their own: the counts
@@ -767,15 +863,21 @@ class Database:
         shape = {table: self.columns(table) for table in self.tables()}
         put = []
         for table, values, columns in rows:
-            if table not in shape:
+            there = table if table in shape else RENAMED_TABLES.get(table)
+            if there not in shape:
                 put.append((table, None))
                 continue
-            columns = [c for c in columns or values if c in shape[table] and values[c] != ASSIGNED]
+            columns = [
+                c
+                for c in columns or values
+                if _named(c, shape[there]) in shape[there] and values[c] != ASSIGNED
+            ]
             if ASSIGNED in values.values():
                 self._go_on_after_ids()  # the ids put so far are taken
             marks = ", ".join([self.mark] * len(columns))
+            names = ", ".join(_named(c, shape[there]) for c in columns)
             self.conn.execute(
-                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
+                f"INSERT INTO {there} ({names}) VALUES ({marks})",
                 [values[c] for c in columns],
             )
             put.append((table, columns))
@@ -804,12 +906,18 @@ class Database:
     def totals(self):
         """The list totals content_counts holds: {(user, kind, status): n}, zeros left out."""
         found = self.all(
-            "SELECT user_id, kind, status, sum(n) FROM content_counts GROUP BY user_id, kind, status"
+            "SELECT workspace_id, kind, status, sum(n) FROM content_counts GROUP BY workspace_id, kind, status"
         )
         return {tuple(row[:3]): int(row[3]) for row in found if int(row[3]) != 0}
 
     def describe(self):
         return describe_sqlite(self) if self.backend == "sqlite" else describe_postgres(self)
+
+
+def _named(column, columns):
+    """A column's name in a table of `columns`: its name before a rename
+    when the table has only that."""
+    return column if column in columns else RENAMED_COLUMNS.get(column, column)
 
 
 def _plain(value):

@@ -62,7 +62,7 @@ BAD_CREATE = [
     ({"title": "t", "published_at": "2030-01-01T00:00:00Z"}, "published_at"),
     ({"title": "t", "live_url": "https://example.com/a"}, "live_url"),
     ({"title": "t", "created_at": "2030-01-01T00:00:00Z"}, "created_at"),
-    ({"title": "t", "user_id": 1}, "user_id"),
+    ({"title": "t", "workspace_id": 1}, "workspace_id"),
     ({"title": "t", "author": "bob"}, "author"),
 ]
 

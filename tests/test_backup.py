@@ -34,7 +34,7 @@ from harness import (
 from harness.api import ITEM, POSTS
 from harness.sqlite_direct import set_schema_version
 
-COUNTS = "{} users, {} keys, {} posts, 0 articles, 0 webhook endpoints"
+COUNTS = "{} workspaces, {} keys, {} posts, 0 articles, 0 webhook endpoints"
 
 
 def assert_refused(result, text):

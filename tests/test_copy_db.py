@@ -254,7 +254,7 @@ def test_a_copy_answers_the_api_exactly_as_the_original(tmp_path, target_url):
 
     result = original.test_cli_runner().invoke(args=["copy-db", "--to", target_url])
     assert result.exit_code == 0, result.output
-    assert "users: 2 rows" in result.output and "webhook_attempts:" in result.output
+    assert "workspaces: 2 rows" in result.output and "webhook_attempts:" in result.output
     with psycopg.connect(target_url, autocommit=True) as conn:  # before init-db recreates them
         off = conn.execute(
             "SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal AND tgenabled = 'D'"
@@ -335,7 +335,7 @@ def test_a_copy_that_fails_halfway_leaves_the_target_as_it_was(tmp_path, target_
     result = source.test_cli_runner().invoke(args=["copy-db", "--to", target_url])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     assert "the copy failed" in result.output and "Nothing was written" in result.output
-    assert "  users: 1 rows" in result.output  # it did get halfway
+    assert "  workspaces: 1 rows" in result.output  # it did get halfway
     with psycopg.connect(target_url, autocommit=True) as conn:
         left = conn.execute(
             "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"

@@ -93,8 +93,10 @@ def test_the_delivery_log_forgets_what_is_older_than_30_days_in_batches(server, 
         assert waiting["event_id"] == event_of[old["id"]]
         assert len(kept[(busy_hook["id"], recent["id"])]["attempts"]) == 1
         with server_store(server):
-            user_id = webhook_store.find_any(hook["id"])["user_id"]
-            events = value("SELECT COUNT(*) FROM webhook_events WHERE user_id = ?", (user_id,))
+            workspace_id = webhook_store.find_any(hook["id"])["workspace_id"]
+            events = value(
+                "SELECT COUNT(*) FROM webhook_events WHERE workspace_id = ?", (workspace_id,)
+            )
         assert events == 2  # the backlog's are gone; the old one stays for its pending delivery
 
         forgot, batches = map(

@@ -136,7 +136,7 @@ BAD_CLAIMS = [
     ({"lease_seconds": "600"}, "lease_seconds"),
     ({"type": "company"}, "type"),
     ({"status": "Scheduled"}, "status"),
-    ({"user_id": 2}, "user_id"),
+    ({"workspace_id": 2}, "workspace_id"),
 ]
 
 

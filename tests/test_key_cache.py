@@ -49,6 +49,33 @@ def test_a_cached_key_is_not_looked_up_again(app, client, key):
     assert any("key_generation" in s for s in again)  # read with the first statement
 
 
+def test_a_new_role_is_seen_by_every_worker_at_once(client, second_worker, runner, key):
+    """A member's role bounds their cached key: demoted on one worker (the
+    API), refused by the other on its next request."""
+    _, editor_key = _member_key(runner, "alice", "ed", "editor")
+    body = {"type": "personal", "content": "x"}
+    for worker in (client, second_worker):
+        assert worker.post(POSTS, json=body, headers={"X-API-Key": editor_key}).status_code == 201
+    editor_id = client.get(ME, headers={"X-API-Key": editor_key}).get_json()["member"]["id"]
+    r = client.patch(
+        f"/functions/v1/members-item/{editor_id}",
+        json={"role": "viewer"},
+        headers={"X-API-Key": key},
+    )
+    assert r.status_code == 200
+    for worker in (second_worker, client):
+        r = worker.post(POSTS, json=body, headers={"X-API-Key": editor_key})
+        assert "viewer" in assert_error(r, 403, "forbidden")["message"]
+
+
+def _member_key(runner, workspace, name, role):
+    result = runner.invoke(
+        args=["members", "add", "--workspace", workspace, "--name", name, "--role", role]
+    )
+    assert result.exit_code == 0, result.output
+    return result.output.split()[2], result.output.strip().splitlines()[-1]
+
+
 def test_revoke_is_seen_by_every_worker_at_once(client, second_worker, runner, key):
     for worker in (client, second_worker):
         assert worker.get(POSTS, headers={"X-API-Key": key}).status_code == 200
@@ -139,3 +166,34 @@ def test_expiry_under_gunicorn_refuses_from_its_second_on_every_worker(server):
     assert remaining > 0, "the warm-up took longer than the key lived; raise ahead()"
     time.sleep(remaining + 0.01)
     assert statuses(server, key) == [401] * REQUESTS
+
+
+def test_a_removed_members_keys_answer_401_on_every_worker_at_once(server):
+    """DELETE /members-item/{id} revokes every key of the member in one
+    transaction: every worker, each with the keys cached, refuses them on
+    their next request."""
+    owner = Client(server.url, create_key(server.database, user="team-live"))
+    added = flask_cli(
+        server.database,
+        "members",
+        "add",
+        "--workspace",
+        "team-live",
+        "--name",
+        "eve",
+        "--role",
+        "editor",
+    )
+    member_id = added.split()[2]
+    first = added.strip().splitlines()[-1]
+    second = (
+        flask_cli(server.database, "keys", "create", "--member", member_id, "--scope", "posts:read")
+        .strip()
+        .splitlines()[-1]
+    )
+    for key in (first, second):
+        assert statuses(server, key) == [200] * REQUESTS  # every worker has it cached now
+    assert owner.delete(f"/functions/v1/members-item/{member_id}").status == 204
+    for key in (first, second):
+        assert statuses(server, key) == [401] * REQUESTS
+    assert statuses(server, owner.key) == [200] * REQUESTS

@@ -33,9 +33,11 @@ from tests.migration_support import (
     DERIVED,
     DISABLED_WHEN_UPGRADING,
     DUPLICATE_ENDPOINT,
+    FILLED,
     FUTURE,
     KEY,
     POST,
+    RENAMED_TABLES,
     T0,
     URLS_BEFORE_10,
     database,
@@ -94,12 +96,17 @@ def fill(db, version):
     rows = rows_for(version)
     held = [(table, before, after) for table, before, after in rows if before is not None]
     put = db.put([(table, before, None) for table, before, _ in held])
-    found = [
-        (table, columns, after)
-        for (table, columns), (_, _, after) in zip(put, held, strict=True)
-        if columns is not None
-    ]
-    return found + [(table, None, after) for table, before, after in rows if before is None]
+    put = iter(put)
+    found = []  # in the order of ROWS, so that a new database takes parents first
+    for table, before, after in rows:
+        if before is None:
+            found.append((table, None, after))
+            continue
+        _, columns = next(put)
+        if columns is not None:
+            filled = [c for c in FILLED.get(table, ()) if c not in columns]
+            found.append((table, columns + filled, after))
+    return found
 
 
 def differences(found, expected):
@@ -148,7 +155,8 @@ def same_as_new(old, new_url, new, put, tables_before):
 
     assert old.version() == new.version() == SCHEMA_VERSION
     assert differences(old.describe(), new.describe()) == {}
-    assert old.tables() >= tables_before
+    renamed = {old_name: new_name for new_name, old_name in RENAMED_TABLES.items()}
+    assert old.tables() >= {renamed.get(table, table) for table in tables_before}
     for table in sorted(new.tables() - DERIVED):
         assert old.rows(table) == new.rows(table), table
     kept = {}
@@ -163,20 +171,26 @@ def same_as_new(old, new_url, new, put, tables_before):
 
 
 def answers_as_before(api, version):
-    """The migrated database serves: alice's key reads her posts, a search
-    finds the words of one, and the duplicate post.due endpoint an older
+    """The migrated database serves: alice's key reads her posts (none of
+    bob's: nothing moved between workspaces), a search finds the words of
+    one, she is her workspace's owner and her posts' author, and the duplicate post.due endpoint an older
     release allowed is the one left disabled."""
     listed = api.get("/functions/v1/api-v2-posts?limit=100")
     assert listed.status_code == 200, listed.get_json()
     mine = [
         after["id"]
         for table, _, after in rows_for(version)
-        if table == "posts" and after["user_id"] == 1
+        if table == "posts" and after["workspace_id"] == 1
     ]
     assert sorted(p["id"] for p in listed.get_json()["data"]) == sorted(mine)
     assert listed.get_json()["total"] == len(mine)
     found = api.get("/functions/v1/api-v2-posts?q=evergreen").get_json()["data"]
     assert [p["id"] for p in found] == [POST(1)]
+    # alice is a workspace of her id and name now, its owner, and her posts' author
+    me = api.get("/functions/v1/me").get_json()
+    assert me["workspace"] == {"id": 1, "name": "alice", "created_at": T0}
+    assert me["member"] == {"id": 1, "name": "alice", "email": None, "role": "owner"}
+    assert {p["author"]["name"] for p in listed.get_json()["data"]} == {"alice"}
     if version >= 3:
         hooks = api.get("/functions/v1/webhooks").get_json()["data"]
         second = next(h for h in hooks if h["id"] == DUPLICATE_ENDPOINT)
@@ -402,7 +416,7 @@ def test_a_brand_post_of_brand_id_personal_counts_for_the_personal_channel_after
         old_database(db, backend, "v8")
         fill(db, 8)
         personal = {
-            "user_id": 1,
+            "workspace_id": 1,
             "id": "personal",
             "type": "personal",
             "name": "Me",
@@ -453,8 +467,8 @@ def test_a_migrated_search_index_is_kept_by_owner(backend, tmp_path):
                 return {p["id"] for p in page["data"]}
 
             posts = [after for table, _, after in rows_for(8) if table == "posts"]
-            theirs = {p["id"] for p in posts if p["user_id"] != 1 and "post" in p["content"]}
-            mine = {p["id"] for p in posts if p["user_id"] == 1 and "post" in p["content"]}
+            theirs = {p["id"] for p in posts if p["workspace_id"] != 1 and "post" in p["content"]}
+            mine = {p["id"] for p in posts if p["workspace_id"] == 1 and "post" in p["content"]}
             assert theirs and mine and found("post") == mine
             new = api.post(POSTS, json={"type": "personal", "content": "Winter launch"})
             assert found("launch") == {new.get_json()["id"]}

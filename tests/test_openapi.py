@@ -49,6 +49,7 @@ def test_every_api_route_and_method_is_documented(app, spec):
         ("/health", "get"),
         ("/media/{media_id}.{ext}", "get"),
         ("/functions/v1/linkedin/callback", "get"),
+        ("/functions/v1/invites-accept", "post"),
     }
     assert routes | keyless == documented
     assert len(routes) >= 35  # the routes were found at all
@@ -181,6 +182,7 @@ def test_every_operation_that_answers_412_documents_it(app, api, spec):
         "channel_id": api.post(
             "/functions/v1/channels", json={"type": "personal", "name": "Me"}
         ).get_json()["id"],
+        "member_id": str(api.get("/functions/v1/me").get_json()["member"]["id"]),
         "media_id": api.post(
             "/functions/v1/media", data=tiny_png(), headers={"Content-Type": "image/png"}
         ).get_json()["id"],

@@ -88,7 +88,7 @@ BAD_CREATE = [
     ({"type": "personal", "content": "x", "published_at": "2030-01-01T00:00:00Z"}, "published_at"),
     ({"type": "personal", "content": "x", "created_at": "2030-01-01T00:00:00Z"}, "created_at"),
     ({"type": "personal", "content": "x", "updated_at": "2030-01-01T00:00:00Z"}, "updated_at"),
-    ({"type": "personal", "content": "x", "user_id": 2}, "user_id"),
+    ({"type": "personal", "content": "x", "workspace_id": 2}, "workspace_id"),
     ({"type": "personal", "content": "x", "owner": "bob"}, "owner"),
     ({"type": "personal", "content": "x", "last_error": "x"}, "last_error"),
 ]
@@ -363,7 +363,7 @@ BAD_PATCH = [
     ({"live_url": "https://x.example"}, "live_url"),
     ({"linkedin_post_id": "urn:li:share:1"}, "linkedin_post_id"),
     ({"published_at": "2030-01-01T00:00:00Z"}, "published_at"),
-    ({"user_id": 2}, "user_id"),
+    ({"workspace_id": 2}, "workspace_id"),
     ({"personal_brand": True}, "personal_brand"),
 ]
 

@@ -12,7 +12,7 @@ from PIL import Image
 from harness.api import CALLBACK, CHANNEL, HISTORY, MEDIA, POSTS, RECYCLE
 from harness.clock import ahead
 from tests.analytics_support import channel, publish_at
-from tests.conftest import assert_error
+from tests.conftest import Caller, assert_error
 
 ZONE = ZoneInfo("Europe/Berlin")  # tests/analytics_support.channel's zone
 EVERY_DAY = [{"day": d, "time": "09:00"} for d in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")]
@@ -38,6 +38,7 @@ def test_a_published_post_is_copied_into_its_channels_queue(api, clock):
     assert copy["id"] != original["id"] and copy["recycled_from"] == original["id"]
     assert copy["status"] == "Scheduled" and copy["content"] == "Evergreen tip"
     assert copy["type"] == "personal" and copy["published_at"] is None
+    assert copy["author"] is not None and copy["author"] == original["author"]  # who recycled it
     assert r.headers["Location"].endswith(f"/api-v2-posts-item/{copy['id']}")
     assert r.headers["ETag"] == f'"{copy["version"]}"'
     # The next free slot: 09:00 in Berlin, after now plus the lead time.
@@ -198,3 +199,16 @@ def test_the_copy_carries_the_originals_media_alt_text_and_first_comment(api, ap
         assert copy[name] == original[name], name
     assert copy["repeat"] is None and copy["series_id"] is None  # a copy is one post
     assert copy["linkedin_post_id"] is None and copy["stats"] is None
+
+
+def test_a_contributor_may_not_recycle(api, runner, clock):
+    """A recycled copy is Scheduled, and nothing a contributor does is."""
+    channel(api, "personal", slots=EVERY_DAY)
+    original = published(api, clock, days_ago=3)
+    args = ["members", "add", "--workspace", "alice", "--name", "cora", "--role", "contributor"]
+    result = runner.invoke(args=args)
+    assert result.exit_code == 0, result.output
+    cora = Caller(api.client, result.output.strip().splitlines()[-1])
+    error = assert_error(cora.post(RECYCLE + original["id"]), 403, "forbidden")
+    assert error["details"] == {"role": "contributor"}
+    assert count(api) == 1

@@ -30,8 +30,8 @@ NARROW = 5  # alice's posts holding "evergreen" (and not "launch"), the oldest
 OTHERS = 40  # carol's posts, none with "launch"
 
 
-def seed(database, user_id, contents, scheduled=0, start=0):
-    """Posts of `user_id`, created a microsecond apart from 2026-01-01 on
+def seed(database, workspace_id, contents, scheduled=0, start=0):
+    """Posts of `workspace_id`, created a microsecond apart from 2026-01-01 on
     (`start` microseconds in); the last `scheduled` of them Scheduled."""
     rows = []
     for i, content in enumerate(contents):
@@ -40,7 +40,7 @@ def seed(database, user_id, contents, scheduled=0, start=0):
         rows.append(
             (
                 str(uuid.uuid4()),
-                user_id,
+                workspace_id,
                 content,
                 "Scheduled" if is_scheduled else "Draft",
                 "2031-01-01T09:00:00.000000Z" if is_scheduled else None,
@@ -49,7 +49,7 @@ def seed(database, user_id, contents, scheduled=0, start=0):
             )
         )
     sql = (
-        "INSERT INTO posts (id, user_id, type, content, status, scheduled_at, created_at,"
+        "INSERT INTO posts (id, workspace_id, type, content, status, scheduled_at, created_at,"
         " updated_at) VALUES (?, ?, 'personal', ?, ?, ?, ?, ?)"
     )
     if str(database).startswith("postgres"):
@@ -62,8 +62,8 @@ def seed(database, user_id, contents, scheduled=0, start=0):
             conn.executemany(sql, rows)
 
 
-def user_id(database, name):
-    query = "SELECT id FROM users WHERE name = ?"
+def workspace_id(database, name):
+    query = "SELECT id FROM workspaces WHERE name = ?"
     if str(database).startswith("postgres"):
         with psycopg.connect(str(database)) as conn:
             return conn.execute(query.replace("?", "%s"), (name,)).fetchone()[0]
@@ -79,7 +79,7 @@ def stack(tmp_path_factory, live_backend):
     with live_database_for(live_backend) as url:
         database = init_database(url or tmp / "search.sqlite")
         keys = {name: create_key(database, user=name) for name in ("alice", "bob", "carol")}
-        alice = user_id(database, "alice")
+        alice = workspace_id(database, "alice")
         seed(database, alice, [f"Evergreen note {i}" for i in range(NARROW)])
         seed(
             database,
@@ -88,7 +88,9 @@ def stack(tmp_path_factory, live_backend):
             scheduled=SCHEDULED,
             start=NARROW,
         )
-        seed(database, user_id(database, "carol"), [f"Carol's post {i}" for i in range(OTHERS)])
+        seed(
+            database, workspace_id(database, "carol"), [f"Carol's post {i}" for i in range(OTHERS)]
+        )
         with (
             Gunicorn(database, workers=2, log=tmp / "server.log") as server,
             Gunicorn(

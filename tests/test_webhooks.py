@@ -101,7 +101,7 @@ BAD_HOOKS = [
     ({"url": PUBLIC, "events": ["post.due"], "description": "a\x00b"}, "description"),
     ({"url": PUBLIC, "events": ["post.due"], "secret": "whsec_x"}, "secret"),
     ({"url": PUBLIC, "events": ["post.due"], "enabled": False}, "enabled"),
-    ({"url": PUBLIC, "events": ["post.due"], "user_id": 2}, "user_id"),
+    ({"url": PUBLIC, "events": ["post.due"], "workspace_id": 2}, "workspace_id"),
 ]
 
 

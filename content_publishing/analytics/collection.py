@@ -35,19 +35,19 @@ USABLE = ("connected", "expiring")
 URN_PREFIXES = ("urn:li:share:", "urn:li:ugcPost:")
 
 
-def schedule(user_id, post, now):
+def schedule(workspace_id, post, now):
     """Give a post that has just become Published its collections, when its
     channel is connected and it carries a post URN (inside the transaction
     that publishes it)."""
     urn = post.get("linkedin_post_id") or ""
     if not urn.startswith(URN_PREFIXES) or not post.get("published_at"):
         return
-    connection = connection_store.get(user_id, channel_of(post))
+    connection = connection_store.get(workspace_id, channel_of(post))
     if connection is None or connection["status"] not in USABLE:
         return
     nxt = _next_age(post["published_at"], now, -1)
     if nxt is not None:
-        collection_store.add(post["id"], user_id, post["published_at"], *nxt)
+        collection_store.add(post["id"], workspace_id, post["published_at"], *nxt)
 
 
 def any_due(now):
@@ -59,7 +59,7 @@ def take(now, limit, lease_seconds):
     """Up to `limit` due collections (inside a transaction), each leased for
     `lease_seconds` with its try counted; a schedule past the last age by
     more than LATE is dropped instead, and an age whose tries ran out moves
-    on. [{post_id, user_id, published_at,
+    on. [{post_id, workspace_id, published_at,
     age, tries, due_at, last_error}]."""
     until = timestamps.later(now, lease_seconds)
     taken = []
@@ -73,7 +73,7 @@ def take(now, limit, lease_seconds):
     return taken
 
 
-def collected(user_id, post_id, figures, now):
+def collected(workspace_id, post_id, figures, now):
     """Keep the figures read at `now` as a snapshot taken then, the way the
     stats API keeps them, and move the schedule on (inside a transaction).
     The snapshot's result ({result, error} as the API answers it)."""
@@ -83,7 +83,7 @@ def collected(user_id, post_id, figures, now):
         "taken_at": now,
         **{name: figures.get(name) for name in snapshots.FIGURES},
     }
-    [result] = snapshots.record(user_id, [snapshot], {}, now)
+    [result] = snapshots.record(workspace_id, [snapshot], {}, now)
     if row is None:
         return result
     if result["result"] == "refused":  # deleted or no longer Published meanwhile

@@ -31,21 +31,23 @@ MAX_DAYS = 400
 TOP = 10
 
 
-def build(user_id, query, now):
+def build(workspace_id, query, now):
     """The analytics answer for `query` ({start, end}: ("date", date) or
     ("instant", stored text), each optional; channel: optional), read at `now`
     (stored text)."""
     channel = query.get("channel")
-    zones = channel_store.zones(user_id)
+    zones = channel_store.zones(workspace_id)
     name = _zone_name(zones, channel)
     where = clock.zone(name)
     start, end = _span(query, where, clock.parse(now))
     span = (_bound(start), _bound(end, last=True))
-    groups = analytics_store.hour_groups(user_id, channel, *span, zone.periods(where, start, end))
+    groups = analytics_store.hour_groups(
+        workspace_id, channel, *span, zone.periods(where, start, end)
+    )
     cells = _grid(groups)
     totals = _sum(groups)
     mean = totals["engagement_sum"] / totals["measured"] if totals["measured"] else None
-    existing = _channel_slots(user_id, channel) if channel is not None else []
+    existing = _channel_slots(workspace_id, channel) if channel is not None else []
     return {
         "from": timestamps.to_text(start),
         "to": timestamps.to_text(end),
@@ -53,7 +55,7 @@ def build(user_id, query, now):
         "timezone": name,
         "totals": {**_figures(totals), "mean_engagement": mean},
         "weeks": _weeks(groups, start, end, where),
-        "top": [_top(row) for row in analytics_store.top_posts(user_id, channel, *span, TOP)],
+        "top": [_top(row) for row in analytics_store.top_posts(workspace_id, channel, *span, TOP)],
         "grid": [
             {
                 "day": slots.DAYS[c["weekday"]],
@@ -84,8 +86,8 @@ def _zone_name(zones, channel):
     return shared.pop() if len(shared) == 1 else "UTC"
 
 
-def _channel_slots(user_id, channel):
-    found = channel_store.get_channel(user_id, channel)
+def _channel_slots(workspace_id, channel):
+    found = channel_store.get_channel(workspace_id, channel)
     return found["slots"] if found else []
 
 

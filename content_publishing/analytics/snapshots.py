@@ -44,7 +44,7 @@ def read_back(snapshot):
     return {**snapshot, "engagement": engagement(snapshot)}
 
 
-def record(user_id, items, invalid, now, sent=None):
+def record(workspace_id, items, invalid, now, sent=None):
     """Keep the good snapshots of a batch (inside the caller's transaction)
     and say of each item what became of it: [{item, post_id, taken_at,
     result: created | replaced | refused, error}], in the order sent.
@@ -58,7 +58,7 @@ def record(user_id, items, invalid, now, sent=None):
     for n, messages in invalid.items():
         results[n - 1] = _refused(n, sent[n - 1], item_validation_error(messages))
     loaded = [(n, s) for n, s in enumerate(items, start=1) if s is not None]
-    posts = stats_store.lock_posts(user_id, [str(s["post_id"]) for _, s in loaded])
+    posts = stats_store.lock_posts(workspace_id, [str(s["post_id"]) for _, s in loaded])
     kept = []
     for n, snapshot in loaded:
         post_id = str(snapshot["post_id"])
@@ -81,7 +81,7 @@ def record(user_id, items, invalid, now, sent=None):
     snapshots = [s for _, s in kept]
     if snapshots:
         stats_store.save_snapshots(snapshots, now)
-        stats_store.save_latest(user_id, _newest(snapshots, posts))
+        stats_store.save_latest(workspace_id, _newest(snapshots, posts))
     return results
 
 

@@ -19,6 +19,7 @@ from content_publishing.auth import (
 )
 from content_publishing.schemas import text
 from content_publishing.store import keys as key_store
+from content_publishing.store import members as member_store
 from content_publishing.store.db import needs_database, transaction
 
 keys_cli = AppGroup("keys", help="Manage API keys.")
@@ -71,17 +72,37 @@ def _parse_expiry(ctx, param, value):
     return expiry
 
 
-def _new_key(user, scopes, expires_at):
+def _new_key(user, scopes, expires_at, member_id=None):
+    """A key of workspace `user`'s owner (both made when new), or of member `member_id`."""
     key = generate_key()
+    now = timestamps.now_text()
     with transaction():
-        key_id = key_store.create_key(
-            user, hash_key(key), display_prefix(key), scopes, expires_at, timestamps.now_text()
-        )
+        if member_id is None:
+            key_id = key_store.create_key(
+                user, hash_key(key), display_prefix(key), scopes, expires_at, now
+            )
+        else:
+            member = member_store.get_any_member(member_id)
+            if member is None or member["removed_at"] is not None:
+                raise click.ClickException(f"No member {member_id} (or they were removed).")
+            key_id = key_store.insert_key(
+                member_id, hash_key(key), display_prefix(key), scopes, expires_at, now
+            )
     return key_id, key
 
 
 @keys_cli.command("create")
-@click.option("--user", required=True, callback=user_name, help="Owner of the key; created if new.")
+@click.option(
+    "--user",
+    callback=lambda ctx, param, value: None if value is None else user_name(ctx, param, value),
+    help="The workspace whose owner (of the same name) gets the key; both made if new.",
+)
+@click.option(
+    "--member",
+    "member_id",
+    type=click.IntRange(1, MAX_ID),
+    help="The member (`members list` shows ids) who gets the key, instead of --user.",
+)
 @click.option(
     "--scope",
     "scopes",
@@ -92,11 +113,14 @@ def _new_key(user, scopes, expires_at):
 )
 @click.option("--expires-at", callback=_parse_expiry, help="RFC 3339 time the key stops working.")
 @needs_database
-def create_command(user, scopes, expires_at):
+def create_command(user, member_id, scopes, expires_at):
     """Create a key; the plain key is printed once, on the last line."""
+    if (user is None) == (member_id is None):
+        raise click.UsageError("Give --user NAME or --member ID (one of them).")
     scopes = sorted(set(scopes), key=SCOPES.index)
-    key_id, key = _new_key(user, scopes, expires_at)
-    click.echo(f"Created key {key_id} for user {user} with scopes {' '.join(scopes)}.")
+    key_id, key = _new_key(user, scopes, expires_at, member_id)
+    owner = f"user {user}" if member_id is None else f"member {member_id}"
+    click.echo(f"Created key {key_id} for {owner} with scopes {' '.join(scopes)}.")
     click.echo("Store it now: it is not shown again.")
     click.echo(key)
 

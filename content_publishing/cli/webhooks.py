@@ -59,8 +59,8 @@ def _refuse(error):
 @needs_database
 def add_command(user, url, events_, description):
     """Add an endpoint; its signing secret is printed once, on the last line."""
-    user_id = key_store.find_user(user)
-    if user_id is None:
+    workspace_id = key_store.find_user(user)
+    if workspace_id is None:
         raise click.BadParameter(
             f"no user {user!r} (create a key for them first)", param_hint="--user"
         )
@@ -70,7 +70,7 @@ def add_command(user, url, events_, description):
         )
         webhook_rules.check_destination(fields["url"], Guard.of(current_app.config))
         with transaction():
-            endpoint, shown = webhook_rules.create(user_id, fields, timestamps.now_text())
+            endpoint, shown = webhook_rules.create(workspace_id, fields, timestamps.now_text())
     except (ApiError, ValidationError) as e:
         _refuse(e)
     click.echo(
@@ -119,7 +119,7 @@ def remove_command(endpoint_id):
     """Delete an endpoint; its pending deliveries are cancelled."""
     endpoint = _endpoint(endpoint_id)
     with transaction():
-        webhook_rules.delete(endpoint["user_id"], endpoint, timestamps.now_text())
+        webhook_rules.delete(endpoint["workspace_id"], endpoint, timestamps.now_text())
     click.echo(f"Removed webhook endpoint {endpoint['id']}.")
 
 

@@ -25,7 +25,7 @@ ABOUT = (
 
 def _report(query):
     with snapshot():
-        return report.build(g.user_id, query, timestamps.now_text())
+        return report.build(g.workspace_id, query, timestamps.now_text())
 
 
 @bp.get("/analytics")

@@ -16,6 +16,7 @@ from content_publishing.http import (
     linkedin,
     me,
     media,
+    members,
     planning,
     posts,
     stats,
@@ -50,3 +51,4 @@ bp.register_blueprint(media.bp)
 bp.register_blueprint(stats.bp)
 bp.register_blueprint(analytics.bp)
 bp.register_blueprint(hashtags.bp)
+bp.register_blueprint(members.bp)

@@ -26,6 +26,7 @@ from content_publishing.http.common import (
     refuse_query,
 )
 from content_publishing.schemas.common import ErrorSchema, health_schema
+from content_publishing.schemas.members import accepted_schema, invite_accept_schema
 
 TITLE = "Content Publishing Service"
 VERSION = "1.0.0"
@@ -36,7 +37,9 @@ ERROR_TEXT = {
     "(`validation_error`: `details` maps each field to its messages, and `message` names the "
     "fields with the first message of each).",
     401: "API key missing, malformed, unknown, revoked or expired.",
-    403: "The key lacks the required scope (`details.required_scope`).",
+    403: "The key lacks the required scope (`insufficient_scope`: `details.required_scope`), "
+    "or its member's role does not allow the act (`forbidden`: the message names the role, "
+    "`details.role`).",
     404: "Unknown id, not a UUID, or another user's.",
     409: "The change conflicts with the record's state (`conflict`); for scheduling, "
     "`schedule_conflict` (a channel's guard: `details.rule`, `details.conflicting_post_ids`) or "
@@ -44,7 +47,10 @@ ERROR_TEXT = {
     "original is not Published) or `too_soon` (sooner than its channel's recycle_after_days "
     "after the original went out: `details.earliest_at`); for LinkedIn connections, "
     "`linkedin_not_configured` (the operator has not set the LinkedIn app's client id and "
-    "secret: `details.settings` names them).",
+    "secret: `details.settings` names them); for members, `last_owner` (a workspace keeps at "
+    "least one owner).",
+    410: "The invitation was used already (`invite_used`) or is past its 7 days "
+    "(`invite_expired`).",
     412: "If-Match names a stale version; the ETag header carries the current one.",
     413: "The request body is larger than MAX_CONTENT_LENGTH.",
     414: "The request line is longer than 4094 bytes (answered by gunicorn, same envelope).",
@@ -209,6 +215,7 @@ def build_spec(app):
     spec.path(path="/health", operations={"get": HEALTH_OPERATION})
     spec.path(path="/functions/v1/linkedin/callback", operations={"get": CALLBACK_OPERATION})
     spec.path(path="/media/{media_id}.{ext}", operations={"get": MEDIA_FILE_OPERATION})
+    spec.path(path="/functions/v1/invites-accept", operations={"post": ACCEPT_OPERATION})
     document = spec.to_dict()
     _schema_rules(document, plugin)
     return document
@@ -225,18 +232,28 @@ def _schema_rules(document, plugin):
             components[name].update(rules)
 
 
+INTEGER_IDS = {"member_id"}  # a member's id is a number, as `flask members list` shows it
+
+
 def _path_schema(rule, arg):
-    """A record's id is a UUID; a `<path:...>` argument (a channel's id, which
+    """A record's id is a UUID (a member's, digits); a `<path:...>` argument (a channel's id, which
     is `personal` or a brand_id) is any text."""
     if isinstance(rule._converters.get(arg), PathConverter):
         return {"type": "string", "minLength": 1, "maxLength": 100}
+    if arg in INTEGER_IDS:
+        return {"type": "string", "pattern": "^[0-9]{1,19}$"}
     return {"type": "string", "format": "uuid"}
 
 
 def _operation(view, info, rule):
     scope = getattr(view, "required_scope", None)
     description = info["description"] or ""
-    if scope:
+    role = getattr(view, "required_role", None)
+    if scope and role:
+        description = (
+            f"Requires the scope `{scope}` and a member of role `{role}` or above. {description}"
+        ).strip()
+    elif scope:
         description = f"Requires the scope `{scope}`. {description}".strip()
     else:
         description = f"Any valid key, whatever its scopes. {description}".strip()
@@ -249,6 +266,7 @@ def _operation(view, info, rule):
         "tags": [rule.endpoint.split(".")[1]],
         "security": SECURITY,
         "x-required-scope": scope or None,  # declared: build_spec checked; "" is any key
+        **({"x-required-role": role} if role else {}),
         "parameters": _parameters(info, rule),
         "responses": {str(info["status"]): _success(info)},
     }
@@ -307,6 +325,36 @@ def _error_statuses(info, rule, scope):
     if rule.arguments:
         errors.add(404)
     return errors
+
+
+ACCEPT_OPERATION = {
+    "operationId": "accept_invite",
+    "summary": "Take up an invitation",
+    "description": "Needs no key: the invitation's token (from the `invite_url` that POST "
+    "/functions/v1/members answered) is the capability. Makes the member's first key, with "
+    "every scope their role allows, shown only in this answer, and names the workspace and "
+    "the role. A token works once (410 `invite_used`, also after the member was removed) and "
+    "for 7 days (410 `invite_expired`); an unknown one is a 404.",
+    "tags": ["members"],
+    "security": [],
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": invite_accept_schema}},
+    },
+    "responses": {
+        "201": {
+            "description": "Success.",
+            "content": {"application/json": {"schema": accepted_schema}},
+        },
+        **{
+            str(status): {
+                "description": ERROR_TEXT[status],
+                "content": {"application/json": {"schema": "Error"}},
+            }
+            for status in (400, 404, 410, 413, 415, 503, 507)
+        },
+    },
+}
 
 
 HEALTH_OPERATION = {

@@ -37,7 +37,7 @@ bp = Blueprint("articles", __name__)
 @require_scope("articles:read")
 def list_articles(query):
     with snapshot():
-        page = article_store.list_articles(g.user_id, query)
+        page = article_store.list_articles(g.workspace_id, query)
     return page_body(article_schema, page, query)
 
 
@@ -58,7 +58,7 @@ def list_articles(query):
 def create_article(body):
     key, now = idempotency_key(), timestamps.now_text()
     with transaction():
-        article = articles.create(g.user_id, body, key, now)
+        article = articles.create(g.workspace_id, body, key, now)
     location = url_for("api.articles.get_article_item", article_id=article["id"])
     return with_etag(render(article_schema, article), article, 201, {"Location": location})
 
@@ -86,7 +86,7 @@ def update_article_item(article_id, body):
     with transaction():
         article = get_owned(article_store.lock_article, article_id, "article")
         check_if_match(article)
-        article = articles.update(g.user_id, article, body, timestamps.now_text())
+        article = articles.update(g.workspace_id, article, body, timestamps.now_text())
     return with_etag(render(article_schema, article), article)
 
 
@@ -103,5 +103,5 @@ def delete_article_item(article_id):
     with transaction():
         article = get_owned(article_store.lock_article, article_id, "article")
         check_if_match(article)
-        articles.delete(g.user_id, article)
+        articles.delete(g.workspace_id, article)
     return "", 204

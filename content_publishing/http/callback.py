@@ -40,10 +40,10 @@ def publish_callback(body):
         now = timestamps.now_text()
         post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
         lead = lead_seconds()
-        post = posts.settle(g.user_id, post, lead, now)
+        post = posts.settle(g.workspace_id, post, lead, now)
         comment = {k: body[k] for k in ("first_comment_urn", "first_comment_error") if k in body}
         post = posts.publish(
-            g.user_id,
+            g.workspace_id,
             post,
             body["linkedin_post_id"],
             body["live_url"],

@@ -38,7 +38,7 @@ bp = Blueprint("channels", __name__)
 
 
 def owned(fetch, channel_id):
-    channel = fetch(g.user_id, channel_id)
+    channel = fetch(g.workspace_id, channel_id)
     if channel is None:
         raise not_found("channel")
     return channel
@@ -55,8 +55,8 @@ def _publishing_needs_linkedin(body):
 @require_scope("posts:read")
 def list_channels(query):
     with snapshot():
-        page = channel_store.list_channels(g.user_id, query)
-        shown = connections.attach(g.user_id, page.rows, timestamps.now_text())
+        page = channel_store.list_channels(g.workspace_id, query)
+        shown = connections.attach(g.workspace_id, page.rows, timestamps.now_text())
     return page_body(channel_schema, page, query, shown)
 
 
@@ -72,11 +72,11 @@ def list_channels(query):
     "second channel with the same id is a 409, and so is `publisher: linkedin` (a new channel "
     "is not connected yet).",
 )
-@require_scope("posts:write")
+@require_scope("posts:write", role="editor")
 def create_channel(body):
     _publishing_needs_linkedin(body)
     with transaction():
-        channel = channels.create(g.user_id, body, timestamps.now_text())
+        channel = channels.create(g.workspace_id, body, timestamps.now_text())
     location = url_for("api.channels.get_channel_item", channel_id=channel["id"])
     return with_etag(render(channel_schema, channel), channel, 201, {"Location": location})
 
@@ -87,7 +87,7 @@ def create_channel(body):
 def get_channel_item(channel_id):
     with snapshot():
         channel = owned(channel_store.get_channel, channel_id)
-        channel = connections.attach_one(g.user_id, channel, timestamps.now_text())
+        channel = connections.attach_one(g.workspace_id, channel, timestamps.now_text())
     return with_etag(render(channel_schema, channel), channel)
 
 
@@ -104,13 +104,13 @@ def get_channel_item(channel_id):
     "channel (409 otherwise); a connected channel's author is its member, or one of the pages "
     "its member may post for.",
 )
-@require_scope("posts:write")
+@require_scope("posts:write", role="editor")
 def update_channel_item(channel_id, body):
     _publishing_needs_linkedin(body)
     with transaction():
         channel = owned(channel_store.lock_channel, channel_id)
         check_if_match(channel)
-        channel = channels.update(g.user_id, channel, body, timestamps.now_text())
+        channel = channels.update(g.workspace_id, channel, body, timestamps.now_text())
     return with_etag(render(channel_schema, channel), channel)
 
 
@@ -123,12 +123,12 @@ def update_channel_item(channel_id, body):
     description="Its posts stay, as posts of a channel that is not set up. Its LinkedIn "
     "connection goes with it: the token is revoked at LinkedIn and forgotten.",
 )
-@require_scope("posts:write")
+@require_scope("posts:write", role="editor")
 def delete_channel_item(channel_id):
     with transaction():
         channel = owned(channel_store.lock_channel, channel_id)
         check_if_match(channel)
-        token = channels.delete(g.user_id, channel)
+        token = channels.delete(g.workspace_id, channel)
     if token:
         revoke_quietly(current_app.config, token)
     return "", 204
@@ -147,7 +147,7 @@ def delete_channel_item(channel_id):
 def list_channel_slots(channel_id, query):
     with snapshot():
         channel = owned(channel_store.get_channel, channel_id)
-        plan = ChannelPlan(g.user_id, channel)
+        plan = ChannelPlan(g.workspace_id, channel)
         start = timestamps.now()
         end = start + timedelta(days=query["days"])
         plan.cover(start, end)

@@ -162,8 +162,8 @@ def next_link(page, query):
 
 
 def get_owned(fetch, value, what):
-    """The caller's record through `fetch(user_id, id)`, or a 404."""
-    record = fetch(g.user_id, item_id(value, what))
+    """The caller's record through `fetch(workspace_id, id)`, or a 404."""
+    record = fetch(g.workspace_id, item_id(value, what))
     if record is None:
         raise not_found(what)
     return record

@@ -35,7 +35,7 @@ bp = Blueprint("hashtags", __name__)
 @require_scope("posts:read")
 def list_sets(query):
     with snapshot():
-        page = hashtag_store.list_sets(g.user_id, query)
+        page = hashtag_store.list_sets(g.workspace_id, query)
     return page_body(hashtag_set_schema, page, query)
 
 
@@ -54,7 +54,7 @@ def list_sets(query):
 @require_scope("posts:write")
 def create_set(body):
     with transaction():
-        made = hashtags.create(g.user_id, body, timestamps.now_text())
+        made = hashtags.create(g.workspace_id, body, timestamps.now_text())
     location = url_for("api.hashtags.get_set_item", set_id=made["id"])
     return with_etag(render(hashtag_set_schema, made), made, 201, {"Location": location})
 
@@ -83,7 +83,7 @@ def update_set_item(set_id, body):
     with transaction():
         found = get_owned(hashtag_store.lock_set, set_id, "hashtag set")
         check_if_match(found)
-        changed = hashtags.update(g.user_id, found, body, timestamps.now_text())
+        changed = hashtags.update(g.workspace_id, found, body, timestamps.now_text())
     return with_etag(render(hashtag_set_schema, changed), changed)
 
 
@@ -94,5 +94,5 @@ def delete_set_item(set_id):
     with transaction():
         found = get_owned(hashtag_store.lock_set, set_id, "hashtag set")
         check_if_match(found)
-        hashtags.delete(g.user_id, found)
+        hashtags.delete(g.workspace_id, found)
     return "", 204

@@ -61,7 +61,7 @@ def _configured():
 
 
 def _owned(fetch, channel_id):
-    channel = fetch(g.user_id, channel_id)
+    channel = fetch(g.workspace_id, channel_id)
     if channel is None:
         raise not_found("channel")
     return channel
@@ -91,7 +91,7 @@ def start_connect(channel_id):
     nonce = secrets.token_urlsafe(32) if _from_the_dashboard() else None
     with transaction():
         channel = _owned(channel_store.get_channel, channel_id)
-        state = connections.begin(g.user_id, channel, g.key_id, nonce, timestamps.now_text())
+        state = connections.begin(g.workspace_id, channel, g.key_id, nonce, timestamps.now_text())
     scopes = connections.scopes_for(channel["type"], config["LINKEDIN_MEMBER_POSTS_READABLE"])
     url = Api(config).authorize_url(redirect_uri(config), state, scopes)
     response = make_response(render(connect_start_schema, {"authorize_url": url}))
@@ -125,7 +125,7 @@ def disconnect(channel_id):
     with transaction():
         channel = _owned(channel_store.lock_channel, channel_id)
         check_if_match(channel)
-        channel, token = connections.disconnect(g.user_id, channel, timestamps.now_text())
+        channel, token = connections.disconnect(g.workspace_id, channel, timestamps.now_text())
     if token:
         revoke_quietly(config, token)
     return with_etag(render(channel_schema, channel), channel)
@@ -164,17 +164,17 @@ def finish_connect():
     except connections.StateRefused as refusal:
         log.info("LinkedIn sign-in refused: %s", refusal)
         return _page(400, "This LinkedIn sign-in cannot be finished", str(refusal))
-    user_id, channel_id = started["user_id"], started["channel_id"]
+    workspace_id, channel_id = started["workspace_id"], started["channel_id"]
     if args.get("error"):
         message = KNOWN_ERRORS.get(args["error"]) or "LinkedIn did not connect the channel: " + (
             args.get("error_description") or args["error"]
         )
         log.info("LinkedIn sign-in of channel %s ended by LinkedIn: %s", channel_id, args["error"])
         return _to_dashboard(config, channel_id, error=args["error"][:100], message=message[:300])
-    return _connect(config, user_id, channel_id, args.get("code"), now)
+    return _connect(config, workspace_id, channel_id, args.get("code"), now)
 
 
-def _connect(config, user_id, channel_id, code, now):
+def _connect(config, workspace_id, channel_id, code, now):
     if not code:
         return _page(400, "This LinkedIn sign-in cannot be finished", "LinkedIn sent no code.")
     api = Api(config)
@@ -184,7 +184,7 @@ def _connect(config, user_id, channel_id, code, now):
         log.warning("LinkedIn refused the sign-in's code: %s", error.message)
         status = 400 if error.status and error.status < 500 else 502
         return _page(status, "LinkedIn did not finish the sign-in", error.message)
-    channel = channel_store.get_channel(user_id, channel_id)
+    channel = channel_store.get_channel(workspace_id, channel_id)
     member = None
     try:
         if channel is not None:
@@ -204,7 +204,7 @@ def _connect(config, user_id, channel_id, code, now):
         )
     if channel is not None:
         with transaction():
-            channel = connections.connect(user_id, channel_id, tokens, member, now)
+            channel = connections.connect(workspace_id, channel_id, tokens, member, now)
     if channel is None:
         revoke_quietly(config, tokens.access_token)
         return _page(400, "The channel is gone", "It was deleted while you signed in.")

@@ -21,13 +21,26 @@ bp = Blueprint("me", __name__)
 @doc(
     "Who this key belongs to and what it may do",
     response=me_schema,
-    description="Its user, prefix, scopes and expiry; never the key itself.",
+    description="Its workspace, its member with their role (which bounds what the scopes "
+    "allow), its prefix, scopes and expiry; never the key itself. `user` is the workspace's "
+    "name, as before workspaces.",
 )
 @any_valid_key
 def get_me():
     key = key_store.get_key(g.key_id)
     return {
         "user": key["user_name"],
+        "workspace": {
+            "id": key["workspace_id"],
+            "name": key["user_name"],
+            "created_at": key["workspace_created_at"],
+        },
+        "member": {
+            "id": key["member_id"],
+            "name": key["member_name"],
+            "email": key["member_email"],
+            "role": key["role"],
+        },
         "key": {
             "id": key["id"],
             "prefix": KEY_PREFIX + key["prefix"],

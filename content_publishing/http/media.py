@@ -81,12 +81,12 @@ def upload_media():
     data = request.get_data(cache=False)
     media.check_type(request.mimetype)
     with snapshot():
-        record = media.earlier(g.user_id, data, request.mimetype)
+        record = media.earlier(g.workspace_id, data, request.mimetype)
     if record is not None:
         return shown(record), 200
     fields = media.clean(data, request.mimetype)
     with transaction():
-        record, created = media.store(g.user_id, fields, timestamps.now_text())
+        record, created = media.store(g.workspace_id, fields, timestamps.now_text())
     return shown(record), 201 if created else 200
 
 
@@ -95,14 +95,14 @@ def upload_media():
 @require_scope("posts:read")
 def list_media(query):
     with snapshot():
-        page = media_store.list_media(g.user_id, query)
+        page = media_store.list_media(g.workspace_id, query)
     return page_body(media_schema, page, query, [{**r, "url": media_url(r)} for r in page.rows])
 
 
 def owned(fetch, media_id):
-    """The caller's media through `fetch(user_id, id)`, or a 404 (another
+    """The caller's media through `fetch(workspace_id, id)`, or a 404 (another
     user's, or an id that is no media's)."""
-    record = MEDIA_ID.fullmatch(media_id) and fetch(g.user_id, media_id)
+    record = MEDIA_ID.fullmatch(media_id) and fetch(g.workspace_id, media_id)
     if not record:
         raise not_found("media")
     return record
@@ -134,7 +134,7 @@ def update_media_item(media_id, body):
         record = owned(media_store.lock_media, media_id)
         check_if_match(record)
         if "alt_text" in body:
-            record = media.set_alt_text(g.user_id, record, body["alt_text"])
+            record = media.set_alt_text(g.workspace_id, record, body["alt_text"])
     return with_etag(shown(record), record)
 
 
@@ -146,10 +146,10 @@ def update_media_item(media_id, body):
     description="Gone for good, and its URL with it; a 409 while one of the caller's Scheduled or "
     "Publishing posts names it (`details.post_ids`), whatever address the post was given it by.",
 )
-@require_scope("posts:write")
+@require_scope("posts:write", role="editor")
 def delete_media_item(media_id):
     with transaction():
-        media.delete(g.user_id, owned(media_store.lock_media, media_id))
+        media.delete(g.workspace_id, owned(media_store.lock_media, media_id))
     return "", 204
 
 
@@ -166,7 +166,7 @@ def media_file(media_id, ext):
     if not current_app.config["MEDIA_PUBLIC"]:
         auth.authenticate()
         auth.ensure_scope("posts:read")
-        if g.user_id != record["user_id"]:
+        if g.workspace_id != record["workspace_id"]:
             raise not_found("media")
     read_range(request.environ, len(record["data"]))
     response = send_file(

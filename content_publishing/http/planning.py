@@ -1,7 +1,7 @@
 """Planning posts: the queue, bulk import, and the repeats a series will make.
 
 POST /functions/v1/api-v2-posts-queue        a Draft or Failed post to its channel's next free slot (posts:publish)
-POST /functions/v1/api-v2-posts-recycle/ID   a Published post's copy to its channel's next free slot (posts:write)
+POST /functions/v1/api-v2-posts-recycle/ID   a Published post's copy to its channel's next free slot (posts:write, editor)
 POST /functions/v1/api-v2-posts-import       up to 1,000 posts from CSV or JSON, all or nothing (posts:write)
 GET  /functions/v1/api-v2-posts-occurrences  the coming occurrences of recurring posts, from-to (posts:read)
 """
@@ -60,9 +60,9 @@ def queue_post(body):
     with transaction(short_locks=True):  # queue requests of a channel wait on its row
         now = timestamps.now_text()
         post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
-        post = posts.settle(g.user_id, post, lead, now)
+        post = posts.settle(g.workspace_id, post, lead, now)
         check_if_match(post)
-        post = posts.add_to_queue(g.user_id, post, lead, now, g.key_id)
+        post = posts.add_to_queue(g.workspace_id, post, lead, now, g.key_id)
     return with_etag(render(post_schema, post), post)
 
 
@@ -83,13 +83,13 @@ def queue_post(body):
     "from when a copy may go out, `details.next_slot` the slot found); 409 no_free_slot as for "
     "the queue. The same Idempotency-Key answers the first copy.",
 )
-@require_scope("posts:write")
+@require_scope("posts:write", role="editor")
 def recycle_post(post_id):
     lead, key = lead_seconds(), idempotency_key()
     with transaction():
         now = timestamps.now_text()
         post = get_owned(post_store.lock_post, post_id, "post")
-        copy = posts.recycle(g.user_id, post, lead, key, now, g.key_id)
+        copy = posts.recycle(g.workspace_id, post, lead, key, now, g.key_id, g.member_id)
     location = url_for("api.posts.get_post_item", post_id=copy["id"])
     return with_etag(render(post_schema, copy), copy, 201, {"Location": location})
 
@@ -158,12 +158,19 @@ class ImportBody:
     "row (1-based) and its fields, and nothing is stored. Rows that schedule need "
     "posts:publish, and a text within LinkedIn's limit once escaped (a Draft row may be longer).",
 )
-@require_scope("posts:write")
+@require_scope("posts:write", role="editor")
 def import_posts(body):
     key, now = idempotency_key(), timestamps.now_text()
     with transaction():
         made = imports.import_posts(
-            g.user_id, body["posts"], body["invalid"], g.scopes, lead_seconds(), key, now, g.key_id
+            g.workspace_id,
+            body["posts"],
+            body["invalid"],
+            g.scopes,
+            lead_seconds(),
+            key,
+            now,
+            g.key_id,
         )
     return {"data": [render(post_schema, post) for post in made], "count": len(made)}, 201
 
@@ -184,10 +191,10 @@ def import_posts(body):
 @require_scope("posts:read")
 def list_occurrences(query):
     now, lead = timestamps.now_text(), lead_seconds()
-    if posts.leases_ran_out(now, g.user_id):  # a series whose lease ran out has moved on
+    if posts.leases_ran_out(now, g.workspace_id):  # a series whose lease ran out has moved on
         with transaction():
-            posts.settle_all(now, lead, g.user_id)
+            posts.settle_all(now, lead, g.workspace_id)
     start, end = clock.parse(query["start"]), clock.parse(query["end"])
     with snapshot():
-        found, more = forecast.planned_repeats(g.user_id, start, end, lead, now)
+        found, more = forecast.planned_repeats(g.workspace_id, start, end, lead, now)
     return occurrences_schema.dump({"data": found, "more": more})

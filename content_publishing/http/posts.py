@@ -61,13 +61,13 @@ bp = Blueprint("posts", __name__)
 @require_scope("posts:read")
 def list_posts(query):
     now = timestamps.now_text()
-    if posts.leases_ran_out(now, g.user_id):  # so that status filters and totals agree
+    if posts.leases_ran_out(now, g.workspace_id):  # so that status filters and totals agree
         with transaction():
-            posts.settle_all(now, lead_seconds(), g.user_id)
+            posts.settle_all(now, lead_seconds(), g.workspace_id)
     limit_ms = current_app.config["SEARCH_TIMEOUT_MS"]
     try:
         with snapshot():
-            page = post_store.list_posts(g.user_id, query, now, search_ms=limit_ms)
+            page = post_store.list_posts(g.workspace_id, query, now, search_ms=limit_ms)
     except TimedOut:
         raise search_too_broad(limit_ms) from None
     return page_body(post_schema, page, query, [posts.current(row, now) for row in page.rows])
@@ -98,7 +98,7 @@ def list_posts(query):
 def create_post(body):
     key, now = idempotency_key(), timestamps.now_text()
     with transaction():
-        post = posts.create(g.user_id, body, key, now, g.key_id)
+        post = posts.create(g.workspace_id, body, key, now, g.key_id, g.member_id)
     location = url_for("api.posts.get_post_item", post_id=post["id"])
     return with_etag(render(post_schema, post), post, 201, {"Location": location})
 
@@ -133,9 +133,11 @@ def update_post_item(post_id, body):
     lead = lead_seconds()
     with transaction():
         now = timestamps.now_text()
-        post = posts.settle(g.user_id, get_owned(post_store.lock_post, post_id, "post"), lead, now)
+        post = posts.settle(
+            g.workspace_id, get_owned(post_store.lock_post, post_id, "post"), lead, now
+        )
         check_if_match(post)
-        post = posts.update(g.user_id, post, body, g.scopes, lead, now, g.key_id)
+        post = posts.update(g.workspace_id, post, body, g.scopes, lead, now, g.key_id)
     return with_etag(render(post_schema, post), post)
 
 
@@ -154,9 +156,9 @@ def delete_post_item(post_id):
     with transaction():
         now = timestamps.now_text()
         post = get_owned(post_store.lock_post, post_id, "post")
-        post = posts.settle(g.user_id, post, lead_seconds(), now)
+        post = posts.settle(g.workspace_id, post, lead_seconds(), now)
         check_if_match(post)
-        posts.delete(g.user_id, post)
+        posts.delete(g.workspace_id, post, g.scopes)
     return "", 204
 
 
@@ -189,7 +191,7 @@ def delete_post_item(post_id):
 def claim_posts(body):
     with transaction():
         claimed = posts.claim(
-            g.user_id,
+            g.workspace_id,
             timestamps.now_text(),
             body["limit"],
             body["lease_seconds"],
@@ -197,7 +199,7 @@ def claim_posts(body):
             g.key_id,
             lead_seconds=lead_seconds(),
         )
-        requests = publish_plan.requests_for(g.user_id, claimed, plan_target())
+        requests = publish_plan.requests_for(g.workspace_id, claimed, plan_target())
     return {
         "data": [
             {**render(post_schema, post), "linkedin_request": requests[post["id"]]}
@@ -230,8 +232,8 @@ def preview_post(body):
     if "post_id" in body:
         post = get_owned(post_store.get_post, str(body["post_id"]), "post")
     else:
-        post = posts.kept_for_preview(g.user_id, body)
-    return preview.preview(g.user_id, post, plan_target())
+        post = posts.kept_for_preview(g.workspace_id, body)
+    return preview.preview(g.workspace_id, post, plan_target())
 
 
 def plan_target():
@@ -255,7 +257,7 @@ def plan_target():
 @require_scope("posts:read")
 def post_history(post_id):
     post = get_owned(post_store.get_post, post_id, "post")
-    entries = history_store.for_post(g.user_id, post["id"])
+    entries = history_store.for_post(g.workspace_id, post["id"])
     for entry in entries:
         entry["key_prefix"] = KEY_PREFIX + entry["key_prefix"] if entry["key_prefix"] else None
     return {"data": entries}

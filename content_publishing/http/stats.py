@@ -84,7 +84,9 @@ def _as_sent(item):
 def record_stats(body):
     with transaction():
         now = timestamps.now_text()
-        results = snapshots.record(g.user_id, body["items"], body["invalid"], now, body["sent"])
+        results = snapshots.record(
+            g.workspace_id, body["items"], body["invalid"], now, body["sent"]
+        )
     count = dict.fromkeys(("created", "replaced", "refused"), 0)
     for item in results:
         count[item["result"]] += 1

@@ -54,7 +54,7 @@ SCOPE = "webhooks:manage"
 @require_scope(SCOPE)
 def list_webhooks(query):
     with snapshot():
-        page = webhook_store.list_endpoints(g.user_id, query)
+        page = webhook_store.list_endpoints(g.workspace_id, query)
     return page_body(endpoint_schema, page, query)
 
 
@@ -79,7 +79,7 @@ def create_webhook(body):
     webhook_rules.check_destination(body["url"], webhook_rules.guard(current_app.config))
     now = timestamps.now_text()
     with transaction():
-        endpoint, shown = webhook_rules.create(g.user_id, body, now)
+        endpoint, shown = webhook_rules.create(g.workspace_id, body, now)
     location = url_for("api.webhooks.get_webhook_item", webhook_id=endpoint["id"])
     answer = {**render(endpoint_schema, endpoint), **shown}
     return with_etag(answer, endpoint, 201, {"Location": location})
@@ -114,7 +114,7 @@ def update_webhook_item(webhook_id, body):
     with transaction():
         endpoint = get_owned(webhook_store.lock_endpoint, webhook_id, "webhook endpoint")
         check_if_match(endpoint)
-        endpoint, shown = webhook_rules.update(g.user_id, endpoint, body, now)
+        endpoint, shown = webhook_rules.update(g.workspace_id, endpoint, body, now)
     return with_etag({**render(endpoint_schema, endpoint), **shown}, endpoint)
 
 
@@ -132,7 +132,7 @@ def delete_webhook_item(webhook_id):
     with transaction():
         endpoint = get_owned(webhook_store.lock_endpoint, webhook_id, "webhook endpoint")
         check_if_match(endpoint)
-        webhook_rules.delete(g.user_id, endpoint, now)
+        webhook_rules.delete(g.workspace_id, endpoint, now)
     return "", 204
 
 
@@ -149,7 +149,7 @@ def delete_webhook_item(webhook_id):
 def list_deliveries(query):
     query = {k: str(v) if k in ("endpoint_id", "post_id") else v for k, v in query.items()}
     with snapshot():
-        page = deliveries.list_deliveries(g.user_id, query)
+        page = deliveries.list_deliveries(g.workspace_id, query)
     return page_body(delivery_schema, page, query)
 
 
@@ -168,10 +168,12 @@ def list_deliveries(query):
 def redeliver(body):
     now = timestamps.now_text()
     with transaction():
-        delivery = deliveries.get_delivery(g.user_id, item_id(str(body["delivery_id"]), "delivery"))
+        delivery = deliveries.get_delivery(
+            g.workspace_id, item_id(str(body["delivery_id"]), "delivery")
+        )
         if delivery is None:
             raise not_found("delivery")
-        delivery = webhook_rules.redeliver(g.user_id, delivery, now)
+        delivery = webhook_rules.redeliver(g.workspace_id, delivery, now)
     return render(delivery_schema, delivery), 202
 
 
@@ -193,5 +195,5 @@ def ping_webhook(body):
         endpoint = get_owned(
             webhook_store.get_endpoint, str(body["webhook_id"]), "webhook endpoint"
         )
-        delivery = webhook_rules.ping(g.user_id, endpoint, now)
+        delivery = webhook_rules.ping(g.workspace_id, endpoint, now)
     return render(delivery_schema, delivery), 202

@@ -2,7 +2,7 @@
 
 A channel's id is `personal` or the brand_id its posts carry, so a user has
 at most one of each: a second is a 409, held by the table's primary key
-(user_id, id) as well as by the read before the insert. Deleting a channel
+(workspace_id, id) as well as by the read before the insert. Deleting a channel
 leaves its posts as they are: they go on as posts with no channel.
 """
 
@@ -15,18 +15,20 @@ from content_publishing.store import channels as channel_store
 from content_publishing.store.db import is_unique_violation, savepoint
 
 
-def create(user_id, fields, now):
+def create(workspace_id, fields, now):
     """The new channel, with its (empty) connection; a new channel is never
     connected, so `publisher: linkedin` is a 409."""
     channel_id = PERSONAL if fields["type"] == "personal" else fields["brand_id"]
-    if channel_store.get_channel(user_id, channel_id) is not None:
+    if channel_store.get_channel(workspace_id, channel_id) is not None:
         raise _exists(channel_id)
     if fields.get("publisher") == "linkedin":
-        connections.check_change(user_id, {"id": channel_id, "type": fields["type"]}, fields, now)
+        connections.check_change(
+            workspace_id, {"id": channel_id, "type": fields["type"]}, fields, now
+        )
     try:
         with savepoint():
-            channel = channel_store.insert_channel(user_id, channel_id, fields, now)
-            return connections.attach_one(user_id, channel, now)
+            channel = channel_store.insert_channel(workspace_id, channel_id, fields, now)
+            return connections.attach_one(workspace_id, channel, now)
     except Exception as error:  # a concurrent create committed first
         if not is_unique_violation(error):
             raise
@@ -44,7 +46,7 @@ def _exists(channel_id):
 PLAN_FIELDS = frozenset({"slots", "timezone", "min_gap_minutes", "daily_cap"})
 
 
-def update(user_id, channel, changes, now):
+def update(workspace_id, channel, changes, now):
     """The changed channel, with its connection; only what differs is
     written. A change of its slots, zone or guards makes the queue look from
     its start again; a connected channel's author and publisher keep to its
@@ -55,18 +57,18 @@ def update(user_id, channel, changes, now):
             check_author(channel["type"], changes["author_urn"])
         except ValidationError as error:
             raise validation_error(error.normalized_messages()) from None
-    connections.check_change(user_id, channel, changes, now)
+    connections.check_change(workspace_id, channel, changes, now)
     if changes:
         if changes.keys() & PLAN_FIELDS:
-            channel_store.forget_queue(user_id, channel["id"])
-        channel = channel_store.update_channel(user_id, channel["id"], changes, now)
-    return connections.attach_one(user_id, channel, now)
+            channel_store.forget_queue(workspace_id, channel["id"])
+        channel = channel_store.update_channel(workspace_id, channel["id"], changes, now)
+    return connections.attach_one(workspace_id, channel, now)
 
 
-def delete(user_id, channel):
+def delete(workspace_id, channel):
     """The channel goes, and its LinkedIn connection with it (the row
     cascades); the access token to revoke at LinkedIn once the deletion has
     committed, or None."""
-    found = connections.for_channel(user_id, channel["id"])
-    channel_store.delete_channel(user_id, channel["id"])
+    found = connections.for_channel(workspace_id, channel["id"])
+    channel_store.delete_channel(workspace_id, channel["id"])
     return found["access_token"] if found else None

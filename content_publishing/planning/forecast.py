@@ -30,28 +30,28 @@ from content_publishing.store import posts as post_store
 MOST = 1000  # repeats in one answer; a month of a daily series is 31
 
 
-def planned_repeats(user_id, start, end, lead_seconds, now):
+def planned_repeats(workspace_id, start, end, lead_seconds, now):
     """([repeat, ...] soonest first, more): the coming occurrences of the
     user's series with start <= scheduled_at < end (aware instants), at most
     MOST; `more` when the range holds more than that."""
-    heads = post_store.series_heads(user_id, timestamps.to_text(end))
+    heads = post_store.series_heads(workspace_id, timestamps.to_text(end))
     plans = {}
     earliest = clock.parse(now) + timedelta(seconds=lead_seconds)
     found = []
     for head in heads:
-        plan = _plan_for(user_id, channel_of(head), plans, earliest, end)
+        plan = _plan_for(workspace_id, channel_of(head), plans, earliest, end)
         found.append(_repeats(head, plan, earliest, start, end))
     merged = heapq.merge(*found, key=lambda r: (r["scheduled_at"], r["series_id"]))
     listed = list(itertools.islice(merged, MOST + 1))
     return listed[:MOST], len(listed) > MOST
 
 
-def _plan_for(user_id, channel_id, plans, earliest, end):
+def _plan_for(workspace_id, channel_id, plans, earliest, end):
     """The channel's ChannelPlan, its posts up to `end` read once; None for
     a channel that is not set up (no guards, UTC)."""
     if channel_id not in plans:
-        channel = channel_store.get_channel(user_id, channel_id)
-        plans[channel_id] = ChannelPlan(user_id, channel) if channel else None
+        channel = channel_store.get_channel(workspace_id, channel_id)
+        plans[channel_id] = ChannelPlan(workspace_id, channel) if channel else None
         if plans[channel_id] and earliest < end:
             plans[channel_id].cover(earliest, end)
     return plans[channel_id]

@@ -1,7 +1,7 @@
 """Saved hashtag sets: what a set may be, created, changed and deleted.
 
 Names are unique among one owner's sets: a second set of a name is a 409,
-held by the unique index (user_id, name) as well as by the read before the
+held by the unique index (workspace_id, name) as well as by the read before the
 write, so that two concurrent requests cannot both take a name.
 """
 
@@ -12,33 +12,33 @@ from content_publishing.store import hashtags as hashtag_store
 from content_publishing.store.db import is_unique_violation, savepoint
 
 
-def create(user_id, fields, now):
-    _check_free(user_id, fields["name"], None)
+def create(workspace_id, fields, now):
+    _check_free(workspace_id, fields["name"], None)
     return _written(
         fields["name"],
-        lambda: hashtag_store.insert_set(user_id, str(uuid.uuid4()), fields, now),
+        lambda: hashtag_store.insert_set(workspace_id, str(uuid.uuid4()), fields, now),
     )
 
 
-def update(user_id, hashtag_set, changes, now):
+def update(workspace_id, hashtag_set, changes, now):
     """The changed set (read with lock_set); only what differs is written."""
     changes = {k: v for k, v in changes.items() if hashtag_set.get(k) != v}
     if not changes:
         return hashtag_set
     if "name" in changes:
-        _check_free(user_id, changes["name"], hashtag_set["id"])
+        _check_free(workspace_id, changes["name"], hashtag_set["id"])
     return _written(
         changes.get("name"),
-        lambda: hashtag_store.update_set(user_id, hashtag_set["id"], changes, now),
+        lambda: hashtag_store.update_set(workspace_id, hashtag_set["id"], changes, now),
     )
 
 
-def delete(user_id, hashtag_set):
-    hashtag_store.delete_set(user_id, hashtag_set["id"])
+def delete(workspace_id, hashtag_set):
+    hashtag_store.delete_set(workspace_id, hashtag_set["id"])
 
 
-def _check_free(user_id, name, own_id):
-    found = hashtag_store.named(user_id, name)
+def _check_free(workspace_id, name, own_id):
+    found = hashtag_store.named(workspace_id, name)
     if found is not None and found["id"] != own_id:
         raise _taken(name, found["id"])
 

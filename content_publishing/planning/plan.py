@@ -23,13 +23,13 @@ from content_publishing.planning import clock
 from content_publishing.store import channels as channel_store
 
 
-def check_guards(user_id, post_id, channel_id, scheduled_at):
+def check_guards(workspace_id, post_id, channel_id, scheduled_at):
     """schedule_conflict (409) if planning the post at `scheduled_at` (stored
     text) breaks a guard of its channel; nothing for a channel not set up.
     Locks the channel's row (inside the caller's transaction)."""
-    channel = channel_store.lock_channel(user_id, channel_id)
+    channel = channel_store.lock_channel(workspace_id, channel_id)
     if channel is not None:
-        ChannelPlan(user_id, channel).check(clock.parse(scheduled_at), post_id)
+        ChannelPlan(workspace_id, channel).check(clock.parse(scheduled_at), post_id)
 
 
 def channel_of(post):
@@ -41,8 +41,8 @@ def channel_of(post):
 
 
 class ChannelPlan:
-    def __init__(self, user_id, channel):
-        self.user_id = user_id
+    def __init__(self, workspace_id, channel):
+        self.workspace_id = workspace_id
         self.channel = channel
         self.zone = clock.zone(channel["timezone"])
         self.gap = timedelta(minutes=channel["min_gap_minutes"])
@@ -68,7 +68,10 @@ class ChannelPlan:
         if start >= end:
             return
         for row in channel_store.planned_between(
-            self.user_id, self.channel["id"], timestamps.to_text(start), timestamps.to_text(end)
+            self.workspace_id,
+            self.channel["id"],
+            timestamps.to_text(start),
+            timestamps.to_text(end),
         ):
             if row["id"] not in self.at:
                 self.take(row["id"], clock.parse(row["scheduled_at"]))

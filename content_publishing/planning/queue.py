@@ -36,20 +36,20 @@ HOLES_AT_ONCE = 20
 SAVE_AFTER = timedelta(hours=12)
 
 
-def first_free_slot(user_id, post, lead_seconds, now, plan=None):
+def first_free_slot(workspace_id, post, lead_seconds, now, plan=None):
     """Stored text of the first free slot for `post`, or no_free_slot (409).
     `plan`: the channel's ChannelPlan when the caller holds one (an import)."""
     channel_id = channel_of(post)
     given = plan is not None
     if plan is None:
-        channel = channel_store.lock_channel(user_id, channel_id)
+        channel = channel_store.lock_channel(workspace_id, channel_id)
         if channel is None:
             raise no_free_slot(
                 channel_id,
                 f"Channel {channel_id} is not set up, so it has no posting slots: create it with "
                 "POST /functions/v1/channels and give it slots.",
             )
-        plan = ChannelPlan(user_id, channel)
+        plan = ChannelPlan(workspace_id, channel)
     if not plan.channel["slots"]:
         raise no_free_slot(
             channel_id,
@@ -83,7 +83,7 @@ def remember(plan, after=timedelta(0)):
     if held and plan.full_until <= clock.parse(held):
         return
     text = timestamps.to_text(plan.full_until)
-    channel_store.set_queue_full_until(plan.user_id, plan.channel["id"], text)
+    channel_store.set_queue_full_until(plan.workspace_id, plan.channel["id"], text)
     plan.channel["queue_full_until"] = text
 
 
@@ -101,10 +101,10 @@ def _search(plan, start, post_id):
 def _in_holes(plan, start, full_until, post_id):
     """The first free slot from `start` to `full_until`: one near an instant
     a planned post left. A hole near which nothing is free is forgotten."""
-    user_id, channel_id = plan.user_id, plan.channel["id"]
+    workspace_id, channel_id = plan.workspace_id, plan.channel["id"]
     after = None
     while True:
-        holes = channel_store.queue_holes(user_id, channel_id, after, HOLES_AT_ONCE)
+        holes = channel_store.queue_holes(workspace_id, channel_id, after, HOLES_AT_ONCE)
         spent = []
         for text in holes:
             low, high = _freed_by(plan, clock.parse(text))
@@ -133,7 +133,7 @@ _TICK = timedelta(microseconds=1)
 
 def _forget(plan, holes):
     if holes:
-        channel_store.forget_queue_holes(plan.user_id, plan.channel["id"], holes)
+        channel_store.forget_queue_holes(plan.workspace_id, plan.channel["id"], holes)
 
 
 def _onwards(plan, start, post_id):
@@ -145,7 +145,7 @@ def _onwards(plan, start, post_id):
         if moment is not None:
             return moment
         if end_of_search is None:
-            last = channel_store.last_planned(plan.user_id, plan.channel["id"])
+            last = channel_store.last_planned(plan.workspace_id, plan.channel["id"])
             known = [start, plan.latest()] + ([clock.parse(last)] if last else [])
             end_of_search = max(m for m in known if m is not None) + timedelta(days=HORIZON_DAYS)
         if end >= end_of_search:

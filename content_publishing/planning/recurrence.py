@@ -73,13 +73,13 @@ def next_instant(repeat, start, where, after):
     return None
 
 
-def continuation(user_id, post, lead_seconds, now):
+def continuation(workspace_id, post, lead_seconds, now):
     """What finishing `post` (Published or Failed now) does to its series:
     (fields of the next occurrence or None, why the series stops or None).
     Locks the channel's row when there is one, as every scheduling does."""
     if not linkedin.fits(post["content"]):
         return None, f"The series stopped: {linkedin.too_long(post['content'])}"
-    channel = channel_store.lock_channel(user_id, channel_of(post))
+    channel = channel_store.lock_channel(workspace_id, channel_of(post))
     where = clock.zone(channel["timezone"]) if channel else UTC_ZONE
     start = clock.parse(post["series_start"] or post["scheduled_at"])
     after = max(
@@ -90,7 +90,7 @@ def continuation(user_id, post, lead_seconds, now):
     if moment is None:
         return None, None
     if channel is not None:
-        found = ChannelPlan(user_id, channel).breach(moment)
+        found = ChannelPlan(workspace_id, channel).breach(moment)
         if found:
             return None, (
                 f"The series stopped: its next occurrence, {timestamps.to_text(moment)}, "
@@ -110,4 +110,5 @@ def continuation(user_id, post, lead_seconds, now):
         "series_id": post["series_id"],
         "occurrence": post["occurrence"] + 1,
         "series_start": post["series_start"] or post["scheduled_at"],
+        "created_by": post.get("created_by"),  # the series' author writes each occurrence
     }, None

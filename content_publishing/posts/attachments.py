@@ -43,14 +43,14 @@ def media_of(entries):
     return [Medium(e, kind_of(e), media_refs.stored_id(e)) for e in entries]
 
 
-def resolve(user_id, entries):
+def resolve(workspace_id, entries):
     """`entries` as a post keeps them: each one naming an item of the
     user's library (`media:<id>`, or a URL ending in /media/<id>.<ext>) as
     a reference to it, any other URL as written. `media:<id>` of no item of
     the user's is a 400. The items named are locked against a delete until
     the transaction ends."""
     named = [media_refs.library_id(entry) for entry in entries]
-    found = media_store.of_user(user_id, sorted({i for i, _ in named if i}), share=True)
+    found = media_store.of_user(workspace_id, sorted({i for i, _ in named if i}), share=True)
     kept, missing = [], []
     for n, (entry, (media_id, must)) in enumerate(zip(entries, named, strict=True)):
         if media_id in found:
@@ -122,7 +122,7 @@ def realigned(before, alt, after):
     return [kept.get(entry) for entry in after]
 
 
-def resolved(user_id, post, changes):
+def resolved(workspace_id, post, changes):
     """`changes` to `post` (a stored post, or {} for a new one) as they are
     written: media_urls kept by reference, and media_alt with an entry for
     each medium (null given: every item's own; not given while media_urls
@@ -131,7 +131,7 @@ def resolved(user_id, post, changes):
     before = post.get("media_urls", [])
     entries = before
     if "media_urls" in changes:
-        entries = changes["media_urls"] = resolve(user_id, changes["media_urls"])
+        entries = changes["media_urls"] = resolve(workspace_id, changes["media_urls"])
     if "media_alt" in changes and changes["media_alt"] is None:
         changes["media_alt"] = [None] * len(entries)
     elif "media_alt" not in changes and "media_urls" in changes:
@@ -147,7 +147,7 @@ def check(post):
     check_alt(media, post["media_alt"])
 
 
-def check_schedulable(user_id, post):
+def check_schedulable(workspace_id, post):
     """400 naming the field when `post` (its merged fields) cannot be
     Scheduled: a text or first comment over LinkedIn's limit once escaped,
     a document without its title, or a library medium no longer in the
@@ -164,7 +164,7 @@ def check_schedulable(user_id, post):
             {"document_title": ["Required to schedule a document post (1-400 characters)."]}
         )
     ids = sorted({m.media_id for m in media if m.media_id})
-    gone = set(ids) - set(media_store.of_user(user_id, ids, share=True))
+    gone = set(ids) - set(media_store.of_user(workspace_id, ids, share=True))
     if gone:
         raise validation_error(
             {

@@ -45,7 +45,7 @@ def take(now, limit, lease_seconds, lead_seconds, taker):
     history.record(
         [
             history.entry(
-                post["user_id"],
+                post["workspace_id"],
                 post["id"],
                 "claimed",
                 "Scheduled",
@@ -74,9 +74,9 @@ def unknown(post_id, handoff_id, why, check_at, now):
     return post_store.note_unknown(post_id, handoff_id, why, check_at, now)
 
 
-def _held(user_id, post_id, handoff_id):
+def _held(workspace_id, post_id, handoff_id):
     """The post, locked, while it is still in this service handoff; else None."""
-    post = post_store.lock_post(user_id, post_id)
+    post = post_store.lock_post(workspace_id, post_id)
     if (
         post is None
         or post["status"] != "Publishing"
@@ -87,10 +87,10 @@ def _held(user_id, post_id, handoff_id):
     return post
 
 
-def published(user_id, post_id, handoff_id, urn, now, lead_seconds, confirmed=False):
+def published(workspace_id, post_id, handoff_id, urn, now, lead_seconds, confirmed=False):
     """LinkedIn made the post `urn`: Published (its post.published event,
     history `published`); None if the post is no longer in this handoff."""
-    post = _held(user_id, post_id, handoff_id)
+    post = _held(workspace_id, post_id, handoff_id)
     if post is None:
         return None
     columns = {
@@ -100,18 +100,18 @@ def published(user_id, post_id, handoff_id, urn, now, lead_seconds, confirmed=Fa
         **SERVICE_CLEARED,
     }
     detail = f"{CONFIRMED}: {urn}" if confirmed else urn
-    return write(user_id, post, columns, lead_seconds, now, detail=detail)
+    return write(workspace_id, post, columns, lead_seconds, now, detail=detail)
 
 
-def commented(user_id, post_id, outcome, now, lead_seconds):
+def commented(workspace_id, post_id, outcome, now, lead_seconds):
     """The first comment's outcome on the Published post ({"first_comment_urn"}
     or {"first_comment_error"}), as the callback keeps it: history
     `commented` or `comment_failed`; the post stays Published."""
-    post = post_store.lock_post(user_id, post_id)
+    post = post_store.lock_post(workspace_id, post_id)
     if post is None or post["status"] != "Published":
         return None
     return publish(
-        user_id,
+        workspace_id,
         post,
         post["linkedin_post_id"],
         post["live_url"],
@@ -121,24 +121,26 @@ def commented(user_id, post_id, outcome, now, lead_seconds):
     )
 
 
-def failed(user_id, post_id, handoff_id, error, now, lead_seconds, detail=None):
+def failed(workspace_id, post_id, handoff_id, error, now, lead_seconds, detail=None):
     """Failed with `error` as its last_error (post.failed, history
     `publish_failed`); None if the post is no longer in this handoff."""
-    post = _held(user_id, post_id, handoff_id)
+    post = _held(workspace_id, post_id, handoff_id)
     if post is None:
         return None
     columns = {"status": "Failed", "last_error": error, **SERVICE_CLEARED}
-    return write(user_id, post, columns, lead_seconds, now, action="publish_failed", detail=detail)
+    return write(
+        workspace_id, post, columns, lead_seconds, now, action="publish_failed", detail=detail
+    )
 
 
-def give_back(user_id, post_id, handoff_id, not_before, why, now, lead_seconds):
+def give_back(workspace_id, post_id, handoff_id, not_before, why, now, lead_seconds):
     """Back to Scheduled untried, not to be taken before `not_before` (None:
     at once); None if the post is no longer in this handoff."""
-    post = _held(user_id, post_id, handoff_id)
+    post = _held(workspace_id, post_id, handoff_id)
     if post is None:
         return None
     columns = {"status": "Scheduled", "retry_not_before": not_before, **SERVICE_CLEARED}
-    return write(user_id, post, columns, lead_seconds, now, action="given_back", detail=why)
+    return write(workspace_id, post, columns, lead_seconds, now, action="given_back", detail=why)
 
 
 def recover(now, limit, check_seconds, lead_seconds):
@@ -150,7 +152,7 @@ def recover(now, limit, check_seconds, lead_seconds):
     for row in post_store.service_expired(now, limit):
         if row["handoff_sending_at"] is None:
             give_back(
-                row["user_id"],
+                row["workspace_id"],
                 row["id"],
                 row["handoff_id"],
                 None,
@@ -161,5 +163,5 @@ def recover(now, limit, check_seconds, lead_seconds):
         elif post_store.extend_service_lease(
             row["id"], row["handoff_id"], now, timestamps.later(now, check_seconds)
         ):
-            to_check.append({**post_store.get_post(row["user_id"], row["id"]), **row})
+            to_check.append({**post_store.get_post(row["workspace_id"], row["id"]), **row})
     return to_check

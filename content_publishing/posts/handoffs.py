@@ -13,14 +13,14 @@ from content_publishing.store import posts as post_store
 from content_publishing.webhooks import events
 
 
-def claim(user_id, now, limit, lease_seconds, post_type=None, actor=None, *, lead_seconds):
+def claim(workspace_id, now, limit, lease_seconds, post_type=None, actor=None, *, lead_seconds):
     """Hand up to `limit` due posts to the caller (inside a transaction).
     A due post too long for LinkedIn is failed instead (`refuse`), and the
     next due one taken in its place."""
     claimed, expires_at = [], timestamps.later(now, lease_seconds)
     while len(claimed) < limit:
         handed, held = post_store.claim_due(
-            user_id, now, limit - len(claimed), expires_at, post_type, linkedin.fits
+            workspace_id, now, limit - len(claimed), expires_at, post_type, linkedin.fits
         )
         claimed += handed
         refuse(held, lead_seconds, now)
@@ -31,19 +31,19 @@ def claim(user_id, now, limit, lease_seconds, post_type=None, actor=None, *, lea
 
 
 def refuse(held, lead_seconds, now):
-    """Due posts (user_id, post_id) whose escaped text is over LinkedIn's
+    """Due posts (workspace_id, post_id) whose escaped text is over LinkedIn's
     limit, locked and still Scheduled: each becomes Failed, with a
     last_error that says why and its post.failed event, never handed over.
     Only a post scheduled before the limit was checked can be one: every
     way of scheduling refuses such a text."""
-    for user_id, post_id in held:
-        post = post_store.lock_post(user_id, post_id)
+    for workspace_id, post_id in held:
+        post = post_store.lock_post(workspace_id, post_id)
         columns = {
             "status": "Failed",
             "last_error": "Not handed to the automation. " + linkedin.too_long(post["content"]),
         }
         detail = f"{linkedin.commentary_length(post['content'])} characters escaped"
-        write(user_id, post, columns, lead_seconds, now, action="refused", detail=detail)
+        write(workspace_id, post, columns, lead_seconds, now, action="refused", detail=detail)
 
 
 def _handed_over(posts, actor, now):
@@ -51,7 +51,7 @@ def _handed_over(posts, actor, now):
     history.record(
         [
             history.entry(
-                post["user_id"],
+                post["workspace_id"],
                 post["id"],
                 "claimed",
                 "Scheduled",
@@ -96,15 +96,15 @@ def push_due(now, limit, max_delay, handoff, lead_seconds):
     )
     refuse(held, lead_seconds, now)
     _handed_over(pushed, None, now)
-    for user_id in {post["user_id"] for post in pushed}:
-        mine = [post for post in pushed if post["user_id"] == user_id]
+    for workspace_id in {post["workspace_id"] for post in pushed}:
+        mine = [post for post in pushed if post["workspace_id"] == workspace_id]
         target = publish_plan.Target(
             handoff.linkedin_version, handoff.linkedin_api_base, handoff.public_url
         )
-        requests = publish_plan.requests_for(user_id, mine, target)
+        requests = publish_plan.requests_for(workspace_id, mine, target)
         told = {"callback_url": handoff.callback_url, "lease_seconds": handoff.lease_seconds}
         handed = [(post, {**told, "linkedin_request": requests[post["id"]]}) for post in mine]
-        events.posts_due(user_id, handed, now)
+        events.posts_due(workspace_id, handed, now)
     return len(pushed) + len(held)
 
 
@@ -146,7 +146,7 @@ def current(post, now):
     }
 
 
-def settle(user_id, post, lead_seconds, now):
+def settle(workspace_id, post, lead_seconds, now):
     """`current`, written (with its post.failed event, and the next
     occurrence of a series): for a post read with lock_post before a change,
     inside the caller's transaction."""
@@ -154,7 +154,7 @@ def settle(user_id, post, lead_seconds, now):
         return post
     changes = {**HANDOFF_CLEARED, "status": "Failed", "last_error": expired_error(post)}
     return write(
-        user_id,
+        workspace_id,
         post,
         changes,
         lead_seconds,
@@ -164,32 +164,37 @@ def settle(user_id, post, lead_seconds, now):
     )
 
 
-def leases_ran_out(now, user_id=None):
+def leases_ran_out(now, workspace_id=None):
     """Whether any handoff (one user's, or anyone's) has run out by `now`: a
     read that takes no lock, so that a write transaction is opened only when
     settle_all has work."""
-    return post_store.has_expired_handoffs(now, user_id)
+    return post_store.has_expired_handoffs(now, workspace_id)
 
 
-def settle_all(now, lead_seconds, user_id=None):
+def settle_all(now, lead_seconds, workspace_id=None):
     """Write every lease that ran out by `now` (one user's, or all) as Failed,
     with their post.failed events, inside the caller's transaction: one
     UPDATE, but one by one for occurrences whose series goes on. Before list
     reads, so that filters and totals agree with the records. Returns how
     many posts it changed."""
-    continuing = post_store.expired_series_occurrences(now, user_id)
+    continuing = post_store.expired_series_occurrences(now, workspace_id)
     for row in continuing:
-        settle(row["user_id"], post_store.lock_post(row["user_id"], row["id"]), lead_seconds, now)
-    handoffs = post_store.expired_handoffs(now, user_id)  # {id: (handoff_id, expires_at)}
-    expired = post_store.expire_handoffs(now, EXPIRED_ERRORS, user_id)
+        settle(
+            row["workspace_id"],
+            post_store.lock_post(row["workspace_id"], row["id"]),
+            lead_seconds,
+            now,
+        )
+    handoffs = post_store.expired_handoffs(now, workspace_id)  # {id: (handoff_id, expires_at)}
+    expired = post_store.expire_handoffs(now, EXPIRED_ERRORS, workspace_id)
     changed = ["status", "last_error", "handoff_id", "handoff_expires_at"]
     entries = []
     for post in post_store.records([row["id"] for row in expired]):
-        events.post_changed(post["user_id"], {"status": "Publishing"}, post, now)
+        events.post_changed(post["workspace_id"], {"status": "Publishing"}, post, now)
         handoff_id, ran_out = handoffs.get(post["id"], (None, post["updated_at"]))
         entries.append(
             history.entry(
-                post["user_id"],
+                post["workspace_id"],
                 post["id"],
                 "lease_expired",
                 "Publishing",
@@ -215,7 +220,7 @@ def acknowledge_all(handoffs, now, lease_until):
     history.record(
         [
             history.entry(
-                post["user_id"],
+                post["workspace_id"],
                 post["id"],
                 "pushed",
                 "Publishing",

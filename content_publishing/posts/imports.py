@@ -24,13 +24,14 @@ import json
 import uuid
 
 from content_publishing import timestamps
-from content_publishing.errors import ApiError, insufficient_scope, row_errors
+from content_publishing.errors import ApiError, row_errors
 from content_publishing.idempotency import run_once
 from content_publishing.planning import clock, queue
 from content_publishing.planning.plan import ChannelPlan, channel_of
 from content_publishing.posts import attachments
 from content_publishing.posts.moves import PUBLISH_SCOPE
 from content_publishing.posts.writes import insert, kept
+from content_publishing.roles import missing
 from content_publishing.schemas.imports import WallTime
 from content_publishing.store import channels as channel_store
 from content_publishing.store import posts as post_store
@@ -48,35 +49,41 @@ KEPT = (
 )
 
 
-def import_posts(user_id, rows, invalid, scopes, lead_seconds, idempotency_key, now, actor=None):
+def import_posts(
+    workspace_id, rows, invalid, scopes, lead_seconds, idempotency_key, now, actor=None
+):  # `scopes`: a roles.Grant from a request; its member is the imported posts' author
     """The imported posts in row order (inside the caller's transaction).
     `rows`: the loaded rows, None where the row did not load; `invalid`: the
     messages of those rows, {1-based row: {field: [messages]}}."""
     good = [row for row in rows if row is not None]
     if PUBLISH_SCOPE not in scopes and any(r["scheduled_at"] or r["queue"] for r in good):
-        raise insufficient_scope(PUBLISH_SCOPE)
+        raise missing(scopes, PUBLISH_SCOPE)
     if invalid:  # before the key: a request that cannot import is never remembered
-        _import(user_id, rows, invalid, lead_seconds, now, actor)
+        _import(workspace_id, rows, invalid, lead_seconds, now, actor, _author(scopes))
     batch = run_once(
         import_keys,
-        user_id,
+        workspace_id,
         idempotency_key,
         {"posts": rows},
-        run=lambda: _import(user_id, rows, invalid, lead_seconds, now, actor),
+        run=lambda: _import(workspace_id, rows, invalid, lead_seconds, now, actor, _author(scopes)),
         get=_batch,
         now=now,
     )
     return batch["data"]
 
 
-def _batch(user_id, post_ids):
+def _batch(workspace_id, post_ids):
     """What an earlier import with the key made: the posts still there, in row order."""
-    found = [post_store.get_post(user_id, post_id) for post_id in json.loads(post_ids)]
+    found = [post_store.get_post(workspace_id, post_id) for post_id in json.loads(post_ids)]
     return {"data": [post for post in found if post is not None]}
 
 
-def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
-    plans = _Plans(user_id)
+def _author(scopes):
+    return getattr(scopes, "member_id", None)
+
+
+def _import(workspace_id, rows, invalid, lead_seconds, now, actor=None, author=None):
+    plans = _Plans(workspace_id)
     earliest = timestamps.later(now, lead_seconds)
     planned, errors = [], dict(invalid)
     for n, row in enumerate(rows, start=1):
@@ -85,9 +92,9 @@ def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
         post_id = str(uuid.uuid4())
         fields = {name: row[name] for name in KEPT}
         try:
-            fields = kept(user_id, fields)
+            fields = kept(workspace_id, fields)
             if row["scheduled_at"] or row["queue"]:
-                attachments.check_schedulable(user_id, fields)
+                attachments.check_schedulable(workspace_id, fields)
             if row["scheduled_at"]:
                 at = row["scheduled_at"]
                 if isinstance(at, WallTime):
@@ -96,7 +103,7 @@ def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
                 _check_time(plans, post_id, fields, earliest, lead_seconds)
             elif row["queue"]:
                 slot = queue.first_free_slot(
-                    user_id,
+                    workspace_id,
                     {"id": post_id, **fields},
                     lead_seconds,
                     now,
@@ -113,7 +120,10 @@ def _import(user_id, rows, invalid, lead_seconds, now, actor=None):
     for plan in plans.plans.values():
         if plan is not None:
             queue.remember(plan)
-    made = [insert(user_id, post_id, fields, now, actor) for post_id, fields in planned]
+    made = [
+        insert(workspace_id, post_id, {**fields, "created_by": author}, now, actor)
+        for post_id, fields in planned
+    ]
     return {"id": json.dumps([p["id"] for p in made]), "data": made}
 
 
@@ -169,12 +179,12 @@ def _check_time(plans, post_id, fields, earliest, lead_seconds):
 class _Plans:
     """One ChannelPlan per channel the rows schedule into, its row locked once."""
 
-    def __init__(self, user_id):
-        self.user_id = user_id
+    def __init__(self, workspace_id):
+        self.workspace_id = workspace_id
         self.plans = {}
 
     def get(self, channel_id):
         if channel_id not in self.plans:
-            channel = channel_store.lock_channel(self.user_id, channel_id)
-            self.plans[channel_id] = ChannelPlan(self.user_id, channel) if channel else None
+            channel = channel_store.lock_channel(self.workspace_id, channel_id)
+            self.plans[channel_id] = ChannelPlan(self.workspace_id, channel) if channel else None
         return self.plans[channel_id]

@@ -9,9 +9,10 @@ import uuid
 from marshmallow import ValidationError
 
 from content_publishing import timestamps
-from content_publishing.errors import conflict, insufficient_scope, validation_error
+from content_publishing.errors import conflict, validation_error
 from content_publishing.planning.plan import channel_of, check_guards
 from content_publishing.posts import attachments
+from content_publishing.roles import check_post_write, missing
 from content_publishing.schemas.posts import check_brand
 
 MOVES = {
@@ -33,22 +34,23 @@ HANDOFF_CLEARED = {
 }
 
 
-def plan_update(user_id, post, changes, scopes, lead_seconds, now):
+def plan_update(workspace_id, post, changes, scopes, lead_seconds, now):
     """The column changes a PATCH makes to `post`, after every rule.
 
     `scopes` are the caller's; `now` is stored text. Raises 409 for a refused
     move, 403 for a publishing operation without posts:publish, and 400 when
     the merged record would be invalid.
     """
+    check_post_write(scopes, post)
     old = post["status"]
     new = changes.get("status", old)
     _check_move(post, old, new)
-    changes = _normalised(user_id, post, changes, old, new)
+    changes = _normalised(workspace_id, post, changes, old, new)
     if old == "Publishing":
         return _plan_report(post, changes, scopes)
     if "repeat" in changes:
         changes = _plan_repeat(post, changes)
-    _check_merged(user_id, post, changes, scopes, lead_seconds, now)
+    _check_merged(workspace_id, post, changes, scopes, lead_seconds, now)
     return changes
 
 
@@ -77,18 +79,18 @@ def _check_move(post, old, new):
         )
 
 
-def _normalised(user_id, post, changes, old, new):
+def _normalised(workspace_id, post, changes, old, new):
     """The changes as they would be stored, less those that change nothing."""
     changes = dict(changes)
     if changes.get("type") == "personal" and "brand_id" not in changes:
         changes["brand_id"] = None
     if old == "Failed" and new != old and "last_error" not in changes:
         changes["last_error"] = None
-    changes = attachments.resolved(user_id, post, changes)  # as stored, to compare
+    changes = attachments.resolved(workspace_id, post, changes)  # as stored, to compare
     return {k: v for k, v in changes.items() if post.get(k) != v}
 
 
-def _check_merged(user_id, post, changes, scopes, lead_seconds, now):
+def _check_merged(workspace_id, post, changes, scopes, lead_seconds, now):
     """Refuse changes whose merged record breaks a rule: the scope a
     schedule needs, the brand, the media, the lead time and the guards."""
     old = post["status"]
@@ -97,7 +99,7 @@ def _check_merged(user_id, post, changes, scopes, lead_seconds, now):
     rescheduled = old == new == "Scheduled" and "scheduled_at" in changes
     moved = old == new == "Scheduled" and bool(changes.keys() & {"type", "brand_id"})
     if (new != old or rescheduled) and PUBLISH_SCOPE not in scopes:
-        raise insufficient_scope(PUBLISH_SCOPE)
+        raise missing(scopes, PUBLISH_SCOPE)
     try:
         check_brand(merged)
     except ValidationError as e:
@@ -105,11 +107,11 @@ def _check_merged(user_id, post, changes, scopes, lead_seconds, now):
     if changes.keys() & {"media_urls", "media_alt"}:
         attachments.check(merged)
     if new == "Scheduled" and changes:  # no change writes what LinkedIn would refuse
-        attachments.check_schedulable(user_id, merged)
+        attachments.check_schedulable(workspace_id, merged)
     if new == "Scheduled" and (new != old or rescheduled):
         _check_schedule(merged["scheduled_at"], lead_seconds, now)
     if new == "Scheduled" and (new != old or rescheduled or moved):
-        check_guards(user_id, post["id"], channel_of(merged), merged["scheduled_at"])
+        check_guards(workspace_id, post["id"], channel_of(merged), merged["scheduled_at"])
     if new == "Failed" and not merged.get("last_error"):
         raise validation_error({"last_error": ["Required to mark a post Failed."]})
 
@@ -138,7 +140,7 @@ def _plan_report(post, changes, scopes):
     if new is None or changes.keys() - allowed:
         raise _in_the_automations_hands(post)
     if PUBLISH_SCOPE not in scopes:
-        raise insufficient_scope(PUBLISH_SCOPE)
+        raise missing(scopes, PUBLISH_SCOPE)
     if new == "Failed" and not changes.get("last_error"):
         raise validation_error({"last_error": ["Required to mark a post Failed."]})
     return {**changes, **HANDOFF_CLEARED}

@@ -34,10 +34,11 @@ COPIED = (
 )
 
 
-def recycle(user_id, post, lead_seconds, idempotency_key, now, actor=None):
+def recycle(workspace_id, post, lead_seconds, idempotency_key, now, actor=None, author=None):
     """The copy of the Published `post` (read with lock_post), Scheduled at
-    its channel's next free slot (inside the caller's transaction). The same
-    Idempotency-Key again answers the first copy."""
+    its channel's next free slot (inside the caller's transaction); `author`:
+    the member who recycles it, the copy's author. The same Idempotency-Key
+    again answers the first copy."""
     if post["status"] != "Published":
         raise not_published(
             post["status"],
@@ -45,26 +46,28 @@ def recycle(user_id, post, lead_seconds, idempotency_key, now, actor=None):
         )
     return create_once(
         post_keys,
-        user_id,
+        workspace_id,
         idempotency_key,
         {"recycled_from": post["id"]},
-        insert=lambda: _copy(user_id, post, lead_seconds, now, actor),
+        insert=lambda: _copy(workspace_id, post, lead_seconds, now, actor, author),
         get=post_store.get_post,
         now=now,
     )
 
 
-def _copy(user_id, post, lead_seconds, now, actor):
+def _copy(workspace_id, post, lead_seconds, now, actor, author):
     copy_id = str(uuid.uuid4())
-    fields = kept(user_id, {name: post[name] for name in COPIED})
-    attachments.check_schedulable(user_id, fields)
-    slot = queue.first_free_slot(user_id, {"id": copy_id, **fields}, lead_seconds, now)
+    fields = kept(workspace_id, {name: post[name] for name in COPIED})
+    attachments.check_schedulable(workspace_id, fields)
+    slot = queue.first_free_slot(workspace_id, {"id": copy_id, **fields}, lead_seconds, now)
     # first_free_slot holds the channel's lock: it is read as the queue saw it.
-    channel = channel_store.get_channel(user_id, channel_of(post))
+    channel = channel_store.get_channel(workspace_id, channel_of(post))
     _check_wait(channel, post, slot)
-    fields.update(status="Scheduled", scheduled_at=slot, recycled_from=post["id"])
+    fields.update(
+        status="Scheduled", scheduled_at=slot, recycled_from=post["id"], created_by=author
+    )
     detail = f"for {slot}; recycled from post {post['id']}"
-    return insert(user_id, copy_id, fields, now, actor, action="recycled", detail=detail)
+    return insert(workspace_id, copy_id, fields, now, actor, action="recycled", detail=detail)
 
 
 def _check_wait(channel, post, slot):

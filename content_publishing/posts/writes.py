@@ -17,69 +17,85 @@ from content_publishing.planning import queue, recurrence
 from content_publishing.planning.plan import channel_of
 from content_publishing.posts import attachments
 from content_publishing.posts.moves import check_delete, plan_publish, plan_update
+from content_publishing.roles import check_post_write
 from content_publishing.store import posts as post_store
 from content_publishing.store import stats as stats_store
 from content_publishing.store.idempotency import post_keys
 from content_publishing.webhooks import events
 
 
-def create(user_id, fields, idempotency_key, now, actor=None):
+def create(workspace_id, fields, idempotency_key, now, actor=None, author=None):
     """A new Draft, or the post an earlier request with the same
     Idempotency-Key made (inside the caller's transaction). `actor`: the
-    id of the key that asks, for the history (None: the service itself)."""
+    id of the key that asks, for the history (None: the service itself);
+    `author`: the id of its member, the post's author."""
     return create_once(
         post_keys,
-        user_id,
+        workspace_id,
         idempotency_key,
         fields,
-        insert=lambda: insert(user_id, str(uuid.uuid4()), kept(user_id, fields), now, actor),
+        insert=lambda: insert(
+            workspace_id,
+            str(uuid.uuid4()),
+            {**kept(workspace_id, fields), "created_by": author},
+            now,
+            actor,
+        ),
         get=post_store.get_post,
         now=now,
     )
 
 
-def kept_for_preview(user_id, fields):
+def kept_for_preview(workspace_id, fields):
     """The fields of a post not yet written, as `kept` makes them, without
     the rules (a preview warns of what they would refuse)."""
     fields = {"media_urls": [], **fields}
-    fields = attachments.resolved(user_id, {}, fields)
+    fields = attachments.resolved(workspace_id, {}, fields)
     attachments.check_alt(attachments.media_of(fields["media_urls"]), fields["media_alt"])
     return fields
 
 
-def kept(user_id, fields):
+def kept(workspace_id, fields):
     """A new post's fields as they are written: its media kept by reference
     (posts/attachments.py), after the rules of what one post may carry."""
-    fields = attachments.resolved(user_id, {}, {"media_urls": [], **fields})
+    fields = attachments.resolved(workspace_id, {}, {"media_urls": [], **fields})
     attachments.check(fields)
     return fields
 
 
-def insert(user_id, post_id, fields, now, actor=None, action="created", detail=None):
+def insert(workspace_id, post_id, fields, now, actor=None, action="created", detail=None):
     """Write a new post (a create, an import row, a series' next occurrence)
     with its history entry; one with `repeat` starts a series unless it
     continues one."""
     if fields.get("repeat") and not fields.get("series_id"):
         fields = {**fields, "series_id": str(uuid.uuid4()), "occurrence": 1}
-    post = post_store.insert_post(user_id, post_id, fields, now)
+    post = post_store.insert_post(workspace_id, post_id, fields, now)
     history.record(
         [
             history.entry(
-                user_id, post_id, action, None, post["status"], fields, actor, now, detail=detail
+                workspace_id,
+                post_id,
+                action,
+                None,
+                post["status"],
+                fields,
+                actor,
+                now,
+                detail=detail,
             )
         ]
     )
     return post
 
 
-def update(user_id, post, changes, scopes, lead_seconds, now, actor=None):
+def update(workspace_id, post, changes, scopes, lead_seconds, now, actor=None):
     """A PATCH: `post` (read with lock_post and settled) after every rule,
     written with its event; unchanged when nothing differs."""
-    columns = plan_update(user_id, post, changes, scopes, lead_seconds, now)
-    return write(user_id, post, columns, lead_seconds, now, actor)
+    columns = plan_update(workspace_id, post, changes, scopes, lead_seconds, now)
+    return write(workspace_id, post, columns, lead_seconds, now, actor)
 
 
-def publish(user_id, post, urn, live_url, lead_seconds, now, actor=None, comment=None):
+def publish(workspace_id, post, urn, live_url, lead_seconds, now, actor=None, comment=None):
     """The publish callback: the post Published with its URN and URL (the
     post's LinkedIn address when none is given), and its post.published
     event; unchanged for a retry that repeats what is stored. `comment`: the
@@ -90,16 +106,16 @@ def publish(user_id, post, urn, live_url, lead_seconds, now, actor=None, comment
     columns = plan_publish(post, urn, live_url, comment or {}, now)
     if post["status"] == "Published":  # the comment's outcome, reported after the post's
         action = "comment_failed" if columns.get("first_comment_error") else "commented"
-        return write(user_id, post, columns, lead_seconds, now, actor, action=action)
-    changed = write(user_id, post, columns, lead_seconds, now, actor, detail=urn)
+        return write(workspace_id, post, columns, lead_seconds, now, actor, action=action)
+    changed = write(workspace_id, post, columns, lead_seconds, now, actor, detail=urn)
     if columns.get("first_comment_error"):
         history.change(
-            user_id, changed, changed, ["first_comment_error"], actor, now, "comment_failed"
+            workspace_id, changed, changed, ["first_comment_error"], actor, now, "comment_failed"
         )
     return changed
 
 
-def add_to_queue(user_id, post, lead_seconds, now, actor=None):
+def add_to_queue(workspace_id, post, lead_seconds, now, actor=None):
     """A Draft or Failed post Scheduled at the first free slot of its channel
     (planning/queue.py); 409 no_free_slot when there is none."""
     if post["status"] not in ("Draft", "Failed"):
@@ -107,23 +123,34 @@ def add_to_queue(user_id, post, lead_seconds, now, actor=None):
             f"Only a Draft or Failed post can be queued; this one is {post['status']}.",
             {"status": post["status"]},
         )
-    attachments.check_schedulable(user_id, post)
-    slot = queue.first_free_slot(user_id, post, lead_seconds, now)
+    attachments.check_schedulable(workspace_id, post)
+    slot = queue.first_free_slot(workspace_id, post, lead_seconds, now)
     columns = {"status": "Scheduled", "scheduled_at": slot}
     if post["status"] == "Failed":
         columns["last_error"] = None
-    return write(user_id, post, columns, lead_seconds, now, actor, action="queued", detail=slot)
+    return write(
+        workspace_id, post, columns, lead_seconds, now, actor, action="queued", detail=slot
+    )
 
 
-def delete(user_id, post):
+def delete(workspace_id, post, grant=None):
     """Draft, Scheduled and Failed posts may be deleted (no event); the
-    history goes with the post."""
+    history goes with the post. A contributor deletes only their own drafts."""
+    check_post_write(grant, post, "delete this post")
     check_delete(post)
-    post_store.delete_post(user_id, post["id"])
+    post_store.delete_post(workspace_id, post["id"])
 
 
 def write(
-    user_id, post, columns, lead_seconds, now, actor=None, updated_at=None, action=None, detail=None
+    workspace_id,
+    post,
+    columns,
+    lead_seconds,
+    now,
+    actor=None,
+    updated_at=None,
+    action=None,
+    detail=None,
 ):
     """Write `columns` with the event they cause, the history entry and, when
     an occurrence of a series finishes, its next occurrence (or why the
@@ -131,19 +158,19 @@ def write(
     now (a lease that ran out)."""
     if not columns:
         return post
-    columns, following = _finishing(user_id, post, columns, lead_seconds, now)
-    changed = post_store.update_post(user_id, post["id"], columns, updated_at or now)
-    events.post_changed(user_id, post, changed, now)
+    columns, following = _finishing(workspace_id, post, columns, lead_seconds, now)
+    changed = post_store.update_post(workspace_id, post["id"], columns, updated_at or now)
+    events.post_changed(workspace_id, post, changed, now)
     if changed["status"] == "Published" and post["status"] != "Published":
-        _track(user_id, changed, now)
+        _track(workspace_id, changed, now)
     action = action or history.action_of(post["status"], changed["status"], columns, actor)
     if action in ("scheduled", "queued", "given_back"):
         why = f"; {detail}" if action == "given_back" and detail else ""
         detail = f"for {changed['scheduled_at']}{why}"
-    history.change(user_id, post, changed, columns, actor, now, action, detail)
+    history.change(workspace_id, post, changed, columns, actor, now, action, detail)
     if following:
         insert(
-            user_id,
+            workspace_id,
             str(uuid.uuid4()),
             following,
             now,
@@ -153,17 +180,17 @@ def write(
     return changed
 
 
-def _track(user_id, post, now):
+def _track(workspace_id, post, now):
     """A post that has just gone out gets its row for the analytics (by its
     channel and the quarter-hour it went out in), which its stats will fill,
     and, on a channel connected to LinkedIn, its collections."""
     published = post["published_at"]
     quarter = zone.quarter_of(published)
-    stats_store.track_published(user_id, post["id"], channel_of(post), published, quarter)
-    collection.schedule(user_id, post, now)
+    stats_store.track_published(workspace_id, post["id"], channel_of(post), published, quarter)
+    collection.schedule(workspace_id, post, now)
 
 
-def _finishing(user_id, post, columns, lead_seconds, now):
+def _finishing(workspace_id, post, columns, lead_seconds, now):
     """(columns, the next occurrence or None): an occurrence that first
     becomes Published or Failed continues its series, once."""
     status = columns.get("status", post["status"])
@@ -171,7 +198,7 @@ def _finishing(user_id, post, columns, lead_seconds, now):
     if not (finished and post["repeat"] and not post["series_continued"]):
         return columns, None
     merged = {**post, **columns}
-    following, stopped = recurrence.continuation(user_id, merged, lead_seconds, now)
+    following, stopped = recurrence.continuation(workspace_id, merged, lead_seconds, now)
     columns = {**columns, "series_continued": 1}
     if stopped:
         error = merged.get("last_error")

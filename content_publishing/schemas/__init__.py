@@ -20,4 +20,5 @@ OpenAPI document is generated from the same ones.
     media.py       media library items
     webhooks.py    webhook endpoints and deliveries
     keys.py        GET /me
+    members.py     a workspace's members, invitations
 """

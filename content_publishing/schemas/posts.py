@@ -133,6 +133,13 @@ def first_comment_field(**kwargs):
     )
 
 
+class AuthorSchema(Schema):
+    """A post's author: a member of its workspace."""
+
+    id = fields.Integer(dump_only=True)
+    name = fields.String(dump_only=True)
+
+
 class PostSchema(Schema):
     """The post record; its writable fields are also the create body.
 
@@ -229,6 +236,15 @@ class PostSchema(Schema):
         metadata={
             "description": "The latest snapshot of the post's figures on the network "
             "(POST /api-v2-posts-stats); null until one arrives."
+        },
+    )
+    author = fields.Nested(
+        AuthorSchema,
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "description": "The member who made the post (its workspace's owner for a post "
+            "made before workspaces had members); a contributor changes only their own drafts."
         },
     )
     created_at = Timestamp(dump_only=True)

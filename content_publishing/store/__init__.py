@@ -32,7 +32,8 @@ The modules:
     backend_postgres.py  all that is PostgreSQL's own (pipelines, advisory locks, search)
     versions.py          the schema version this code runs: its newest migration's number
     migrate.py           which migrations a database needs (the files: migrations/<backend>/)
-    keys.py              users and API keys
+    keys.py              workspaces (as keys create --user makes them) and API keys
+    members.py           a workspace's members, their invitations, a removed member's keys
     key_cache.py         the keys a worker has seen, trusted while the key generation holds
     posts.py             posts, their handoffs and deletion
     search.py            search among one owner's posts: index-led or order-led, a time limit

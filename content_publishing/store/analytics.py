@@ -1,8 +1,8 @@
 """The analytics' reads of post_metrics: one row per Published post with
 its channel, the quarter-hour it went out in and its latest figures.
 
-Both reads use post_metrics' covering indexes on (user_id,
-published_quarter, ...) and (user_id, channel, published_quarter, ...):
+Both reads use post_metrics' covering indexes on (workspace_id,
+published_quarter, ...) and (workspace_id, channel, published_quarter, ...):
 every column they need is in the index, so a year of 100,000 posts is read
 from the index alone, never the snapshots, and never the posts' text but
 for the ten top posts. The posts are summed per quarter-hour as the index
@@ -21,14 +21,14 @@ PER_WEEK, PER_HOUR = 7 * 96, 4
 PERIODS_STEP = 4
 
 
-def _where(user_id, channel, start, end, quarters=True):
+def _where(workspace_id, channel, start, end, quarters=True):
     """(WHERE, parameters) of the posts published from `start` to `end`
     (stored text; with `quarters`, their quarter-hours first, so that the
     range of a quarter-hour index is tight)."""
     if channel is None:
-        where, params = "user_id = ?", [user_id]
+        where, params = "workspace_id = ?", [workspace_id]
     else:
-        where, params = "user_id = ? AND channel = ?", [user_id, channel]
+        where, params = "workspace_id = ? AND channel = ?", [workspace_id, channel]
     if quarters:
         where += " AND published_quarter >= ? AND published_quarter <= ?"
         params += [start[1], end[1]]
@@ -52,7 +52,7 @@ def _local(periods):
 _SUMS = ", ".join(f"CAST(SUM({f}) AS BIGINT) AS {f}" for f in FIGURES)
 
 
-def hour_groups(user_id, channel, start, end, periods):
+def hour_groups(workspace_id, channel, start, end, periods):
     """The user's (or one channel's) Published posts with start <= published_at
     < end, grouped by local week and hour of the week: [{week, hour_of_week,
     posts, measured (posts with an engagement), the figures' sums,
@@ -60,7 +60,7 @@ def hour_groups(user_id, channel, start, end, periods):
 
     `start`, `end`: (stored text, its quarter-hour); `periods`: the zone's
     offsets (analytics/zone.py)."""
-    where, params = _where(user_id, channel, start, end)
+    where, params = _where(workspace_id, channel, start, end)
     local, local_params = _local(periods)
     by_quarter = (
         f"SELECT published_quarter AS quarter, COUNT(*) AS posts, COUNT(engagement) AS measured,"
@@ -79,7 +79,7 @@ def hour_groups(user_id, channel, start, end, periods):
     )
 
 
-def top_posts(user_id, channel, start, end, limit):
+def top_posts(workspace_id, channel, start, end, limit):
     """The `limit` posts of the range with the highest engagement (then the
     most impressions), with their figures, text and live URL.
 
@@ -87,7 +87,7 @@ def top_posts(user_id, channel, start, end, limit):
     post_id, all descending), stopping at the `limit`-th post of the range:
     a few entries for a range that holds most posts, every entry of the
     user's (or channel's) at worst, a range that holds none."""
-    where, params = _where(user_id, channel, start, end, quarters=False)
+    where, params = _where(workspace_id, channel, start, end, quarters=False)
     order = "engagement DESC, impressions DESC, post_id DESC"
     return rows(
         f"SELECT m.post_id, m.channel, m.published_at, {', '.join(f'm.{f}' for f in FIGURES)},"

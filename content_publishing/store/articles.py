@@ -17,31 +17,31 @@ articles = OwnedTable(
 )
 
 
-def get_article(user_id, article_id):
-    return articles.get(user_id, article_id)
+def get_article(workspace_id, article_id):
+    return articles.get(workspace_id, article_id)
 
 
-def lock_article(user_id, article_id):
-    return articles.lock(user_id, article_id)
+def lock_article(workspace_id, article_id):
+    return articles.lock(workspace_id, article_id)
 
 
-def insert_article(user_id, article_id, fields, now):
-    return articles.insert(user_id, article_id, {k: fields[k] for k in CREATABLE}, now)
+def insert_article(workspace_id, article_id, fields, now):
+    return articles.insert(workspace_id, article_id, {k: fields[k] for k in CREATABLE}, now)
 
 
-def update_article(user_id, article_id, changes, now):
-    return articles.update(user_id, article_id, changes, now)
+def update_article(workspace_id, article_id, changes, now):
+    return articles.update(workspace_id, article_id, changes, now)
 
 
-def delete_article(user_id, article_id):
+def delete_article(workspace_id, article_id):
     """Remove the article and the idempotency keys that named it."""
-    article_keys.forget(user_id, article_id)
-    return articles.delete(user_id, article_id)
+    article_keys.forget(workspace_id, article_id)
+    return articles.delete(workspace_id, article_id)
 
 
-def list_articles(user_id, query):
+def list_articles(workspace_id, query):
     """One page of the user's articles, newest first, optionally by status."""
-    where, params = ["user_id = ?"], [user_id]
+    where, params = ["workspace_id = ?"], [workspace_id]
     if query.get("status"):
         where.append("status = ?")
         params.append(query["status"])
@@ -53,7 +53,7 @@ def list_articles(user_id, query):
         "created_at DESC, id DESC",
         query["limit"],
         query["offset"],
-        counts=(user_id, [ARTICLE_KIND], query.get("status")),
+        counts=(workspace_id, [ARTICLE_KIND], query.get("status")),
         after=query.get("cursor"),
     )
     return Page([articles.record(r) for r in found.rows], found.total, found.more)

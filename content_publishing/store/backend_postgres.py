@@ -50,17 +50,17 @@ APPLICATION_NAME = "content-publishing"
 # '42:webin':*, a range of the caller's keys. Words the configuration reads
 # as nothing ('²') leave no key: the query is then NULL, which matches
 # nothing.
-OWNED_TERMS = "posts_search_vector(user_id, content) @@ posts_search_query(?, ?, ?)"
+OWNED_TERMS = "posts_search_vector(workspace_id, content) @@ posts_search_query(?, ?, ?)"
 
 
-def _query_values(user_id, terms):
+def _query_values(workspace_id, terms):
     """The parameters of posts_search_query for store/search.Terms."""
-    return [user_id, " ".join(terms.whole), terms.prefix]
+    return [workspace_id, " ".join(terms.whole), terms.prefix]
 
 
-def _owned_query(user_id, terms):
+def _owned_query(workspace_id, terms):
     """(fragment, parameters): the owner's posts holding every word."""
-    return OWNED_TERMS, _query_values(user_id, terms)
+    return OWNED_TERMS, _query_values(workspace_id, terms)
 
 
 class Dialect:
@@ -70,31 +70,31 @@ class Dialect:
     # ASC puts NULLs last in PostgreSQL, so the index order serves this.
     scheduled_order = "scheduled_at, id"
     # The owner's clause beside a search led by the text index: with plain
-    # `user_id = ?` the planner walked the owner's posts newest first and
+    # `workspace_id = ?` the planner walked the owner's posts newest first and
     # computed to_tsvector for each (1.2 s for a word in 20 of 100,000
     # posts; 0.23 ms led by the GIN index). The unary + keeps the owner's
     # index out; the owner in each key keeps the text index to the owner.
-    search_owner = "+user_id = ?"
+    search_owner = "+workspace_id = ?"
 
     @staticmethod
-    def count_matches(user_id, terms, filters, params, cap):
+    def count_matches(workspace_id, terms, filters, params, cap):
         """(SQL, parameters) counting the owner's posts that hold every word
         and pass `filters`, up to `cap`, led by the GIN index."""
-        fragment, found = _owned_query(user_id, terms)
-        where = " AND ".join(["+user_id = ?", fragment, *filters])
+        fragment, found = _owned_query(workspace_id, terms)
+        where = " AND ".join(["+workspace_id = ?", fragment, *filters])
         return (
             f"SELECT count(*) FROM (SELECT 1 FROM posts WHERE {where} LIMIT ?) found",
-            [user_id, *found, *params, cap],
+            [workspace_id, *found, *params, cap],
         )
 
     @staticmethod
-    def matched(user_id, terms):
+    def matched(workspace_id, terms):
         """(WHERE fragment, parameters): the owner's posts that hold every
         word, through the GIN index."""
-        return _owned_query(user_id, terms)
+        return _owned_query(workspace_id, terms)
 
     @staticmethod
-    def walk(columns, condition, order, user_id, terms):
+    def walk(columns, condition, order, workspace_id, terms):
         """(SQL, parameters) of a walk (store/search.py): the first `?`
         rows of posts matching `condition` in `order`, numbered (n), and of
         them the `?` after the first `?` that hold every word, tested as
@@ -111,7 +111,7 @@ class Dialect:
             f" AS n FROM (SELECT {columns} FROM posts WHERE {condition} ORDER BY {order}"
             " LIMIT ?) ordered) walked, (SELECT posts_search_query(?, ?, ?) AS q) query"
             " WHERE posts_search_vector(?, walked.content) @@ query.q LIMIT ? OFFSET ?",
-            [*_query_values(user_id, terms), user_id],
+            [*_query_values(workspace_id, terms), workspace_id],
         )
 
 

@@ -36,9 +36,9 @@ def _match(terms):
     return " ".join(quoted)
 
 
-def _owned(user_id):
+def _owned(workspace_id):
     """The first and last FTS5 rowid of the owner's posts."""
-    first = int(user_id) * OWNER_SPAN
+    first = int(workspace_id) * OWNER_SPAN
     return first, first + OWNER_SPAN - 1
 
 
@@ -53,17 +53,17 @@ class Dialect:
     scheduled_order = "scheduled_at IS NULL, scheduled_at, id"
 
     # The owner's clause beside a search led by the text index: plain
-    # `user_id = ?` would let SQLite walk all of the owner's posts by their
+    # `workspace_id = ?` would let SQLite walk all of the owner's posts by their
     # index and test each against the matches. The unary + keeps it out.
-    search_owner = "+user_id = ?"
+    search_owner = "+workspace_id = ?"
 
     @staticmethod
-    def count_matches(user_id, terms, filters, params, cap):
+    def count_matches(workspace_id, terms, filters, params, cap):
         """(SQL, parameters) counting the owner's posts that hold every word
         and pass `filters`, up to `cap`: read from the owner's range of the
         FTS5 index posts_search, each match joined to its post only when
         there are filters, and stopped at `cap`."""
-        first, last = _owned(user_id)
+        first, last = _owned(workspace_id)
         if not filters:
             return (
                 "SELECT count(*) FROM (SELECT 1 FROM posts_search WHERE posts_search MATCH ?"
@@ -78,10 +78,10 @@ class Dialect:
         )
 
     @staticmethod
-    def matched(user_id, terms):
+    def matched(workspace_id, terms):
         """(WHERE fragment, parameters): the owner's posts that hold every
         word, read from the owner's range of the FTS5 index."""
-        first, last = _owned(user_id)
+        first, last = _owned(workspace_id)
         return (
             "rowid IN (SELECT rowid - ? FROM posts_search WHERE posts_search MATCH ?"
             " AND rowid BETWEEN ? AND ?)",
@@ -89,7 +89,7 @@ class Dialect:
         )
 
     @staticmethod
-    def walk(columns, condition, order, user_id, terms):
+    def walk(columns, condition, order, workspace_id, terms):
         """(SQL, parameters) of a walk (store/search.py): the first `?`
         rows of posts matching `condition` in `order`, numbered (n), and of
         them the `?` after the first `?` that hold every word. Parameters:
@@ -101,7 +101,7 @@ class Dialect:
         each on an index built by the triggers a thousand posts at a time.
         Rows come in rowid order as they are created, so for the newest
         first the range holds the rows read and little else."""
-        first = _owned(user_id)[0]
+        first = _owned(workspace_id)[0]
         return (
             f"WITH walked AS MATERIALIZED (SELECT ordered.*, row_number() OVER (ORDER BY {order})"
             f" AS n FROM (SELECT {columns}, rowid AS post_rowid FROM posts WHERE {condition}"

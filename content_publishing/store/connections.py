@@ -10,7 +10,7 @@ import json
 from content_publishing.store.db import execute, one, rows, write
 
 COLUMNS = (
-    "user_id, channel_id, status, member_urn, member_name, organizations, scopes,"
+    "workspace_id, channel_id, status, member_urn, member_name, organizations, scopes,"
     " access_token, access_expires_at, refresh_token, refresh_expires_at, connected_at,"
     " updated_at"
 )
@@ -42,11 +42,11 @@ def _stored(fields):
 # --- sign-ins under way --------------------------------------------------------------------
 
 
-def add_state(state_hash, user_id, channel_id, key_id, browser_hash, expires_at, now):
+def add_state(state_hash, workspace_id, channel_id, key_id, browser_hash, expires_at, now):
     write(
-        "INSERT INTO linkedin_states (state_hash, user_id, channel_id, key_id, browser_hash,"
+        "INSERT INTO linkedin_states (state_hash, workspace_id, channel_id, key_id, browser_hash,"
         " expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (state_hash, user_id, channel_id, key_id, browser_hash, expires_at, now),
+        (state_hash, workspace_id, channel_id, key_id, browser_hash, expires_at, now),
     )
 
 
@@ -60,7 +60,7 @@ def take_state(state_hash):
     state is taken once however many callbacks race for it; None if unknown."""
     return one(
         "DELETE FROM linkedin_states WHERE state_hash = ?"
-        " RETURNING user_id, channel_id, key_id, browser_hash, expires_at",
+        " RETURNING workspace_id, channel_id, key_id, browser_hash, expires_at",
         (state_hash,),
     )
 
@@ -68,17 +68,17 @@ def take_state(state_hash):
 # --- connections ------------------------------------------------------------------------------
 
 
-def get(user_id, channel_id):
+def get(workspace_id, channel_id):
     """The connection of the user's channel (tokens sealed), or None."""
     return _record(
         one(
-            f"SELECT {COLUMNS} FROM linkedin_connections WHERE user_id = ? AND channel_id = ?",
-            (user_id, channel_id),
+            f"SELECT {COLUMNS} FROM linkedin_connections WHERE workspace_id = ? AND channel_id = ?",
+            (workspace_id, channel_id),
         )
     )
 
 
-def of_channels(user_id, channel_ids):
+def of_channels(workspace_id, channel_ids):
     """{channel id: connection} of those of the user's channels that have one."""
     if not channel_ids:
         return {}
@@ -86,14 +86,14 @@ def of_channels(user_id, channel_ids):
     return {
         r["channel_id"]: _record(r)
         for r in rows(
-            f"SELECT {COLUMNS} FROM linkedin_connections WHERE user_id = ?"
+            f"SELECT {COLUMNS} FROM linkedin_connections WHERE workspace_id = ?"
             f" AND channel_id IN ({marks})",
-            (user_id, *sorted(channel_ids)),
+            (workspace_id, *sorted(channel_ids)),
         )
     }
 
 
-def save(user_id, channel_id, fields, now):
+def save(workspace_id, channel_id, fields, now):
     """A new sign-in of the channel: the connection written whole (a
     reconnection replaces the last one); its record."""
     values = _stored(fields)
@@ -102,21 +102,21 @@ def save(user_id, channel_id, fields, now):
     updates = ", ".join(f"{name} = excluded.{name}" for name in values)
     return _record(
         one(
-            f"INSERT INTO linkedin_connections (user_id, channel_id, {names}, connected_at,"
-            f" updated_at) VALUES (?, ?, {marks}, ?, ?) ON CONFLICT (user_id, channel_id)"
+            f"INSERT INTO linkedin_connections (workspace_id, channel_id, {names}, connected_at,"
+            f" updated_at) VALUES (?, ?, {marks}, ?, ?) ON CONFLICT (workspace_id, channel_id)"
             f" DO UPDATE SET {updates}, connected_at = excluded.connected_at,"
             f" updated_at = excluded.updated_at RETURNING {COLUMNS}",
-            (user_id, channel_id, *values.values(), now, now),
+            (workspace_id, channel_id, *values.values(), now, now),
         )
     )
 
 
-def update(user_id, channel_id, changes, now, expected_updated_at=None):
+def update(workspace_id, channel_id, changes, now, expected_updated_at=None):
     """Write `changes`; the new record, or None when the connection is gone
     (or, with `expected_updated_at`, changed by someone else meanwhile)."""
     values = _stored(changes)
     assignments = "".join(f"{name} = ?, " for name in values)
-    where, params = "user_id = ? AND channel_id = ?", [user_id, channel_id]
+    where, params = "workspace_id = ? AND channel_id = ?", [workspace_id, channel_id]
     if expected_updated_at is not None:
         where += " AND updated_at = ?"
         params.append(expected_updated_at)
@@ -143,8 +143,8 @@ def needing_upkeep(before):
     ]
 
 
-def forget(user_id, channel_id):
+def forget(workspace_id, channel_id):
     execute(
-        "DELETE FROM linkedin_connections WHERE user_id = ? AND channel_id = ?",
-        (user_id, channel_id),
+        "DELETE FROM linkedin_connections WHERE workspace_id = ? AND channel_id = ?",
+        (workspace_id, channel_id),
     )

@@ -25,7 +25,9 @@ from content_publishing.store.versions import SCHEMA_VERSION, MigrationError
 # Every table of the service, parents before the rows that refer to them.
 # content_counts is left out: it is counted from the copied rows (_count).
 TABLES = (
-    "users",
+    "workspaces",
+    "members",
+    "member_invites",
     "api_keys",
     "posts",
     "idempotency_keys",
@@ -47,14 +49,13 @@ TABLES = (
     "hashtag_sets",
 )
 IDENTITY_TABLES = (
-    "users",
+    "workspaces",
+    "members",
     "api_keys",
     "webhook_attempts",
     "post_history",
 )  # ids the target must go on from
-COUNTS = (
-    "SELECT user_id, kind, status, {total} AS n FROM content_counts GROUP BY user_id, kind, status"
-)
+COUNTS = "SELECT workspace_id, kind, status, {total} AS n FROM content_counts GROUP BY workspace_id, kind, status"
 
 
 COUNTED = ("posts", "articles")  # the tables whose triggers keep content_counts
@@ -183,17 +184,17 @@ def _count(dst):
     ('post:' || type, 'article'); _check then compares every total with the
     counts SQLite's triggers kept in the source."""
     dst.execute(
-        "INSERT INTO content_counts (user_id, kind, status, stripe, n)"
-        " SELECT user_id, 'post:' || type, status, 0, count(*) FROM posts GROUP BY 1, 2, 3"
+        "INSERT INTO content_counts (workspace_id, kind, status, stripe, n)"
+        " SELECT workspace_id, 'post:' || type, status, 0, count(*) FROM posts GROUP BY 1, 2, 3"
     )
     dst.execute(
-        "INSERT INTO content_counts (user_id, kind, status, stripe, n)"
-        " SELECT user_id, 'article', status, 0, count(*) FROM articles GROUP BY 1, 2, 3"
+        "INSERT INTO content_counts (workspace_id, kind, status, stripe, n)"
+        " SELECT workspace_id, 'article', status, 0, count(*) FROM articles GROUP BY 1, 2, 3"
     )
 
 
 def _restart_identities(dst):
-    """New users, keys and attempts get ids after the copied ones."""
+    """New workspaces, members, keys and attempts get ids after the copied ones."""
     for table in IDENTITY_TABLES:
         dst.execute(
             f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
@@ -215,7 +216,7 @@ def _check(src, dst, copied):
         tuple(row[:3]): row[3] for row in src.execute(COUNTS.format(total="sum(n)")) if row[3] != 0
     }
     theirs = {
-        (row["user_id"], row["kind"], row["status"]): row["n"]
+        (row["workspace_id"], row["kind"], row["status"]): row["n"]
         for row in dst.execute(COUNTS.format(total="sum(n)"))
         if row["n"] != 0
     }

@@ -13,9 +13,9 @@ DELIVERY_COLUMNS = (
 ATTEMPT_COLUMNS = "delivery_id, attempted_at, outcome, status_code, duration_ms, error, response"
 
 
-def list_deliveries(user_id, query):
+def list_deliveries(workspace_id, query):
     """One page of the user's deliveries, newest first, each with its attempts."""
-    where, params = ["user_id = ?"], [user_id]
+    where, params = ["workspace_id = ?"], [workspace_id]
     for column in ("endpoint_id", "event_type", "post_id", "outcome"):
         if query.get(column):
             where.append(f"{column} = ?")
@@ -33,10 +33,10 @@ def list_deliveries(user_id, query):
     return Page(_with_attempts(found.rows), found.total, found.more)
 
 
-def get_delivery(user_id, delivery_id):
+def get_delivery(workspace_id, delivery_id):
     row = one(
-        f"SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ? AND user_id = ?",
-        (delivery_id, user_id),
+        f"SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ? AND workspace_id = ?",
+        (delivery_id, workspace_id),
     )
     return _with_attempts([row])[0] if row else None
 
@@ -64,11 +64,11 @@ def count_by_outcome():
     }
 
 
-def delivery_of_event(user_id, event_id):
+def delivery_of_event(workspace_id, event_id):
     """The (first) delivery of an event, with its attempts."""
     row = one(
-        f"SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE event_id = ? AND user_id = ?"
+        f"SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE event_id = ? AND workspace_id = ?"
         " ORDER BY created_at, id LIMIT 1",
-        (event_id, user_id),
+        (event_id, workspace_id),
     )
     return _with_attempts([row])[0] if row else None

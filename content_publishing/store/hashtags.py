@@ -8,32 +8,35 @@ WRITABLE = ["name", "hashtags"]
 hashtag_sets = OwnedTable("hashtag_sets", COLUMNS, json_columns=["hashtags"], writable=WRITABLE)
 
 
-def get_set(user_id, set_id):
-    return hashtag_sets.get(user_id, set_id)
+def get_set(workspace_id, set_id):
+    return hashtag_sets.get(workspace_id, set_id)
 
 
-def lock_set(user_id, set_id):
-    return hashtag_sets.lock(user_id, set_id)
+def lock_set(workspace_id, set_id):
+    return hashtag_sets.lock(workspace_id, set_id)
 
 
-def named(user_id, name):
+def named(workspace_id, name):
     """The owner's set called `name` (exactly), or None."""
-    row = one(f"SELECT {COLUMNS} FROM hashtag_sets WHERE user_id = ? AND name = ?", (user_id, name))
+    row = one(
+        f"SELECT {COLUMNS} FROM hashtag_sets WHERE workspace_id = ? AND name = ?",
+        (workspace_id, name),
+    )
     return hashtag_sets.record(row) if row else None
 
 
-def insert_set(user_id, set_id, fields, now):
-    return hashtag_sets.insert(user_id, set_id, {k: fields[k] for k in WRITABLE}, now)
+def insert_set(workspace_id, set_id, fields, now):
+    return hashtag_sets.insert(workspace_id, set_id, {k: fields[k] for k in WRITABLE}, now)
 
 
-def update_set(user_id, set_id, changes, now):
-    return hashtag_sets.update(user_id, set_id, changes, now)
+def update_set(workspace_id, set_id, changes, now):
+    return hashtag_sets.update(workspace_id, set_id, changes, now)
 
 
-def delete_set(user_id, set_id):
-    return hashtag_sets.delete(user_id, set_id)
+def delete_set(workspace_id, set_id):
+    return hashtag_sets.delete(workspace_id, set_id)
 
 
-def list_sets(user_id, query):
+def list_sets(workspace_id, query):
     """One page of the owner's sets, oldest first."""
-    return hashtag_sets.page_of(user_id, query, "created_at, id")
+    return hashtag_sets.page_of(workspace_id, query, "created_at, id")

@@ -6,7 +6,9 @@ import json
 
 from content_publishing.store.db import execute, execute_many, rows
 
-COLUMNS = "post_id, user_id, at, action, status_from, status_to, fields, key_id, handoff_id, detail"
+COLUMNS = (
+    "post_id, workspace_id, at, action, status_from, status_to, fields, key_id, handoff_id, detail"
+)
 
 
 def add(entries):
@@ -18,7 +20,7 @@ def add(entries):
         [
             (
                 e["post_id"],
-                e["user_id"],
+                e["workspace_id"],
                 e["at"],
                 e["action"],
                 e["status_from"],
@@ -33,15 +35,15 @@ def add(entries):
     )
 
 
-def for_post(user_id, post_id):
+def for_post(workspace_id, post_id):
     """The post's history, oldest first, with the prefix of each key."""
     return [
         {**r, "fields": json.loads(r["fields"])}
         for r in rows(
             "SELECT h.at, h.action, h.status_from, h.status_to, h.fields, k.prefix AS key_prefix,"
             " h.handoff_id, h.detail FROM post_history h LEFT JOIN api_keys k ON k.id = h.key_id"
-            " WHERE h.user_id = ? AND h.post_id = ? ORDER BY h.id",
-            (user_id, post_id),
+            " WHERE h.workspace_id = ? AND h.post_id = ? ORDER BY h.id",
+            (workspace_id, post_id),
         )
     ]
 

@@ -10,25 +10,25 @@ class IdempotencyKeys:
         self.table = table
         self._find = (
             f"SELECT request_hash, {record_column} AS record_id FROM {table}"
-            " WHERE user_id = ? AND key = ?"
+            " WHERE workspace_id = ? AND key = ?"
         )
-        self._forget = f"DELETE FROM {table} WHERE user_id = ? AND {record_column} = ?"
+        self._forget = f"DELETE FROM {table} WHERE workspace_id = ? AND {record_column} = ?"
         self._save = (
-            f"INSERT INTO {table} (user_id, key, request_hash, {record_column}, created_at)"
+            f"INSERT INTO {table} (workspace_id, key, request_hash, {record_column}, created_at)"
             " VALUES (?, ?, ?, ?, ?)"
         )
 
-    def find(self, user_id, key):
+    def find(self, workspace_id, key):
         """{"request_hash", "record_id"} of the user's key, or None."""
-        return one(self._find, (user_id, key))
+        return one(self._find, (workspace_id, key))
 
-    def save(self, user_id, key, request_hash, record_id, now):
-        execute(self._save, (user_id, key, request_hash, record_id, now))
+    def save(self, workspace_id, key, request_hash, record_id, now):
+        execute(self._save, (workspace_id, key, request_hash, record_id, now))
 
-    def forget(self, user_id, record_id):
+    def forget(self, workspace_id, record_id):
         """Drop the keys that named a record being deleted: a retry with one
         of them then creates a new record instead of naming a gone one."""
-        execute(self._forget, (user_id, record_id))
+        execute(self._forget, (workspace_id, record_id))
 
 
 class ClaimedKeys(IdempotencyKeys):
@@ -36,7 +36,7 @@ class ClaimedKeys(IdempotencyKeys):
     column names no row (no foreign key): the key's row is written first,
     with an empty record, and filled in by `settle` in the same transaction.
 
-    The table's primary key (user_id, key) makes a concurrent claim of the
+    The table's primary key (workspace_id, key) makes a concurrent claim of the
     same key wait until the first one's transaction ends (on PostgreSQL the
     insert waits on the row not yet committed; on SQLite the write lock
     keeps it out): it then finds the key taken, and the first one's result
@@ -45,17 +45,17 @@ class ClaimedKeys(IdempotencyKeys):
     def __init__(self, table, record_column):
         super().__init__(table, record_column)
         self._claim = (
-            f"INSERT INTO {table} (user_id, key, request_hash, {record_column}, created_at)"
-            " VALUES (?, ?, ?, '', ?) ON CONFLICT (user_id, key) DO NOTHING RETURNING 1"
+            f"INSERT INTO {table} (workspace_id, key, request_hash, {record_column}, created_at)"
+            " VALUES (?, ?, ?, '', ?) ON CONFLICT (workspace_id, key) DO NOTHING RETURNING 1"
         )
-        self._settle = f"UPDATE {table} SET {record_column} = ? WHERE user_id = ? AND key = ?"
+        self._settle = f"UPDATE {table} SET {record_column} = ? WHERE workspace_id = ? AND key = ?"
 
-    def claim(self, user_id, key, request_hash, now):
+    def claim(self, workspace_id, key, request_hash, now):
         """True if the key was free and is now this transaction's."""
-        return value(self._claim, (user_id, key, request_hash, now)) == 1
+        return value(self._claim, (workspace_id, key, request_hash, now)) == 1
 
-    def settle(self, user_id, key, record_id):
-        execute(self._settle, (record_id, user_id, key))
+    def settle(self, workspace_id, key, record_id):
+        execute(self._settle, (record_id, workspace_id, key))
 
 
 post_keys = IdempotencyKeys("idempotency_keys", "post_id")

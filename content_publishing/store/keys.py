@@ -1,68 +1,92 @@
-"""Users and API keys."""
+"""Workspaces, their owners as `keys create --user` makes them, and API keys."""
 
 from content_publishing.store.db import KEY_GENERATION_SQL, dialect, execute, one, rows, value
 
 
 def create_key(user_name, key_hash, prefix, scopes, expires_at, now):
-    """Store a key (hash only) for a user, creating the user if new; returns its id."""
-    return _insert_key(_user(user_name, now), key_hash, prefix, scopes, expires_at, now)
+    """Store a key (hash only) for the owner of the workspace `user_name`,
+    making the workspace and its owner member if new; returns its id."""
+    member_id = _owner(user_name, now)
+    return insert_key(member_id, key_hash, prefix, scopes, expires_at, now)
 
 
 def create_first_key(user_name, key_hash, prefix, scopes, now):
     """Store a key for `user_name` only if no key exists at all (the demo
-    key); its id, or None. The user's row is locked before the second count,
-    so two concurrent calls cannot both find no key (SQLite's write
+    key); its id, or None. The workspace's row is locked before the second
+    count, so two concurrent calls cannot both find no key (SQLite's write
     transaction keeps the second out anyway); the first count spares a
-    database that has keys a new user row."""
+    database that has keys a new workspace row."""
     if count_keys():
         return None
-    user_id = _user(user_name, now, lock=True)
+    member_id = _owner(user_name, now, lock=True)
     if count_keys():
         return None
-    return _insert_key(user_id, key_hash, prefix, scopes, None, now)
+    return insert_key(member_id, key_hash, prefix, scopes, None, now)
 
 
-def _user(user_name, now, lock=False):
+def _owner(workspace_name, now, lock=False):
+    """The member named as the workspace `workspace_name` (its first owner),
+    both made when new: the key of `keys create --user` is that member's."""
     execute(
-        "INSERT INTO users (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-        (user_name, now),
+        "INSERT INTO workspaces (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+        (workspace_name, now),
+    )
+    workspace_id = value(
+        "SELECT id FROM workspaces WHERE name = ?" + (dialect().for_update if lock else ""),
+        (workspace_name,),
+    )
+    execute(
+        "INSERT INTO members (workspace_id, name, role, created_at) VALUES (?, ?, 'owner', ?)"
+        " ON CONFLICT (workspace_id, name) DO NOTHING",
+        (workspace_id, workspace_name, now),
     )
     return value(
-        "SELECT id FROM users WHERE name = ?" + (dialect().for_update if lock else ""),
-        (user_name,),
+        "SELECT id FROM members WHERE workspace_id = ? AND name = ?", (workspace_id, workspace_name)
     )
 
 
-def _insert_key(user_id, key_hash, prefix, scopes, expires_at, now):
+def insert_key(member_id, key_hash, prefix, scopes, expires_at, now):
+    """Store a key (hash only) of a member, in the member's workspace; its id."""
     return value(
-        "INSERT INTO api_keys (user_id, key_hash, prefix, scopes, expires_at, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-        (user_id, key_hash, prefix, " ".join(scopes), expires_at, now),
+        "INSERT INTO api_keys (workspace_id, member_id, key_hash, prefix, scopes, expires_at,"
+        " created_at) SELECT workspace_id, id, ?, ?, ?, ?, ? FROM members WHERE id = ?"
+        " RETURNING id",
+        (key_hash, prefix, " ".join(scopes), expires_at, now, member_id),
     )
 
 
 def find_user(user_name):
-    """The id of the user with this name, or None."""
-    return value("SELECT id FROM users WHERE name = ?", (user_name,))
+    """The id of the workspace with this name, or None."""
+    return value("SELECT id FROM workspaces WHERE name = ?", (user_name,))
+
+
+# A key with its workspace and member: what authentication needs of it.
+_KEY_COLUMNS = (
+    "k.id, k.workspace_id, w.name AS user_name, k.member_id, m.name AS member_name,"
+    " m.email AS member_email, m.role, m.removed_at AS member_removed_at, k.scopes"
+)
+_KEY_JOIN = (
+    " FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id"
+    " JOIN members m ON m.id = k.member_id"
+)
 
 
 def find_key(key_hash):
-    """The key with this hash and its owner, whatever its state, or None;
-    with the key generation it was read at (store/key_cache.py), in the
-    same statement so that the two agree."""
+    """The key with this hash, its workspace and member, whatever its state,
+    or None; with the key generation it was read at (store/key_cache.py), in
+    the same statement so that the two agree."""
     return one(
-        "SELECT k.id, k.user_id, u.name AS user_name, k.scopes, k.revoked_at,"
-        f" k.expires_at, k.last_used_at, ({KEY_GENERATION_SQL}) AS generation"
-        " FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?",
+        f"SELECT {_KEY_COLUMNS}, k.revoked_at, k.expires_at, k.last_used_at,"
+        f" ({KEY_GENERATION_SQL}) AS generation{_KEY_JOIN} WHERE k.key_hash = ?",
         (key_hash,),
     )
 
 
 def get_key(key_id):
-    """What a key's owner may know of it (GET /me): never its hash."""
+    """What a key's holder may know of it (GET /me): never its hash."""
     return one(
-        "SELECT k.id, k.prefix, u.name AS user_name, k.scopes, k.expires_at, k.created_at"
-        " FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.id = ?",
+        f"SELECT {_KEY_COLUMNS}, k.prefix, k.expires_at, k.created_at,"
+        f" w.created_at AS workspace_created_at{_KEY_JOIN} WHERE k.id = ?",
         (key_id,),
     )
 
@@ -79,9 +103,9 @@ def touch_key(key_id, now, stale_before):
 
 def list_keys():
     return rows(
-        "SELECT k.id, k.prefix, u.name AS user_name, k.scopes, k.revoked_at,"
-        " k.expires_at, k.last_used_at, k.created_at"
-        " FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.id"
+        "SELECT k.id, k.prefix, w.name AS user_name, k.member_id, m.name AS member_name,"
+        " k.scopes, k.revoked_at, k.expires_at, k.last_used_at, k.created_at"
+        f"{_KEY_JOIN} ORDER BY k.id"
     )
 
 

@@ -11,22 +11,22 @@ COLUMNS = (
 )
 
 
-def find_upload(user_id, upload_sha256):
+def find_upload(workspace_id, upload_sha256):
     """The user's media made from these exact uploaded bytes, or None."""
     return one(
-        f"SELECT {COLUMNS} FROM media WHERE user_id = ? AND upload_sha256 = ?",
-        (user_id, upload_sha256),
+        f"SELECT {COLUMNS} FROM media WHERE workspace_id = ? AND upload_sha256 = ?",
+        (workspace_id, upload_sha256),
     )
 
 
-def insert_media(user_id, media_id, fields, now):
+def insert_media(workspace_id, media_id, fields, now):
     return one(
-        "INSERT INTO media (id, user_id, content_type, ext, bytes, width, height, pages, sha256,"
+        "INSERT INTO media (id, workspace_id, content_type, ext, bytes, width, height, pages, sha256,"
         f" upload_sha256, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING"
         f" {COLUMNS}",
         (
             media_id,
-            user_id,
+            workspace_id,
             fields["content_type"],
             fields["ext"],
             fields["bytes"],
@@ -59,50 +59,50 @@ def insert_rendition(media_id, fields, now):
     )
 
 
-_SELECT = f"SELECT {COLUMNS} FROM media WHERE id = ? AND user_id = ?"
+_SELECT = f"SELECT {COLUMNS} FROM media WHERE id = ? AND workspace_id = ?"
 
 
-def get_media(user_id, media_id):
-    return one(_SELECT, (media_id, user_id))
+def get_media(workspace_id, media_id):
+    return one(_SELECT, (media_id, workspace_id))
 
 
-def lock_media(user_id, media_id):
+def lock_media(workspace_id, media_id):
     """The user's media, locked until the transaction ends (a delete or an
     alt text change)."""
-    return one(_SELECT + dialect().for_update, (media_id, user_id))
+    return one(_SELECT + dialect().for_update, (media_id, workspace_id))
 
 
-def set_alt_text(user_id, media_id, alt_text):
+def set_alt_text(workspace_id, media_id, alt_text):
     """The media's alt text, and its version + 1; returns its record."""
     return one(
-        "UPDATE media SET alt_text = ?, version = version + 1 WHERE id = ? AND user_id = ?"
+        "UPDATE media SET alt_text = ?, version = version + 1 WHERE id = ? AND workspace_id = ?"
         f" RETURNING {COLUMNS}",
-        (alt_text, media_id, user_id),
+        (alt_text, media_id, workspace_id),
     )
 
 
 def get_file(media_id, ext):
     """What serving `/media/<id>.<ext>` needs, whoever owns it (the id is
     the capability): the media's own file, or its PNG rendition. With
-    user_id, for FLASK_MEDIA_PUBLIC=0. None if there is no such file."""
+    workspace_id, for FLASK_MEDIA_PUBLIC=0. None if there is no such file."""
     found = one(
-        f"SELECT user_id, {COLUMNS}, data FROM media WHERE id = ? AND ext = ?", (media_id, ext)
+        f"SELECT workspace_id, {COLUMNS}, data FROM media WHERE id = ? AND ext = ?", (media_id, ext)
     )
     if found is not None:
         return found
     return one(
-        "SELECT m.user_id, r.content_type, r.ext, r.sha256, r.data FROM media_renditions r"
+        "SELECT m.workspace_id, r.content_type, r.ext, r.sha256, r.data FROM media_renditions r"
         " JOIN media m ON m.id = r.media_id WHERE r.media_id = ? AND r.ext = ?",
         (media_id, ext),
     )
 
 
-def list_media(user_id, query):
+def list_media(workspace_id, query):
     found = page(
         "media",
         COLUMNS,
-        ["user_id = ?"],
-        [user_id],
+        ["workspace_id = ?"],
+        [workspace_id],
         "created_at DESC, id DESC",
         query["limit"],
         query["offset"],
@@ -111,12 +111,12 @@ def list_media(user_id, query):
     return Page(found.rows, found.total, found.more)
 
 
-def delete_media(user_id, media_id):
+def delete_media(workspace_id, media_id):
     execute("DELETE FROM media_renditions WHERE media_id = ?", (media_id,))
-    execute("DELETE FROM media WHERE id = ? AND user_id = ?", (media_id, user_id))
+    execute("DELETE FROM media WHERE id = ? AND workspace_id = ?", (media_id, workspace_id))
 
 
-def of_user(user_id, media_ids, share=False):
+def of_user(workspace_id, media_ids, share=False):
     """{id: record} of those of `media_ids` that are the user's. `share`:
     each found row is locked against a delete until the transaction ends
     (FOR SHARE on PostgreSQL; SQLite's write transaction holds the whole
@@ -129,8 +129,8 @@ def of_user(user_id, media_ids, share=False):
     return {
         r["id"]: r
         for r in rows(
-            f"SELECT {COLUMNS} FROM media WHERE user_id = ? AND id IN ({marks}) ORDER BY id{lock}",
-            (user_id, *media_ids),
+            f"SELECT {COLUMNS} FROM media WHERE workspace_id = ? AND id IN ({marks}) ORDER BY id{lock}",
+            (workspace_id, *media_ids),
         )
     }
 
@@ -153,14 +153,14 @@ def for_plan(media_ids):
     }
 
 
-def planned_posts_naming(user_id, media_id):
+def planned_posts_naming(workspace_id, media_id):
     """Ids of the user's Scheduled and Publishing posts whose media_urls
     keep a reference to the media (by its id: `media:<id>.<ext>`)."""
     return [
         r["id"]
         for r in rows(
-            "SELECT id FROM posts WHERE user_id = ? AND status IN ('Scheduled', 'Publishing')"
+            "SELECT id FROM posts WHERE workspace_id = ? AND status IN ('Scheduled', 'Publishing')"
             " AND media_urls LIKE ? ORDER BY id",
-            (user_id, f'%"media:{media_id}.%'),
+            (workspace_id, f'%"media:{media_id}.%'),
         )
     ]

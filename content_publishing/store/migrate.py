@@ -32,7 +32,9 @@ from content_publishing.store.versions import (
 )
 
 FILE_NAME = re.compile(r"(\d{4})_([a-z0-9_]+)\.sql")
-CREATED_TABLE = re.compile(r"^CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)", re.M)
+CREATED_TABLE = re.compile(
+    r"^(?:CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?|ALTER TABLE \w+ RENAME TO )(\w+)", re.M
+)  # a table made, or a table renamed (its new name)
 
 
 @dataclass(frozen=True)

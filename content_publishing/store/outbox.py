@@ -15,24 +15,37 @@ from content_publishing.store.deliveries import ATTEMPT_COLUMNS, get_delivery
 from content_publishing.store.posts import EXPIRED, PUSHABLE, PUSHABLE_SOON
 
 
-def add_event(event_id, user_id, event_type, post_id, body, endpoint_ids, now):
+def add_event(event_id, workspace_id, event_type, post_id, body, endpoint_ids, now):
     """The event, and a delivery of it to each endpoint, ready at once."""
-    add_events(user_id, event_type, [(event_id, post_id, body)], endpoint_ids, now)
+    add_events(workspace_id, event_type, [(event_id, post_id, body)], endpoint_ids, now)
 
 
-def add_events(user_id, event_type, events, endpoint_ids, now):
+def add_events(workspace_id, event_type, events, endpoint_ids, now):
     """add_event for each (event_id, post_id, body) of `events`, all of one
     user and type, in two statements."""
     execute_many(
-        "INSERT INTO webhook_events (id, user_id, type, post_id, body, created_at)"
+        "INSERT INTO webhook_events (id, workspace_id, type, post_id, body, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?)",
-        [(event_id, user_id, event_type, post_id, body, now) for event_id, post_id, body in events],
+        [
+            (event_id, workspace_id, event_type, post_id, body, now)
+            for event_id, post_id, body in events
+        ],
     )
     execute_many(
-        "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, user_id, event_type, post_id,"
+        "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, workspace_id, event_type, post_id,"
         " next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (str(uuid.uuid4()), event_id, endpoint_id, user_id, event_type, post_id, now, now, now)
+            (
+                str(uuid.uuid4()),
+                event_id,
+                endpoint_id,
+                workspace_id,
+                event_type,
+                post_id,
+                now,
+                now,
+                now,
+            )
             for event_id, post_id, _ in events
             for endpoint_id in endpoint_ids
         ],
@@ -85,7 +98,7 @@ def lease_ready(owner, now, lease_until, limit):
         (owner, lease_until, *ids),
     )
     return rows(
-        "SELECT d.id, d.event_id, d.endpoint_id, d.user_id, d.event_type, d.post_id, d.attempt_count,"
+        "SELECT d.id, d.event_id, d.endpoint_id, d.workspace_id, d.event_type, d.post_id, d.attempt_count,"
         " e.body, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_until,"
         " w.auth_header_name, w.auth_header_token,"
         " p.status AS post_status, p.handoff_id, p.handoff_expires_at"
@@ -217,17 +230,17 @@ def cancel_for_endpoint(endpoint_id, reason, now):
     )
 
 
-def redeliver(user_id, delivery, now):
+def redeliver(workspace_id, delivery, now):
     """A new pending delivery of the same event to the same endpoint."""
     delivery_id = str(uuid.uuid4())
     execute(
-        "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, user_id, event_type, post_id,"
+        "INSERT INTO webhook_deliveries (id, event_id, endpoint_id, workspace_id, event_type, post_id,"
         " next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             delivery_id,
             delivery["event_id"],
             delivery["endpoint_id"],
-            user_id,
+            workspace_id,
             delivery["event_type"],
             delivery["post_id"],
             now,
@@ -235,7 +248,7 @@ def redeliver(user_id, delivery, now):
             now,
         ),
     )
-    return get_delivery(user_id, delivery_id)
+    return get_delivery(workspace_id, delivery_id)
 
 
 PURGE_BATCH = 2000  # rows per transaction: a big backlog never holds the write lock for long

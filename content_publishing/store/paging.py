@@ -29,7 +29,7 @@ def page(table, columns, where, params, order, limit, offset, counts=None, after
     the `limit` rows after the row `after`, in `order`, which must then be
     by created_at and id), their total, and whether more follow.
 
-    `counts` is (user_id, kinds, status or None) when the filters are only
+    `counts` is (workspace_id, kinds, status or None) when the filters are only
     owner, kind and status: the total then comes from content_counts, kept by
     triggers, instead of counting the owner's rows one by one.
     """
@@ -67,13 +67,13 @@ def _total(table, condition, params, offset, after, more, found, counts):
     return counted(*counts)
 
 
-def counted(user_id, kinds, status=None):
+def counted(workspace_id, kinds, status=None):
     """The user's rows of these kinds (and status), from content_counts."""
     sql = (
-        "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM content_counts WHERE user_id = ?"
+        "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM content_counts WHERE workspace_id = ?"
         f" AND kind IN ({', '.join('?' * len(kinds))})"
     )
-    args = [user_id, *kinds]
+    args = [workspace_id, *kinds]
     if status:
         sql += " AND status = ?"
         args.append(status)

@@ -18,8 +18,9 @@ COLUMNS = (
     " first_comment_error, handoff_id, handoff_expires_at, handoff_count,"
     " handoff_acknowledged, handoff_error, handoff_holder, handoff_sending_at, retry_not_before,"
     " repeat, series_id, occurrence, series_start, series_continued, recycled_from,"
-    " created_at, updated_at, version"
-)
+    " created_at, updated_at, version, created_by,"
+    " (SELECT name FROM members WHERE id = created_by) AS author_name"
+)  # (the subquery: the author's name, from members, whose id is theirs; posts has no name)
 # What a new post may be written with: a create's fields, and a Scheduled
 # status and a place in a series for an import row or a series' next
 # occurrence, and the original of a recycled copy.
@@ -38,7 +39,16 @@ INSERTABLE = (
     "occurrence",
     "series_start",
     "recycled_from",
+    "created_by",
 )
+
+
+def _author(record):
+    """The member who made the post ({id, name}); None for a post the
+    service made before it kept authors."""
+    if record.get("created_by") is None:
+        return None
+    return {"id": record["created_by"], "name": record.get("author_name")}
 
 
 def _aligned(record):
@@ -55,7 +65,7 @@ posts = OwnedTable(
     COLUMNS,
     json_columns=["media_urls", "media_alt"],
     # _with_stats gives a Published post its own stats
-    shape=lambda record: {**_aligned(record), "stats": None},
+    shape=lambda record: {**_aligned(record), "stats": None, "author": _author(record)},
     writable=[
         *INSERTABLE,
         "published_at",
@@ -87,7 +97,7 @@ SERVICE_EXPIRED = "status = 'Publishing' AND handoff_expires_at <= ? AND handoff
 # A post whose channel the service publishes itself (publisher 'linkedin'):
 # never offered to a claim or a post.due push.
 _BY_SERVICE = (
-    "EXISTS (SELECT 1 FROM channels c WHERE c.user_id = p.user_id AND c.publisher = 'linkedin'"
+    "EXISTS (SELECT 1 FROM channels c WHERE c.workspace_id = p.workspace_id AND c.publisher = 'linkedin'"
     " AND c.id = CASE WHEN p.type = 'personal' THEN 'personal' ELSE p.brand_id END)"
 )
 
@@ -105,37 +115,39 @@ def _with_stats(records):
     return records
 
 
-def get_post(user_id, post_id):
-    return _with_stats([posts.get(user_id, post_id)])[0]
+def get_post(workspace_id, post_id):
+    return _with_stats([posts.get(workspace_id, post_id)])[0]
 
 
-def lock_post(user_id, post_id):
-    return _with_stats([posts.lock(user_id, post_id)])[0]
+def lock_post(workspace_id, post_id):
+    return _with_stats([posts.lock(workspace_id, post_id)])[0]
 
 
-def insert_post(user_id, post_id, fields, now):
-    return posts.insert(user_id, post_id, {k: fields[k] for k in INSERTABLE if k in fields}, now)
+def insert_post(workspace_id, post_id, fields, now):
+    return posts.insert(
+        workspace_id, post_id, {k: fields[k] for k in INSERTABLE if k in fields}, now
+    )
 
 
-def update_post(user_id, post_id, changes, now):
+def update_post(workspace_id, post_id, changes, now):
     """The changed record. A change of status cannot leave a post with
     stats (they come after it is Published, which is final), so only an
     unchanged status is looked up."""
-    changed = posts.update(user_id, post_id, changes, now)
+    changed = posts.update(workspace_id, post_id, changes, now)
     return changed if "status" in changes else _with_stats([changed])[0]
 
 
-def delete_post(user_id, post_id):
+def delete_post(workspace_id, post_id):
     """Remove the post, its history and the idempotency keys that named it."""
-    post_keys.forget(user_id, post_id)
+    post_keys.forget(workspace_id, post_id)
     history.forget(post_id)
-    return posts.delete(user_id, post_id)
+    return posts.delete(workspace_id, post_id)
 
 
-def list_posts(user_id, query, now, search_ms=None):
+def list_posts(workspace_id, query, now, search_ms=None):
     """One page of the user's posts matching the query's filters, and the
     total. A search (`q`) is stopped after `search_ms` (store/search.py)."""
-    where, params, counted = ["user_id = ?"], [user_id], {}
+    where, params, counted = ["workspace_id = ?"], [workspace_id], {}
     for column in ("status", "type"):
         if query.get(column):
             where.append(f"{column} = ?")
@@ -159,7 +171,7 @@ def list_posts(user_id, query, now, search_ms=None):
     # content_counts answers `total` unless a time filter is in play.
     by_counts = len(where) == 1 + len(counted)
     kinds = [POST_KINDS[query["type"]]] if query.get("type") else list(POST_KINDS.values())
-    counts = (user_id, kinds, query.get("status")) if by_counts else None
+    counts = (workspace_id, kinds, query.get("status")) if by_counts else None
     order, limit, offset, after = (
         ORDERS[query["order"]](),
         query["limit"],
@@ -179,7 +191,7 @@ def list_posts(user_id, query, now, search_ms=None):
     )
 
 
-def claim_due(user_id, now, limit, expires_at, post_type=None, sendable=None):
+def claim_due(workspace_id, now, limit, expires_at, post_type=None, sendable=None):
     """Hand up to `limit` of the user's due posts (Scheduled, scheduled_at <=
     now), soonest first, to one caller: each becomes Publishing with a new
     handoff_id (a UUID made here), handoff_expires_at, handoff_count + 1 and
@@ -187,21 +199,19 @@ def claim_due(user_id, now, limit, expires_at, post_type=None, sendable=None):
 
     `sendable(content)` False: a due post that must not be handed over. It
     is left Scheduled, and locked, for the caller to fail. Returns (the
-    records handed over, in that order; [(user_id, id)] of those held back).
+    records handed over, in that order; [(workspace_id, id)] of those held back).
 
     Inside a transaction. SQLite's write transaction keeps a second claimer
     out until this one commits; on PostgreSQL the rows are locked with SKIP
     LOCKED, so a concurrent claimer takes other rows instead of these.
     """
-    where = (
-        f"p.user_id = ? AND p.status = 'Scheduled' AND p.scheduled_at <= ? AND NOT {_BY_SERVICE}"
-    )
-    params = [user_id, now]
+    where = f"p.workspace_id = ? AND p.status = 'Scheduled' AND p.scheduled_at <= ? AND NOT {_BY_SERVICE}"
+    params = [workspace_id, now]
     if post_type:
         where += " AND p.type = ?"
         params.append(post_type)
     found = rows(
-        f"SELECT p.id, p.user_id, p.content FROM posts p WHERE {where}"
+        f"SELECT p.id, p.workspace_id, p.content FROM posts p WHERE {where}"
         " ORDER BY p.scheduled_at, p.id LIMIT ?" + dialect().skip_locked,
         (*params, limit),
     )
@@ -213,13 +223,13 @@ def claim_due(user_id, now, limit, expires_at, post_type=None, sendable=None):
 
 
 def _sendable(found, sendable):
-    """(the rows that may be handed over, [(user_id, id)] of those held back)."""
+    """(the rows that may be handed over, [(workspace_id, id)] of those held back)."""
     if sendable is None:
         return found, []
     kept, held = [], []
     for r in found:
         (kept if sendable(r["content"]) else held).append(r)
-    return kept, [(r["user_id"], r["id"]) for r in held]
+    return kept, [(r["workspace_id"], r["id"]) for r in held]
 
 
 def _hand_off(ids, expiries, now, acknowledged, holder="automation"):
@@ -237,7 +247,7 @@ def _hand_off(ids, expiries, now, acknowledged, holder="automation"):
             " handoff_error = NULL, handoff_holder = ?, handoff_sending_at = NULL,"
             " retry_not_before = NULL, handoff_count = handoff_count + 1, updated_at = ?,"
             f" version = version + 1 WHERE id IN ({', '.join('?' * len(ids))})"
-            f" RETURNING user_id, {COLUMNS}",
+            f" RETURNING workspace_id, {COLUMNS}",
             (*handoffs, *expiring, int(acknowledged), holder, now, *ids),
         )
     }
@@ -248,7 +258,8 @@ def _records_in_order(ids):
     found = {
         r["id"]: r
         for r in rows(
-            f"SELECT user_id, {COLUMNS} FROM posts WHERE id IN ({', '.join('?' * len(ids))})", ids
+            f"SELECT workspace_id, {COLUMNS} FROM posts WHERE id IN ({', '.join('?' * len(ids))})",
+            ids,
         )
     }
     return _with_stats([posts.record(found[post_id]) for post_id in ids])
@@ -256,7 +267,7 @@ def _records_in_order(ids):
 
 _PUSH_ENDPOINT = (
     "EXISTS (SELECT 1 FROM webhook_endpoints e"
-    " WHERE e.user_id = p.user_id AND e.enabled = 1 AND e.events LIKE '%\"post.due\"%')"
+    " WHERE e.workspace_id = p.workspace_id AND e.enabled = 1 AND e.events LIKE '%\"post.due\"%')"
     f" AND NOT {_BY_SERVICE}"
 )
 PUSHABLE = f"p.status = 'Scheduled' AND p.scheduled_at <= ? AND {_PUSH_ENDPOINT}"
@@ -276,10 +287,10 @@ def push_due(now, limit, expires_at, sendable=None):
     """Hand due posts of users who have an enabled post.due webhook endpoint to
     that endpoint, soonest first: like claim_due, but not yet acknowledged,
     and with handoff_expires_at = expires_at(scheduled_at), the deadline for a
-    2xx. Returns (their records, each with its user_id; [(user_id, id)] of
+    2xx. Returns (their records, each with its workspace_id; [(workspace_id, id)] of
     those held back by `sendable`, as claim_due)."""
     found = rows(
-        f"SELECT p.id, p.user_id, p.scheduled_at, p.content FROM posts p WHERE {PUSHABLE}"
+        f"SELECT p.id, p.workspace_id, p.scheduled_at, p.content FROM posts p WHERE {PUSHABLE}"
         " ORDER BY p.scheduled_at, p.id LIMIT ?" + dialect().skip_locked,
         (now, limit),
     )
@@ -302,7 +313,7 @@ def handoff(post_id):
 def acknowledge_handoffs(handoffs, now, expires_at):
     """The automation took these pushed posts (a 2xx): for each (post_id,
     handoff_id), its lease starts now, only while that handoff is current
-    and unacknowledged. One statement; [{id, user_id, handoff_id}] of those
+    and unacknowledged. One statement; [{id, workspace_id, handoff_id}] of those
     acknowledged."""
     if not handoffs:
         return []
@@ -313,7 +324,7 @@ def acknowledge_handoffs(handoffs, now, expires_at):
         " updated_at = ?, version = version + 1"
         f" WHERE id IN ({', '.join('?' * len(ids))}) AND (id, handoff_id) IN (VALUES {pairs})"
         " AND status = 'Publishing' AND handoff_acknowledged = 0 AND handoff_expires_at > ?"
-        " RETURNING id, user_id, handoff_id",
+        " RETURNING id, workspace_id, handoff_id",
         (expires_at, now, *ids, *[v for pair in handoffs for v in pair], now),
     )
 
@@ -328,78 +339,81 @@ def note_handoff_error(post_id, handoff_id, error):
     )
 
 
-def has_expired_handoffs(now, user_id=None):
+def has_expired_handoffs(now, workspace_id=None):
     """Whether any handoff (of one user, or any) ran out by `now` without a result."""
-    if user_id is None:
+    if workspace_id is None:
         return value(f"SELECT 1 FROM posts WHERE {EXPIRED} LIMIT 1", (now,)) == 1
     return (
-        value(f"SELECT 1 FROM posts WHERE {EXPIRED} AND user_id = ? LIMIT 1", (now, user_id)) == 1
+        value(
+            f"SELECT 1 FROM posts WHERE {EXPIRED} AND workspace_id = ? LIMIT 1", (now, workspace_id)
+        )
+        == 1
     )
 
 
-def expire_handoffs(now, errors, user_id=None):
+def expire_handoffs(now, errors, workspace_id=None):
     """Every Publishing post whose lease ran out by `now` (of one user, or
     all) becomes Failed, as of its handoff_expires_at: that is its updated_at,
     its version grows by one, and its last_error is, for an acknowledged
     handoff, errors[0] + the expiry time + errors[1]; for a pushed one never
     acknowledged, errors[2] + the expiry time + errors[3] + its last delivery
-    error. Returns [{id, user_id}] of the posts changed."""
+    error. Returns [{id, workspace_id}] of the posts changed."""
     where, params = EXPIRED, [now]
-    if user_id is not None:
-        where += " AND user_id = ?"
-        params.append(user_id)
+    if workspace_id is not None:
+        where += " AND workspace_id = ?"
+        params.append(workspace_id)
     return rows(
         "UPDATE posts SET status = 'Failed', last_error = CASE WHEN handoff_acknowledged = 1"
         " THEN ? || handoff_expires_at || ? ELSE ? || handoff_expires_at || ?"
         " || COALESCE(handoff_error, 'none') END, handoff_id = NULL, handoff_expires_at = NULL,"
         " handoff_acknowledged = 1, handoff_error = NULL, updated_at = handoff_expires_at,"
-        f" version = version + 1 WHERE {where} RETURNING id, user_id",
+        f" version = version + 1 WHERE {where} RETURNING id, workspace_id",
         (*errors, *params),
     )
 
 
-def expired_handoffs(now, user_id=None):
+def expired_handoffs(now, workspace_id=None):
     """{post id: (handoff_id, handoff_expires_at)} of the handoffs that ran
     out by `now`, read before expire_handoffs clears them (for the history)."""
     where, params = EXPIRED, [now]
-    if user_id is not None:
-        where += " AND user_id = ?"
-        params.append(user_id)
+    if workspace_id is not None:
+        where += " AND workspace_id = ?"
+        params.append(workspace_id)
     return {
         r["id"]: (r["handoff_id"], r["handoff_expires_at"])
         for r in rows(f"SELECT id, handoff_id, handoff_expires_at FROM posts WHERE {where}", params)
     }
 
 
-def expired_series_occurrences(now, user_id=None):
-    """[{id, user_id}] of expired handoffs whose post continues a series,
+def expired_series_occurrences(now, workspace_id=None):
+    """[{id, workspace_id}] of expired handoffs whose post continues a series,
     which are settled one by one (posts.settle_all)."""
     where, params = f"{EXPIRED} AND repeat IS NOT NULL AND series_continued = 0", [now]
-    if user_id is not None:
-        where += " AND user_id = ?"
-        params.append(user_id)
-    return rows(f"SELECT id, user_id FROM posts WHERE {where}", params)
+    if workspace_id is not None:
+        where += " AND workspace_id = ?"
+        params.append(workspace_id)
+    return rows(f"SELECT id, workspace_id FROM posts WHERE {where}", params)
 
 
-def series_heads(user_id, before):
+def series_heads(workspace_id, before):
     """The user's posts that a series continues from: Scheduled or
     Publishing, with a repeat, whose series has not moved on yet, and
     scheduled before `before` (stored text); soonest first."""
     where = (
-        "user_id = ? AND status IN ('Scheduled', 'Publishing') AND scheduled_at < ?"
+        "workspace_id = ? AND status IN ('Scheduled', 'Publishing') AND scheduled_at < ?"
         " AND repeat IS NOT NULL AND series_continued = 0"
     )
     return [
         posts.record(r)
         for r in rows(
             f"SELECT {COLUMNS} FROM posts WHERE {where} ORDER BY scheduled_at, id",
-            (user_id, before),
+            (workspace_id, before),
         )
     ]
 
 
 def records(post_ids):
-    """The records of these posts (any user's), each with its user_id, in that order."""
+    """The records of these posts (any user's), each with its workspace_id, in that order."""
     return _records_in_order(list(post_ids)) if post_ids else []
 
 
@@ -429,9 +443,9 @@ def take_for_service(now, limit, expires_at, sendable=None):
     to the service, soonest first, exactly as claim_due hands them to a
     caller (SKIP LOCKED on PostgreSQL, the write lock on SQLite), with the
     service as the handoff's holder. A post LinkedIn asked to wait for
-    (retry_not_before) waits. Returns (records, [(user_id, id)] held back)."""
+    (retry_not_before) waits. Returns (records, [(workspace_id, id)] held back)."""
     found = rows(
-        f"SELECT p.id, p.user_id, p.content FROM posts p WHERE {_SERVICE_DUE}"
+        f"SELECT p.id, p.workspace_id, p.content FROM posts p WHERE {_SERVICE_DUE}"
         " ORDER BY p.scheduled_at, p.id LIMIT ?" + dialect().skip_locked,
         (now, now, limit),
     )
@@ -474,11 +488,11 @@ def note_unknown(post_id, handoff_id, why, check_at, now):
 
 
 def service_expired(now, limit):
-    """[{id, user_id, handoff_id, handoff_sending_at, handoff_error}] of the
+    """[{id, workspace_id, handoff_id, handoff_sending_at, handoff_error}] of the
     service's handoffs whose lease ran out, oldest first (SKIP LOCKED on
     PostgreSQL: another dispatcher takes others)."""
     return rows(
-        "SELECT id, user_id, handoff_id, handoff_sending_at, handoff_error FROM posts"
+        "SELECT id, workspace_id, handoff_id, handoff_sending_at, handoff_error FROM posts"
         f" WHERE {SERVICE_EXPIRED} ORDER BY handoff_expires_at, id LIMIT ?" + dialect().skip_locked,
         (now, limit),
     )

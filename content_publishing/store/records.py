@@ -23,7 +23,7 @@ class OwnedTable:
         self.bool_columns = frozenset(bool_columns)
         self.writable = frozenset(writable)
         self.shape = shape
-        self._select = f"SELECT {columns} FROM {name} WHERE id = ? AND user_id = ?"
+        self._select = f"SELECT {columns} FROM {name} WHERE id = ? AND workspace_id = ?"
 
     def record(self, row):
         record = dict(row)
@@ -33,26 +33,26 @@ class OwnedTable:
             record[column] = bool(record[column])
         return self.shape(record) if self.shape else record
 
-    def get(self, user_id, row_id):
+    def get(self, workspace_id, row_id):
         """The user's row, or None."""
-        row = one(self._select, (row_id, user_id))
+        row = one(self._select, (row_id, workspace_id))
         return self.record(row) if row else None
 
-    def lock(self, user_id, row_id):
+    def lock(self, workspace_id, row_id):
         """The user's row, read in order to change it (inside a transaction):
         locked until the transaction ends (FOR UPDATE on PostgreSQL; SQLite's
         write transaction holds the whole database already)."""
-        row = one(self._select + dialect().for_update, (row_id, user_id))
+        row = one(self._select + dialect().for_update, (row_id, workspace_id))
         return self.record(row) if row else None
 
-    def page_of(self, user_id, query, order):
+    def page_of(self, workspace_id, query, order):
         """A Page of the user's records in `order` (by created_at and id,
         either way, so that `cursor` can name where the page starts)."""
         found = page(
             self.name,
             self.columns,
-            ["user_id = ?"],
-            [user_id],
+            ["workspace_id = ?"],
+            [workspace_id],
             order,
             query["limit"],
             query["offset"],
@@ -60,18 +60,18 @@ class OwnedTable:
         )
         return Page([self.record(r) for r in found.rows], found.total, found.more)
 
-    def insert(self, user_id, row_id, fields, now):
+    def insert(self, workspace_id, row_id, fields, now):
         """Write a new row; returns its record (RETURNING: no second read)."""
         values = {k: self._store(k, v) for k, v in fields.items()}
-        names = ", ".join(["id", "user_id", *values, "created_at", "updated_at"])
+        names = ", ".join(["id", "workspace_id", *values, "created_at", "updated_at"])
         marks = ", ".join("?" * (len(values) + 4))
         row = one(
             f"INSERT INTO {self.name} ({names}) VALUES ({marks}) RETURNING {self.columns}",
-            (row_id, user_id, *values.values(), now, now),
+            (row_id, workspace_id, *values.values(), now, now),
         )
         return self.record(row)
 
-    def update(self, user_id, row_id, changes, now):
+    def update(self, workspace_id, row_id, changes, now):
         """Write `changes` and bump the version; returns the new record, or
         None if the user has no such row."""
         unknown = changes.keys() - self.writable
@@ -81,16 +81,16 @@ class OwnedTable:
         assignments = "".join(f"{column} = ?, " for column in values)
         row = one(
             f"UPDATE {self.name} SET {assignments}updated_at = ?, version = version + 1"
-            f" WHERE id = ? AND user_id = ? RETURNING {self.columns}",
-            (*values.values(), now, row_id, user_id),
+            f" WHERE id = ? AND workspace_id = ? RETURNING {self.columns}",
+            (*values.values(), now, row_id, workspace_id),
         )
         return self.record(row) if row else None
 
-    def delete(self, user_id, row_id):
+    def delete(self, workspace_id, row_id):
         """Remove the user's row; True if there was one."""
         return (
             execute(
-                f"DELETE FROM {self.name} WHERE id = ? AND user_id = ?", (row_id, user_id)
+                f"DELETE FROM {self.name} WHERE id = ? AND workspace_id = ?", (row_id, workspace_id)
             ).rowcount
             == 1
         )

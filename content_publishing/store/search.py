@@ -63,19 +63,19 @@ def terms_of(words):
 
 def search_posts(columns, where, params, words, order, limit, offset, after, counts, ms):
     """A Page of the owner's posts matching `where` (its first clause
-    `user_id = ?`, params[0] the owner) that hold every word, as `columns`.
-    `counts`: (user_id, kinds, status) when content_counts can count the
+    `workspace_id = ?`, params[0] the owner) that hold every word, as `columns`.
+    `counts`: (workspace_id, kinds, status) when content_counts can count the
     posts of the other filters; `ms`: the time limit."""
-    user_id, filters, filter_params = params[0], where[1:], params[1:]
+    workspace_id, filters, filter_params = params[0], where[1:], params[1:]
     terms = terms_of(words)
 
     def led_by_index():
-        fragment, found = dialect().matched(user_id, terms)
+        fragment, found = dialect().matched(workspace_id, terms)
         return page_rows(
             "posts",
             columns,
             [dialect().search_owner, fragment, *filters],
-            [user_id, *found, *filter_params],
+            [workspace_id, *found, *filter_params],
             order,
             limit,
             offset,
@@ -83,7 +83,9 @@ def search_posts(columns, where, params, words, order, limit, offset, after, cou
         )
 
     with time_limit(ms):
-        matches = value(*dialect().count_matches(user_id, terms, filters, filter_params, CAP + 1))
+        matches = value(
+            *dialect().count_matches(workspace_id, terms, filters, filter_params, CAP + 1)
+        )
         if matches <= CAP:
             page, more = led_by_index()
             return Page(page, matches, more, estimate=False)

@@ -15,7 +15,7 @@ _FIGURES = ", ".join(FIGURES)
 LATEST = f"taken_at, {_FIGURES}, engagement"
 
 
-def lock_posts(user_id, post_ids):
+def lock_posts(workspace_id, post_ids):
     """{id: {id, status, type, brand_id, published_at}} of the user's posts
     among `post_ids`, locked until the transaction ends (in id order, so that
     two batches naming the same posts never wait on each other in a circle)."""
@@ -23,9 +23,9 @@ def lock_posts(user_id, post_ids):
         return {}
     ids = sorted(set(post_ids))
     found = rows(
-        "SELECT id, status, type, brand_id, published_at FROM posts WHERE user_id = ?"
+        "SELECT id, status, type, brand_id, published_at FROM posts WHERE workspace_id = ?"
         f" AND id IN ({', '.join('?' * len(ids))}) ORDER BY id" + dialect().for_update,
-        (user_id, *ids),
+        (workspace_id, *ids),
     )
     return {r["id"]: r for r in found}
 
@@ -55,13 +55,13 @@ def save_snapshots(snapshots, now):
     )
 
 
-def save_latest(user_id, latest):
+def save_latest(workspace_id, latest):
     """Copy each post's newest snapshot onto its post_metrics row (made if
     missing), unless the row holds a newer one already. `latest`: dicts with
     post_id, channel, published_at, published_quarter, taken_at, the figures,
     interactions and engagement."""
     columns = (
-        "post_id, user_id, channel, published_at, published_quarter, taken_at,"
+        "post_id, workspace_id, channel, published_at, published_quarter, taken_at,"
         f" {_FIGURES}, interactions, engagement"
     )
     kept = ("taken_at", *FIGURES, "interactions", "engagement")
@@ -73,7 +73,7 @@ def save_latest(user_id, latest):
         [
             (
                 s["post_id"],
-                user_id,
+                workspace_id,
                 s["channel"],
                 s["published_at"],
                 s["published_quarter"],
@@ -87,12 +87,12 @@ def save_latest(user_id, latest):
     )
 
 
-def track_published(user_id, post_id, channel, published_at, published_quarter):
+def track_published(workspace_id, post_id, channel, published_at, published_quarter):
     """The post_metrics row of a post that has just become Published."""
     write(
-        "INSERT INTO post_metrics (post_id, user_id, channel, published_at, published_quarter)"
+        "INSERT INTO post_metrics (post_id, workspace_id, channel, published_at, published_quarter)"
         " VALUES (?, ?, ?, ?, ?) ON CONFLICT (post_id) DO NOTHING",
-        (post_id, user_id, channel, published_at, published_quarter),
+        (post_id, workspace_id, channel, published_at, published_quarter),
     )
 
 

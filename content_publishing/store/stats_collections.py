@@ -10,16 +10,16 @@ leaves it to be taken again once the lease runs out.
 
 from content_publishing.store.db import dialect, one, rows, value, write
 
-COLUMNS = "post_id, user_id, published_at, age, tries, due_at, last_error"
+COLUMNS = "post_id, workspace_id, published_at, age, tries, due_at, last_error"
 
 
-def add(post_id, user_id, published_at, age, due_at):
+def add(post_id, workspace_id, published_at, age, due_at):
     """The schedule of a post that has just gone out (kept as it is if it
     has one: the first publishing counts)."""
     write(
         f"INSERT INTO stats_collections ({COLUMNS}) VALUES (?, ?, ?, ?, 0, ?, NULL)"
         " ON CONFLICT (post_id) DO NOTHING",
-        (post_id, user_id, published_at, age, due_at),
+        (post_id, workspace_id, published_at, age, due_at),
     )
 
 

@@ -43,50 +43,50 @@ def _wants(event_type):
     return f"%{json.dumps(event_type)}%"
 
 
-def get_endpoint(user_id, endpoint_id):
-    return endpoints.get(user_id, endpoint_id)
+def get_endpoint(workspace_id, endpoint_id):
+    return endpoints.get(workspace_id, endpoint_id)
 
 
-def lock_endpoint(user_id, endpoint_id):
-    return endpoints.lock(user_id, endpoint_id)
+def lock_endpoint(workspace_id, endpoint_id):
+    return endpoints.lock(workspace_id, endpoint_id)
 
 
-def insert_endpoint(user_id, endpoint_id, fields, sealed, now):
+def insert_endpoint(workspace_id, endpoint_id, fields, sealed, now):
     """`sealed`: the sealed secret, and the auth header's name and sealed
     token when it has one: {secret, auth_header_name, auth_header_token}."""
-    return endpoints.insert(user_id, endpoint_id, {**fields, **sealed}, now)
+    return endpoints.insert(workspace_id, endpoint_id, {**fields, **sealed}, now)
 
 
-def update_endpoint(user_id, endpoint_id, changes, now):
-    return endpoints.update(user_id, endpoint_id, changes, now)
+def update_endpoint(workspace_id, endpoint_id, changes, now):
+    return endpoints.update(workspace_id, endpoint_id, changes, now)
 
 
-def delete_endpoint(user_id, endpoint_id):
-    return endpoints.delete(user_id, endpoint_id)
+def delete_endpoint(workspace_id, endpoint_id):
+    return endpoints.delete(workspace_id, endpoint_id)
 
 
-def list_endpoints(user_id, query):
-    return endpoints.page_of(user_id, query, "created_at DESC, id DESC")
+def list_endpoints(workspace_id, query):
+    return endpoints.page_of(workspace_id, query, "created_at DESC, id DESC")
 
 
-def subscribed(user_id, event_type):
+def subscribed(workspace_id, event_type):
     """Ids of the user's enabled endpoints that want `event_type`."""
     return [
         r["id"]
         for r in rows(
-            "SELECT id FROM webhook_endpoints WHERE user_id = ? AND enabled = 1 AND events LIKE ?"
+            "SELECT id FROM webhook_endpoints WHERE workspace_id = ? AND enabled = 1 AND events LIKE ?"
             " ORDER BY created_at, id",
-            (user_id, _wants(event_type)),
+            (workspace_id, _wants(event_type)),
         )
     ]
 
 
-def other_enabled_for(user_id, event_type, endpoint_id):
+def other_enabled_for(workspace_id, event_type, endpoint_id):
     """Another enabled endpoint of the user that wants `event_type`, or None."""
     return value(
-        "SELECT id FROM webhook_endpoints WHERE user_id = ? AND enabled = 1 AND events LIKE ?"
+        "SELECT id FROM webhook_endpoints WHERE workspace_id = ? AND enabled = 1 AND events LIKE ?"
         " AND id <> ? LIMIT 1",
-        (user_id, _wants(event_type), endpoint_id),
+        (workspace_id, _wants(event_type), endpoint_id),
     )
 
 
@@ -94,7 +94,7 @@ def signing(endpoint_id):
     """url, enabled, the sealed secrets and the auth header of an endpoint,
     for a delivery; or None."""
     return one(
-        "SELECT id, user_id, url, enabled, secret, previous_secret, previous_secret_until,"
+        "SELECT id, workspace_id, url, enabled, secret, previous_secret, previous_secret_until,"
         " auth_header_name, auth_header_token FROM webhook_endpoints WHERE id = ?",
         (endpoint_id,),
     )
@@ -112,8 +112,8 @@ def disable(endpoint_id, reason, now):
 def find_any(endpoint_id):
     """An endpoint of any user, with its owner's name (the operator's CLI)."""
     row = one(
-        f"SELECT e.user_id, u.name AS user_name, {', '.join('e.' + c.strip() for c in COLUMNS.split(','))}"
-        " FROM webhook_endpoints e JOIN users u ON u.id = e.user_id WHERE e.id = ?",
+        f"SELECT e.workspace_id, u.name AS user_name, {', '.join('e.' + c.strip() for c in COLUMNS.split(','))}"
+        " FROM webhook_endpoints e JOIN workspaces u ON u.id = e.workspace_id WHERE e.id = ?",
         (endpoint_id,),
     )
     return endpoints.record(row) if row else None
@@ -123,6 +123,6 @@ def list_all():
     """Every endpoint of every user, with the owner's name (the operator's CLI)."""
     found = rows(
         f"SELECT u.name AS user_name, {', '.join('e.' + c.strip() for c in COLUMNS.split(','))}"
-        " FROM webhook_endpoints e JOIN users u ON u.id = e.user_id ORDER BY e.created_at, e.id"
+        " FROM webhook_endpoints e JOIN workspaces u ON u.id = e.workspace_id ORDER BY e.created_at, e.id"
     )
     return [endpoints.record(r) for r in found]

@@ -43,43 +43,43 @@ def body(event_type, data, now):
     )
 
 
-def emit(user_id, event_type, data, now, post_id=None):
+def emit(workspace_id, event_type, data, now, post_id=None):
     """Write the event for the user's endpoints that want it; its id, or None."""
-    endpoint_ids = webhook_store.subscribed(user_id, event_type)
+    endpoint_ids = webhook_store.subscribed(workspace_id, event_type)
     if not endpoint_ids:
         return None
     event_id = new_id()
     outbox.add_event(
-        event_id, user_id, event_type, post_id, body(event_type, data, now), endpoint_ids, now
+        event_id, workspace_id, event_type, post_id, body(event_type, data, now), endpoint_ids, now
     )
     return event_id
 
 
-def post_changed(user_id, before, after, now):
+def post_changed(workspace_id, before, after, now):
     """post.published or post.failed when a change moved the post there."""
     event_type = POST_EVENTS.get(after["status"])
     if event_type and before["status"] != after["status"]:
-        emit(user_id, event_type, render(post_schema, after), now, post_id=after["id"])
+        emit(workspace_id, event_type, render(post_schema, after), now, post_id=after["id"])
 
 
-def article_changed(user_id, before, after, now):
+def article_changed(workspace_id, before, after, now):
     if after["status"] == "Published" and before["status"] != "Published":
-        emit(user_id, "article.published", render(article_schema, after), now)
+        emit(workspace_id, "article.published", render(article_schema, after), now)
 
 
-def channel_changed(user_id, event_type, channel, now):
+def channel_changed(workspace_id, event_type, channel, now):
     """channel.expiring or channel.disconnected, with the channel record
     (its `connection` included, never a token)."""
-    emit(user_id, event_type, render(channel_schema, channel), now)
+    emit(workspace_id, event_type, render(channel_schema, channel), now)
 
 
-def ping(user_id, endpoint_id, now):
+def ping(workspace_id, endpoint_id, now):
     """A test event to one endpoint, whatever it subscribes to: the body
     `webhooks test` sends too, delivered by the dispatcher and logged."""
     event_id = new_id()
     outbox.add_event(
         event_id,
-        user_id,
+        workspace_id,
         "ping",
         None,
         body("ping", {"endpoint_id": endpoint_id}, now),
@@ -89,14 +89,14 @@ def ping(user_id, endpoint_id, now):
     return event_id
 
 
-def posts_due(user_id, handed, now):
+def posts_due(workspace_id, handed, now):
     """The handoffs of due posts to the user's post.due endpoint: for each
     (post, handoff) of `handed`, the post and what the automation is told
     beside it (its callback_url, the lease_seconds that start when it
     acknowledges the delivery, and the linkedin_request to send). Her
     endpoints are read once, the events and deliveries written in two
     statements."""
-    endpoint_ids = webhook_store.subscribed(user_id, "post.due")
+    endpoint_ids = webhook_store.subscribed(workspace_id, "post.due")
     if not endpoint_ids:
         return []
     events = [
@@ -111,5 +111,5 @@ def posts_due(user_id, handed, now):
         )
         for post, handoff in handed
     ]
-    outbox.add_events(user_id, "post.due", events, endpoint_ids, now)
+    outbox.add_events(workspace_id, "post.due", events, endpoint_ids, now)
     return [event_id for event_id, _, _ in events]

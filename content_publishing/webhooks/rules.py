@@ -48,9 +48,9 @@ def check_destination(url, guard):
         raise validation_error({"url": [f"Not a public address: {e}."]}) from None
 
 
-def _one_post_due(user_id, endpoint_id, events, enabled):
+def _one_post_due(workspace_id, endpoint_id, events, enabled):
     if enabled and "post.due" in events:
-        other = webhook_store.other_enabled_for(user_id, "post.due", endpoint_id)
+        other = webhook_store.other_enabled_for(workspace_id, "post.due", endpoint_id)
         if other:
             raise _post_due_taken(other)
 
@@ -63,7 +63,7 @@ def _post_due_taken(other):
     )
 
 
-def _saved(user_id, endpoint_id, write):
+def _saved(workspace_id, endpoint_id, write):
     """`write()` inside a savepoint; the index's refusal of a second enabled
     post.due endpoint, committed by a concurrent request after our read, is
     the same 409 as the read's."""
@@ -74,15 +74,15 @@ def _saved(user_id, endpoint_id, write):
         if not is_unique_violation(error):
             raise
         raise _post_due_taken(
-            webhook_store.other_enabled_for(user_id, "post.due", endpoint_id)
+            webhook_store.other_enabled_for(workspace_id, "post.due", endpoint_id)
         ) from None
 
 
-def create(user_id, fields, now):
+def create(workspace_id, fields, now):
     """The new endpoint, and what is shown of it once: its secret, and its
     auth_header's token if it has one (inside the caller's transaction)."""
     endpoint_id = str(uuid.uuid4())
-    _one_post_due(user_id, endpoint_id, fields["events"], True)
+    _one_post_due(workspace_id, endpoint_id, fields["events"], True)
     fields = dict(fields)
     secret = webhook_secrets.generate()
     sealed = {"secret": webhook_secrets.seal(secret)}
@@ -91,9 +91,9 @@ def create(user_id, fields, now):
     if header:
         sealed.update(_header_columns(header["name"], shown))
     endpoint = _saved(
-        user_id,
+        workspace_id,
         endpoint_id,
-        lambda: webhook_store.insert_endpoint(user_id, endpoint_id, fields, sealed, now),
+        lambda: webhook_store.insert_endpoint(workspace_id, endpoint_id, fields, sealed, now),
     )
     return endpoint, shown
 
@@ -105,7 +105,7 @@ def _header_columns(name, shown):
     return {"auth_header_name": name, "auth_header_token": webhook_secrets.seal(token)}
 
 
-def update(user_id, endpoint, changes, now):
+def update(workspace_id, endpoint, changes, now):
     """The changed endpoint, and what is shown once: a new secret if the
     change rotates it, a new auth_header token if it issues one."""
     changes = dict(changes)
@@ -125,7 +125,7 @@ def update(user_id, endpoint, changes, now):
         columns["disabled_reason"] = None
     if columns.keys() & {"events", "enabled"}:
         _one_post_due(
-            user_id,
+            workspace_id,
             endpoint["id"],
             columns.get("events", endpoint["events"]),
             columns.get("enabled", endpoint["enabled"]),
@@ -144,9 +144,9 @@ def update(user_id, endpoint, changes, now):
     if not columns:
         return endpoint, shown
     changed = _saved(
-        user_id,
+        workspace_id,
         endpoint["id"],
-        lambda: webhook_store.update_endpoint(user_id, endpoint["id"], columns, now),
+        lambda: webhook_store.update_endpoint(workspace_id, endpoint["id"], columns, now),
     )
     return changed, shown
 
@@ -159,9 +159,9 @@ def delivery_headers(endpoint, unseal):
     return {endpoint["auth_header_name"]: unseal(endpoint["auth_header_token"])}
 
 
-def delete(user_id, endpoint, now):
+def delete(workspace_id, endpoint, now):
     outbox.cancel_for_endpoint(endpoint["id"], "the endpoint was deleted", now)
-    webhook_store.delete_endpoint(user_id, endpoint["id"])
+    webhook_store.delete_endpoint(workspace_id, endpoint["id"])
 
 
 def disable_gone(endpoint_id, reason, now):
@@ -171,21 +171,21 @@ def disable_gone(endpoint_id, reason, now):
     outbox.cancel_for_endpoint(endpoint_id, reason, now)
 
 
-def ping(user_id, endpoint, now):
+def ping(workspace_id, endpoint, now):
     """A ping to `endpoint`, pending for the dispatcher: its delivery."""
     _must_be_enabled(endpoint, "The endpoint")
-    event_id = events.ping(user_id, endpoint["id"], now)
-    return deliveries.delivery_of_event(user_id, event_id)
+    event_id = events.ping(workspace_id, endpoint["id"], now)
+    return deliveries.delivery_of_event(workspace_id, event_id)
 
 
-def redeliver(user_id, delivery, now):
-    endpoint = webhook_store.get_endpoint(user_id, delivery["endpoint_id"])
+def redeliver(workspace_id, delivery, now):
+    endpoint = webhook_store.get_endpoint(workspace_id, delivery["endpoint_id"])
     if endpoint is None:
         raise conflict(
             "The endpoint of this delivery was deleted.", {"endpoint_id": delivery["endpoint_id"]}
         )
     _must_be_enabled(endpoint, "The endpoint of this delivery")
-    return outbox.redeliver(user_id, delivery, now)
+    return outbox.redeliver(workspace_id, delivery, now)
 
 
 def _must_be_enabled(endpoint, named):

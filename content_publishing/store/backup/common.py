@@ -20,14 +20,15 @@ KINDS = {"sqlite": "an SQLite", "postgresql": "a PostgreSQL"}
 
 # Tables counted in the one line that says what a backup holds: name -> label.
 COUNTED = {
-    "users": "users",
+    "users": "users",  # before schema version 15, when they became workspaces
+    "workspaces": "workspaces",
     "api_keys": "keys",
     "posts": "posts",
     "articles": "articles",
     "webhook_endpoints": "webhook endpoints",
 }
 # Every schema version has these; a file without them is not our database.
-REQUIRED_TABLES = {"users", "api_keys", "posts"}
+REQUIRED_TABLES = {"api_keys", "posts"}  # (users became workspaces in version 15)
 
 
 class BackupError(Exception):

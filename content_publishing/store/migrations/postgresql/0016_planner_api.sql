@@ -1,4 +1,4 @@
--- Version 14 -> 15: search also finds the last word of a query as a prefix
+-- Version 15 -> 16: search also finds the last word of a query as a prefix
 -- ("webin" finds "webinar", content_publishing/store/search.py). The GIN
 -- index over each word with its owner in front ('42:launch') held text
 -- arrays, whose operators look up whole keys only; it becomes a tsvector of
@@ -21,7 +21,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 DROP INDEX posts_search_owned;
 CREATE INDEX posts_search_owned ON posts
-    USING GIN (posts_search_vector(user_id, content)) WITH (fastupdate = off);
+    USING GIN (posts_search_vector(workspace_id, content)) WITH (fastupdate = off);
 -- Recycling a Published post (posts/recycle.py): the copy names its
 -- original in recycled_from, and a channel's recycle_after_days (null, or
 -- 1-365) is how long after the original went out a copy may go out.
@@ -36,12 +36,12 @@ ALTER TABLE channels ADD COLUMN utm TEXT CHECK (length(utm) BETWEEN 1 AND 500);
 -- owner's sets, held by the unique index, and its hashtags as a JSON array.
 CREATE TABLE hashtag_sets (
     id          TEXT PRIMARY KEY,
-    user_id     BIGINT NOT NULL REFERENCES users (id),
+    workspace_id BIGINT NOT NULL REFERENCES workspaces (id),
     name        TEXT NOT NULL,
     hashtags    TEXT NOT NULL,
     created_at  TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
     version     INTEGER NOT NULL DEFAULT 1
 );
-CREATE UNIQUE INDEX hashtag_sets_name ON hashtag_sets (user_id, name);
-CREATE INDEX hashtag_sets_created ON hashtag_sets (user_id, created_at, id);
+CREATE UNIQUE INDEX hashtag_sets_name ON hashtag_sets (workspace_id, name);
+CREATE INDEX hashtag_sets_created ON hashtag_sets (workspace_id, created_at, id);

@@ -1,12 +1,13 @@
--- Version 14 -> 15: search also finds the last word of a query as a prefix
+-- Version 15 -> 16: search also finds the last word of a query as a prefix
 -- ("webin" finds "webinar", content_publishing/store/search.py). Without a
 -- prefix index FTS5 answers a prefix query by merging the entries of every
 -- word that begins so, every owner's, before the owner's rowid range can
 -- narrow them: "lau"* read a million entries (25 ms) where "launch" read the
 -- caller's. The index is rebuilt with prefix indexes of 3 to 10 characters,
 -- whose entries are read as a word's are, within the owner's range (1 ms):
--- as before (0009) but for the prefix option. A prefix of more than 10
--- characters is answered the slow way, correctly, and selects few words.
+-- as before (0009; the owner is workspace_id since 0015) but for the
+-- prefix option. A prefix of more than 10 characters is answered the slow
+-- way, correctly, and selects few words.
 -- The rebuild reads every post once (about 25 s a million).
 DROP TRIGGER posts_search_insert;
 DROP TRIGGER posts_search_update;
@@ -17,20 +18,20 @@ CREATE VIRTUAL TABLE posts_search USING fts5(
     prefix = '3 4 5 6 7 8 9 10'
 );
 INSERT INTO posts_search (rowid, content)
-    SELECT user_id * 1099511627776 + rowid, content FROM posts;
+    SELECT workspace_id * 1099511627776 + rowid, content FROM posts;
 CREATE TRIGGER posts_search_insert AFTER INSERT ON posts BEGIN
     INSERT INTO posts_search (rowid, content)
-    VALUES (new.user_id * 1099511627776 + new.rowid, new.content);
+    VALUES (new.workspace_id * 1099511627776 + new.rowid, new.content);
 END;
-CREATE TRIGGER posts_search_update AFTER UPDATE OF content, user_id ON posts BEGIN
+CREATE TRIGGER posts_search_update AFTER UPDATE OF content, workspace_id ON posts BEGIN
     INSERT INTO posts_search (posts_search, rowid, content)
-    VALUES ('delete', old.user_id * 1099511627776 + old.rowid, old.content);
+    VALUES ('delete', old.workspace_id * 1099511627776 + old.rowid, old.content);
     INSERT INTO posts_search (rowid, content)
-    VALUES (new.user_id * 1099511627776 + new.rowid, new.content);
+    VALUES (new.workspace_id * 1099511627776 + new.rowid, new.content);
 END;
 CREATE TRIGGER posts_search_delete AFTER DELETE ON posts BEGIN
     INSERT INTO posts_search (posts_search, rowid, content)
-    VALUES ('delete', old.user_id * 1099511627776 + old.rowid, old.content);
+    VALUES ('delete', old.workspace_id * 1099511627776 + old.rowid, old.content);
 END;
 -- Recycling a Published post (posts/recycle.py): the copy names its
 -- original in recycled_from, and a channel's recycle_after_days (null, or
@@ -46,12 +47,12 @@ ALTER TABLE channels ADD COLUMN utm TEXT CHECK (length(utm) BETWEEN 1 AND 500);
 -- owner's sets, held by the unique index, and its hashtags as a JSON array.
 CREATE TABLE hashtag_sets (
     id          TEXT PRIMARY KEY,           -- UUID
-    user_id     INTEGER NOT NULL REFERENCES users (id),
+    workspace_id INTEGER NOT NULL REFERENCES workspaces (id),
     name        TEXT NOT NULL,
     hashtags    TEXT NOT NULL,              -- JSON array of "#word"
     created_at  TEXT NOT NULL,
     updated_at  TEXT NOT NULL,
     version     INTEGER NOT NULL DEFAULT 1
 );
-CREATE UNIQUE INDEX hashtag_sets_name ON hashtag_sets (user_id, name);
-CREATE INDEX hashtag_sets_created ON hashtag_sets (user_id, created_at, id);
+CREATE UNIQUE INDEX hashtag_sets_name ON hashtag_sets (workspace_id, name);
+CREATE INDEX hashtag_sets_created ON hashtag_sets (workspace_id, created_at, id);

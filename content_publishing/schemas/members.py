@@ -1,0 +1,93 @@
+"""A workspace's members: the record, the invitation and change bodies, and
+taking up an invitation."""
+
+from marshmallow import Schema, fields, validate
+
+from content_publishing.schemas.common import Text, Timestamp
+
+ROLES = ("owner", "admin", "editor", "contributor", "viewer")  # as roles.ROLES
+NAME_MAX = 100
+EMAIL_MAX = 254
+
+
+def email_field(**kwargs):
+    return fields.Email(
+        allow_none=True,
+        validate=validate.Length(max=EMAIL_MAX),
+        metadata={"description": "Where notifications go; null: none."},
+        **kwargs,
+    )
+
+
+class MemberSchema(Schema):
+    id = fields.Integer(dump_only=True)
+    name = Text(
+        NAME_MAX,
+        required=True,
+        metadata={"description": "Unique in the workspace; shown on posts and in history."},
+    )
+    email = email_field(load_default=None)
+    role = fields.String(
+        required=True,
+        validate=validate.OneOf(ROLES),
+        metadata={"description": "What the member's keys may do, within their scopes."},
+    )
+    created_at = Timestamp(dump_only=True)
+    removed_at = Timestamp(
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "description": "When the member was removed (every key revoked); null: a member."
+        },
+    )
+
+
+class InvitedMemberSchema(MemberSchema):
+    invite_url = fields.String(
+        dump_only=True,
+        metadata={
+            "description": "The dashboard's page that takes up the invitation, shown only here: "
+            "its token works once, for 7 days, and makes the member's first key."
+        },
+    )
+    invite_expires_at = Timestamp(dump_only=True)
+
+
+class MemberBriefSchema(Schema):
+    """A member as a key's holder sees themself (GET /me) or an invitation names them."""
+
+    id = fields.Integer(dump_only=True)
+    name = fields.String(dump_only=True)
+    email = fields.String(dump_only=True, allow_none=True)
+    role = fields.String(dump_only=True, validate=validate.OneOf(ROLES))
+
+
+class MemberUpdateSchema(Schema):
+    role = fields.String(validate=validate.OneOf(ROLES))
+    email = email_field()
+
+
+class MembersSchema(Schema):
+    data = fields.List(fields.Nested(MemberSchema), dump_only=True)
+
+
+class InviteAcceptSchema(Schema):
+    token = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+class AcceptedSchema(Schema):
+    workspace = fields.Dict(dump_only=True, metadata={"description": "{id, name}"})
+    member = fields.Nested(MemberBriefSchema, dump_only=True)
+    key_id = fields.Integer(dump_only=True)
+    key = fields.String(
+        dump_only=True, metadata={"description": "The member's first key, shown only here."}
+    )
+    scopes = fields.List(fields.String(), dump_only=True)
+
+
+member_schema = MemberSchema()
+invited_member_schema = InvitedMemberSchema()
+member_update_schema = MemberUpdateSchema()
+members_schema = MembersSchema()
+invite_accept_schema = InviteAcceptSchema()
+accepted_schema = AcceptedSchema()

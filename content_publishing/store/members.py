@@ -1,0 +1,124 @@
+"""Members of a workspace, their invitations, and the revocation of a
+member's keys (migration 0014 says what each table holds)."""
+
+from content_publishing.store.db import dialect, execute, one, rows, value
+
+COLUMNS = "id, workspace_id, name, email, role, created_at, removed_at"
+
+
+def list_members(workspace_id):
+    """The workspace's members, the removed ones included (they still name
+    authors), oldest first."""
+    return rows(
+        f"SELECT {COLUMNS} FROM members WHERE workspace_id = ? ORDER BY id", (workspace_id,)
+    )
+
+
+def list_all(workspace_id=None):
+    """Every member with their workspace's name (`flask members list`)."""
+    where, params = ("WHERE m.workspace_id = ?", (workspace_id,)) if workspace_id else ("", ())
+    return rows(
+        "SELECT m.id, m.workspace_id, w.name AS workspace_name, m.name, m.email, m.role,"
+        f" m.removed_at FROM members m JOIN workspaces w ON w.id = m.workspace_id {where}"
+        " ORDER BY m.id",
+        params,
+    )
+
+
+def get_member(workspace_id, member_id):
+    return one(
+        f"SELECT {COLUMNS} FROM members WHERE workspace_id = ? AND id = ?",
+        (workspace_id, member_id),
+    )
+
+
+def get_any_member(member_id):
+    """A member of any workspace (the CLI names members by id alone)."""
+    return one(f"SELECT {COLUMNS} FROM members WHERE id = ?", (member_id,))
+
+
+def lock_workspace(workspace_id):
+    """Lock the workspace's row: every change of its members' roles takes
+    it first, so that two demotions cannot both find another owner left."""
+    return one(
+        "SELECT id, name, created_at FROM workspaces WHERE id = ?" + dialect().for_update,
+        (workspace_id,),
+    )
+
+
+def get_workspace(workspace_id):
+    return one("SELECT id, name, created_at FROM workspaces WHERE id = ?", (workspace_id,))
+
+
+def find_workspace(name):
+    return one("SELECT id, name, created_at FROM workspaces WHERE name = ?", (name,))
+
+
+def count_owners(workspace_id):
+    """Owners who are still members."""
+    return value(
+        "SELECT COUNT(*) FROM members"
+        " WHERE workspace_id = ? AND role = 'owner' AND removed_at IS NULL",
+        (workspace_id,),
+    )
+
+
+def insert_member(workspace_id, name, email, role, now):
+    """The new member's record, or None when the workspace has one of that
+    name (names are unique in a workspace, removed members' included)."""
+    return one(
+        "INSERT INTO members (workspace_id, name, email, role, created_at)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (workspace_id, name) DO NOTHING"
+        f" RETURNING {COLUMNS}",
+        (workspace_id, name, email, role, now),
+    )
+
+
+def update_member(member_id, changes):
+    """Write `changes` (role, email); the new record."""
+    assignments = ", ".join(f"{column} = ?" for column in changes)
+    return one(
+        f"UPDATE members SET {assignments} WHERE id = ? RETURNING {COLUMNS}",
+        (*changes.values(), member_id),
+    )
+
+
+def remove_member(member_id, now):
+    """Mark the member removed and revoke every key of theirs, in the
+    caller's transaction: both move the key generation, so every worker's
+    cached keys of theirs are looked up again on their next use."""
+    execute(
+        "UPDATE api_keys SET revoked_at = ? WHERE member_id = ? AND revoked_at IS NULL",
+        (now, member_id),
+    )
+    execute(
+        "UPDATE member_invites SET used_at = ? WHERE member_id = ? AND used_at IS NULL",
+        (now, member_id),
+    )
+    return one(
+        f"UPDATE members SET removed_at = ? WHERE id = ? RETURNING {COLUMNS}", (now, member_id)
+    )
+
+
+def insert_invite(token_hash, member_id, expires_at, now):
+    execute(
+        "INSERT INTO member_invites (token_hash, member_id, expires_at, created_at)"
+        " VALUES (?, ?, ?, ?)",
+        (token_hash, member_id, expires_at, now),
+    )
+
+
+def lock_invite(token_hash):
+    """The invitation with this token's hash, locked, with its member and
+    workspace; None when unknown."""
+    return one(
+        "SELECT i.token_hash, i.member_id, i.expires_at, i.used_at, m.workspace_id,"
+        " m.name, m.email, m.role, m.removed_at, w.name AS workspace_name"
+        " FROM member_invites i JOIN members m ON m.id = i.member_id"
+        " JOIN workspaces w ON w.id = m.workspace_id WHERE i.token_hash = ?" + dialect().for_update,
+        (token_hash,),
+    )
+
+
+def use_invite(token_hash, now):
+    execute("UPDATE member_invites SET used_at = ? WHERE token_hash = ?", (now, token_hash))
