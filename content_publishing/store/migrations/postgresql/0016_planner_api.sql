@@ -2,26 +2,33 @@
 -- ("webin" finds "webinar", content_publishing/store/search.py). The GIN
 -- index over each word with its owner in front ('42:launch') held text
 -- arrays, whose operators look up whole keys only; it becomes a tsvector of
--- the same keys, whose index also reads a range of keys ('42:webin':*), so
--- that a prefix is looked up among the caller's own words as a whole word
--- is. posts_search_query makes a search's tsquery from its words, read as
--- the content is, each quoted, so that nothing of the query language is
--- read in a word: NULL when no word remains (it then matches nothing).
+-- the same keys (posts_search_vector), whose index also reads a range of
+-- keys ('42:webin':*), so that a prefix is looked up among the caller's own
+-- words as a whole word is. posts_search_query makes a search's tsquery
+-- from its words, read as the content is, each quoted, so that nothing of
+-- the query language is read in a word: NULL when no word remains (it then
+-- matches nothing). Both call only pg_catalog's functions: a restore
+-- (pg_restore, with an empty search_path) builds the index through them.
+-- posts_search_terms, which the old index was over, goes with it.
 CREATE FUNCTION posts_search_vector(owner BIGINT, body TEXT) RETURNS TSVECTOR
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT array_to_tsvector(posts_search_terms(owner, body))
+    SELECT array_to_tsvector(coalesce(array_agg(owner::text || ':' || lexeme), '{}'))
+    FROM unnest(tsvector_to_array(to_tsvector('simple', body))) AS lexeme
 $$;
 CREATE FUNCTION posts_search_query(owner BIGINT, words TEXT, prefix TEXT) RETURNS TSQUERY
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT nullif(concat_ws(' & ',
-        (SELECT string_agg('''' || replace(replace(term, '\', '\\'), '''', '''''') || '''', ' & ')
-         FROM unnest(posts_search_terms(owner, words)) AS term),
-        (SELECT string_agg('''' || replace(replace(term, '\', '\\'), '''', '''''') || ''':*', ' & ')
-         FROM unnest(posts_search_terms(owner, prefix)) AS term)), '')::tsquery
+        (SELECT string_agg('''' || replace(replace(owner::text || ':' || lexeme, '\', '\\'),
+                                           '''', '''''') || '''', ' & ')
+         FROM unnest(tsvector_to_array(to_tsvector('simple', words))) AS lexeme),
+        (SELECT string_agg('''' || replace(replace(owner::text || ':' || lexeme, '\', '\\'),
+                                           '''', '''''') || ''':*', ' & ')
+         FROM unnest(tsvector_to_array(to_tsvector('simple', prefix))) AS lexeme)), '')::tsquery
 $$;
 DROP INDEX posts_search_owned;
 CREATE INDEX posts_search_owned ON posts
     USING GIN (posts_search_vector(workspace_id, content)) WITH (fastupdate = off);
+DROP FUNCTION posts_search_terms(BIGINT, TEXT);
 -- Recycling a Published post (posts/recycle.py): the copy names its
 -- original in recycled_from, and a channel's recycle_after_days (null, or
 -- 1-365) is how long after the original went out a copy may go out.
