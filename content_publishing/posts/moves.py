@@ -86,6 +86,8 @@ def _check_move(workspace_id, post, old, new):
             f"A post becomes {new} only through POST {REVIEW_PATH}.",
             {"status": old, "review": REVIEW_PATH},
         )
+    if old == "In review" and new == "Scheduled":
+        check_approved(workspace_id, post)  # never approved yet: approval_required
     if new != old and new not in MOVES[old]:
         if old == "Publishing":
             raise _in_the_automations_hands(post)
@@ -158,7 +160,7 @@ def _check_merged(workspace_id, post, changes, scopes, lead_seconds, now):
     if (new != old or rescheduled) and not withdrawn and PUBLISH_SCOPE not in scopes:
         raise missing(scopes, PUBLISH_SCOPE)
     if new in ("Scheduled", "Approved") and new != old:
-        check_approved(workspace_id, merged, new)
+        check_approved(workspace_id, {**merged, "status": old}, new)
     try:
         check_brand(merged)
     except ValidationError as e:
