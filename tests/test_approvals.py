@@ -261,6 +261,17 @@ def test_the_queue_takes_only_an_approved_post(required, client):
     assert r.get_json()["status"] == "Scheduled"
 
 
+def test_the_callback_never_publishes_a_post_under_review(required):
+    team = required
+    waiting = draft(team["contributor"])
+    reviewed(team["contributor"], waiting, "submit")
+    for post in (waiting, approved(team, content="approved, not scheduled")):
+        body = {"post_id": post["id"], "linkedin_post_id": "urn:li:share:9"}
+        err = assert_error(team["owner"].post(CALLBACK, json=body), 409, "conflict")
+        assert err["details"]["status"] in ("In review", "Approved")
+        assert read(team["owner"], post)["published_at"] is None
+
+
 def test_an_approved_series_next_occurrence_keeps_the_approval(required):
     team = required
     post = draft(team["contributor"])

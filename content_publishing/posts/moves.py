@@ -248,9 +248,10 @@ def plan_publish(post, urn, live_url, comment, now, by_service=False):
             "The post is already Published with another linkedin_post_id or live_url.",
             {"linkedin_post_id": post["linkedin_post_id"], "live_url": post["live_url"]},
         )
-    if post["status"] == "Draft":
+    if post["status"] in ("Draft", *REVIEW_STATUSES):
         raise conflict(
-            "A Draft post cannot be published; schedule it first.", {"status": post["status"]}
+            f"A {post['status']} post cannot be published; schedule it first.",
+            {"status": post["status"]},
         )
     if (
         post["status"] == "Publishing"
