@@ -444,10 +444,13 @@ def test_comments_are_deleted_with_their_post_and_kept_within_the_workspace(
     post = draft(team["editor"])
     team["viewer"].post(COMMENTS(post["id"]), json={"body": "first"})
     outsider = caller("elsewhere")
+    # a name of another workspace mentions no one here
+    ghost = team["viewer"].post(COMMENTS(post["id"]), json={"body": "hi @elsewhere"})
+    assert ghost.get_json()["mentions"] == []
     assert_error(outsider.get(COMMENTS(post["id"])), 404, "not_found")
     assert_error(outsider.post(COMMENTS(post["id"]), json={"body": "hi"}), 404, "not_found")
     assert_error(outsider.post(REVIEW(post["id"]), json={"action": "submit"}), 404, "not_found")
-    assert len(team["owner"].get(COMMENTS(post["id"])).get_json()["data"]) == 1
+    assert len(team["owner"].get(COMMENTS(post["id"])).get_json()["data"]) == 2
     r = team["owner"].client.delete(ITEM(post["id"]), headers={"X-API-Key": team["owner"].key})
     assert r.status_code == 204
     assert count_rows("post_comments") == 0
