@@ -245,6 +245,32 @@ def test_an_edit_of_an_approved_scheduled_post_unschedules_it(required):
     assert read(team["owner"], post)["content"] == "second"
 
 
+def test_unscheduling_keeps_the_approval_only_back_to_approved(required):
+    team = required
+    post = approved(team)
+    team["editor"].patch(ITEM(post["id"]), json=SCHEDULE)
+    back = team["editor"].patch(ITEM(post["id"]), json={"status": "Approved"})
+    assert back.status_code == 200, back.get_json()
+    assert back.get_json()["status"] == "Approved" and back.get_json()["approved_by"]
+    assert team["editor"].patch(ITEM(post["id"]), json=SCHEDULE).get_json()["status"] == "Scheduled"
+    # a Failed post keeps its approval: a retry needs no second review
+    failed = team["editor"].patch(ITEM(post["id"]), json={"status": "Failed", "last_error": "x"})
+    assert failed.get_json()["approved_by"]["name"] == "editor"
+    again = team["editor"].patch(ITEM(post["id"]), json=SCHEDULE)
+    assert again.status_code == 200 and again.get_json()["status"] == "Scheduled"
+    # to Draft, the approval is gone, and so is the way back to Scheduled
+    draft_again = team["editor"].patch(ITEM(post["id"]), json={"status": "Draft"}).get_json()
+    assert draft_again["status"] == "Draft" and draft_again["approved_by"] is None
+    assert_error(team["editor"].patch(ITEM(post["id"]), json=SCHEDULE), 409, "approval_required")
+    # a post never approved cannot go back to Approved
+    other = draft(team["editor"], "never approved")
+    err = assert_error(
+        team["editor"].patch(ITEM(other["id"]), json={"status": "Approved"}), 409, "conflict"
+    )
+    assert err["details"]["review"].startswith("/functions/v1/api-v2-posts-review/")
+    assert read(team["owner"], other)["status"] == "Draft"
+
+
 def test_the_queue_takes_only_an_approved_post(required, client):
     team = required
     r = team["editor"].post(
