@@ -30,6 +30,11 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "media_renditions",
     "media",
     "post_history",
+    "post_comments",
+    "stats_collections",
+    "post_stats",
+    "post_metrics",
+    "channel_queue_holes",
     "posts",
     "articles",
     "content_counts",
@@ -44,6 +49,7 @@ IDENTITIES = (
     ("api_keys", "id"),
     ("webhook_attempts", "id"),
     ("post_history", "id"),
+    ("post_comments", "id"),
 )
 
 

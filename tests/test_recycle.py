@@ -212,3 +212,13 @@ def test_a_contributor_may_not_recycle(api, runner, clock):
     error = assert_error(cora.post(RECYCLE + original["id"]), 403, "forbidden")
     assert error["details"] == {"role": "contributor"}
     assert count(api) == 1
+
+
+def test_where_approvals_are_required_a_copy_needs_the_originals_approval(api, clock):
+    channel(api, "personal", slots=EVERY_DAY)
+    original = published(api, clock, days_ago=3)  # went out before approvals were required
+    r = api.patch("/functions/v1/workspace", json={"approvals": "required"})
+    assert r.status_code == 200, r.get_json()
+    error = assert_error(api.post(RECYCLE + original["id"]), 409, "approval_required")
+    assert error["details"]["status"] == "Published"
+    assert count(api) == 1

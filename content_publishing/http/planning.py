@@ -52,7 +52,8 @@ bp = Blueprint("planning", __name__)
     "channel at that instant, and the channel's guards kept. The queue has no depth limit. 409 "
     "no_free_slot when the channel has no slots (or is not set up) or nothing is free in the "
     "90 days after its last planned post; 400 naming content when the text is over "
-    "LinkedIn's limit once escaped.",
+    "LinkedIn's limit once escaped. In a workspace that requires approvals, an Approved post "
+    "(or a Failed one whose approval holds) is queued; any other is a 409 `approval_required`.",
 )
 @require_scope("posts:publish")
 def queue_post(body):
@@ -81,7 +82,9 @@ def queue_post(body):
     "not Published; 409 too_soon when that slot comes before the channel's "
     "`recycle_after_days` have passed since the original went out (`details.earliest_at` says "
     "from when a copy may go out, `details.next_slot` the slot found); 409 no_free_slot as for "
-    "the queue. The same Idempotency-Key answers the first copy.",
+    "the queue; 409 approval_required where the workspace requires approvals and the original "
+    "went out without one (a copy keeps the original's approval). The same Idempotency-Key "
+    "answers the first copy.",
 )
 @require_scope("posts:write", role="editor")
 def recycle_post(post_id):

@@ -2,8 +2,8 @@
 that evergreen content goes out again without being typed again.
 
 The copy carries what the original carried (text, media, alt text, a
-document's title, a first comment; not its repeat: a copy is one post) and
-`recycled_from`, the original's id. It takes the channel's next free slot
+document's title, a first comment, its approval; not its repeat: a copy is
+one post) and `recycled_from`, the original's id. It takes the channel's next free slot
 as "add to queue" does (planning/queue.py), and must not go out sooner than
 the channel's `recycle_after_days` after the original went out: sooner is a
 409 too_soon that says from when it may.
@@ -18,11 +18,13 @@ from content_publishing.idempotency import create_once
 from content_publishing.planning import clock, queue
 from content_publishing.planning.plan import channel_of
 from content_publishing.posts import attachments
+from content_publishing.posts.moves import check_approved
 from content_publishing.posts.writes import insert, kept
 from content_publishing.store import channels as channel_store
 from content_publishing.store import posts as post_store
 from content_publishing.store.idempotency import post_keys
 
+APPROVAL = ("approved_by", "approved_at", "reviewed_by")
 COPIED = (
     "type",
     "brand_id",
@@ -58,6 +60,10 @@ def recycle(workspace_id, post, lead_seconds, idempotency_key, now, actor=None, 
 def _copy(workspace_id, post, lead_seconds, now, actor, author):
     copy_id = str(uuid.uuid4())
     fields = kept(workspace_id, {name: post[name] for name in COPIED})
+    # The approval of the text, as a series' next occurrence keeps it: where
+    # approvals are required, a post published without one is refused.
+    fields.update({name: post.get(name) for name in APPROVAL})
+    check_approved(workspace_id, {**fields, "status": post["status"]})
     attachments.check_schedulable(workspace_id, fields)
     slot = queue.first_free_slot(workspace_id, {"id": copy_id, **fields}, lead_seconds, now)
     # first_free_slot holds the channel's lock: it is read as the queue saw it.

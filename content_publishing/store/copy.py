@@ -44,8 +44,11 @@ TABLES = (
     "media",
     "media_renditions",
     "post_history",
+    "post_comments",
     "post_stats",
     "post_metrics",
+    "stats_collections",
+    "channel_queue_holes",
     "hashtag_sets",
 )
 IDENTITY_TABLES = (
@@ -54,6 +57,7 @@ IDENTITY_TABLES = (
     "api_keys",
     "webhook_attempts",
     "post_history",
+    "post_comments",
 )  # ids the target must go on from
 COUNTS = "SELECT workspace_id, kind, status, {total} AS n FROM content_counts GROUP BY workspace_id, kind, status"
 

@@ -1,4 +1,4 @@
--- Version 15 -> 16: search also finds the last word of a query as a prefix
+-- Version 16 -> 17: search also finds the last word of a query as a prefix
 -- ("webin" finds "webinar", content_publishing/store/search.py). Without a
 -- prefix index FTS5 answers a prefix query by merging the entries of every
 -- word that begins so, every owner's, before the owner's rowid range can

@@ -1,4 +1,4 @@
--- Version 15 -> 16: search also finds the last word of a query as a prefix
+-- Version 16 -> 17: search also finds the last word of a query as a prefix
 -- ("webin" finds "webinar", content_publishing/store/search.py). The GIN
 -- index over each word with its owner in front ('42:launch') held text
 -- arrays, whose operators look up whole keys only; it becomes a tsvector of
