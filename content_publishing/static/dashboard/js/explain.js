@@ -8,8 +8,9 @@ const HEADLINES = {
   0: "The service could not be reached.",
   401: "The service does not accept this key.",
   403: "This key is not allowed to do that.",
-  404: "Not found: it was deleted, or it belongs to another user.",
+  404: "Not found: it was deleted, or it belongs to another workspace.",
   409: "The service refused this change in the record's current state.",
+  410: "That is gone: it worked once, or for a time only.",
   412: "Changed elsewhere; reload.",
   413: "That is too large for the service.",
   503: "The service is busy; try again in a moment.",
@@ -21,6 +22,8 @@ function advice(error) {
     case 401:
       return "Sign in again with a current key; whoever runs the service can make one with .venv/bin/flask --app app keys create (run in the checkout).";
     case 403: {
+      if (error.code === "forbidden" && error.details.role)
+        return `Your role in this workspace (${error.details.role}) does not allow it. Ask an owner or an admin to do it, or to change your role (Members).`;
       const scope = error.details.required_scope;
       return scope
         ? `It needs the ${scope} scope, which this key lacks. Ask whoever runs the service for a key with ${scope}.`

@@ -4,13 +4,15 @@
 import { onKeyRefused, useKey } from "./api.js";
 import { h, show } from "./dom.js";
 import { explain } from "./explain.js";
-import { SCOPES, forgetKey, keepKey, scopesIn, storedKey, whoIs } from "./session.js";
+import { ROLES, SCOPES, forgetKey, keepKey, scopesIn, storedKey, whoIs } from "./session.js";
 import { showAnalytics } from "./views/analytics.js";
 import { showArticleForm } from "./views/article-form.js";
 import { showArticle, showArticles } from "./views/articles.js";
 import { showCalendar, showMonth } from "./views/calendar.js";
 import { showChannels } from "./views/channels.js";
 import { showImport } from "./views/import.js";
+import { showInvite } from "./views/invite.js";
+import { showMembers } from "./views/members.js";
 import { showDeliveries } from "./views/deliveries.js";
 import { showPost } from "./views/post.js";
 import { showPostForm } from "./views/post-form.js";
@@ -36,15 +38,24 @@ const ROUTES = [
   [new RegExp(`^/articles/${ID}$`), showArticle, "articles"],
   [new RegExp(`^/articles/${ID}/edit$`), showArticleForm, "articles"],
   [/^\/deliveries$/, showDeliveries, "deliveries"],
+  [/^\/members$/, showMembers, "members"],
 ];
+// An invitation's page needs no key: its token is the capability.
+const INVITE = /^#\/invite\/([A-Za-z0-9_-]{1,200})$/;
 
 const $ = (id) => document.getElementById(id);
 const session = {
   signedIn: false,
-  me: null, // GET /me: the key's user, prefix and scopes
+  me: null, // GET /me: the key's workspace, member (with role), prefix and scopes
   scopes: new Set(),
   can(scope) {
     return this.scopes.has(scope);
+  },
+  /** Read GET /me again (the member's own role changed) and show it. */
+  async reloadMe() {
+    this.me = await whoIs(storedKey());
+    this.scopes = scopesIn(this.me);
+    showKey(this.me);
   },
 };
 let current = null; // the open view's {refresh}, if it has one
@@ -83,7 +94,7 @@ function showSignIn(problem) {
   session.signedIn = false;
   session.scopes = new Set();
   current = null;
-  for (const id of ["views-nav", "session-actions", "keybar", "menu-toggle"]) $(id).hidden = true;
+  for (const id of ["views-nav", "session-actions", "keybar", "menu-toggle", "workspace"]) $(id).hidden = true;
   showMenu(false);
   $("view").replaceChildren();
   $("sign-in").hidden = false;
@@ -92,10 +103,20 @@ function showSignIn(problem) {
   (problem ? $("sign-in-problem") : $("key-input")).focus();
 }
 
-/** Whose key it is, the key by its prefix (as `keys list` shows it), and its scopes. */
+/** The workspace, whose key it is (the member and their role), the key by
+ *  its prefix (as `keys list` shows it), and its scopes. */
 function showKey(me) {
-  $("key-name").textContent = `${me.user} · ${me.key.prefix}…`;
-  $("key-name").title = `The key ${me.key.prefix}… of ${me.user}`;
+  const workspace = me.workspace?.name ?? me.user;
+  $("workspace-name").textContent = workspace;
+  $("workspace").title = `Workspace: ${workspace}`;
+  $("workspace").hidden = false;
+  const member = me.member?.name ?? me.user;
+  $("member-name").textContent = member;
+  $("member-role").textContent = me.member?.role ?? "";
+  $("member-role").hidden = !me.member;
+  if (me.member) $("member-role").title = `Role ${me.member.role}: may ${ROLES[me.member.role]?.may ?? "what the service allows"}`;
+  $("key-name").textContent = `${me.key.prefix}…`;
+  $("key-name").title = `The key ${me.key.prefix}… of ${member}, in the workspace ${workspace}`;
   show(
     $("scope-list"),
     Object.entries(SCOPES).map(([scope, grants]) => {
@@ -129,6 +150,20 @@ function showMenu(open) {
 function home() {
   const link = [...document.querySelectorAll("#views-nav a")].find((a) => session.can(a.dataset.scope));
   return link ? link.getAttribute("href") : null;
+}
+
+/** The token of an invitation's address (#/invite/TOKEN), or null. */
+const invitation = () => INVITE.exec(location.hash)?.[1] ?? null;
+
+/** An invitation's page, signed in or not: it needs no key, and taking it
+ *  up signs this tab in as the new member (whoever was signed in before). */
+function openInvitation(token) {
+  showSignIn();
+  $("sign-in").hidden = true;
+  const container = h("div", { class: "view" });
+  $("view").replaceChildren(container);
+  showInvite(container, token, { signIn: (key) => signIn(key, true) });
+  document.title = "Invitation · Publishing dashboard";
 }
 
 /** Show the view the address names; `moveFocus` to its heading, as after a
@@ -222,10 +257,11 @@ $("skip-link").addEventListener("click", (event) => {
   event.preventDefault(); // the address is the view's; move focus only
   ($("view").querySelector("h1") ?? $("main")).focus();
 });
-window.addEventListener("hashchange", () => route());
+window.addEventListener("hashchange", () => (invitation() ? openInvitation(invitation()) : route()));
 setInterval(() => document.hidden || refresh(false), REFRESH_MS);
 setInterval(tickCountdowns, 1000);
 
 const remembered = storedKey();
-if (remembered) signIn(remembered, false);
+if (invitation()) openInvitation(invitation());
+else if (remembered) signIn(remembered, false);
 else showSignIn();

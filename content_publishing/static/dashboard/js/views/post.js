@@ -266,6 +266,7 @@ function fieldList(post) {
   const when = (iso) => (iso ? [time.timeElement(iso), h("span", { class: "utc" }, time.utc(iso))] : none());
   const rows = [
     ["Status", post.status],
+    ["Author", post.author ? h("span", { dataset: { field: "author" } }, post.author.name) : none()],
     ["Type", post.type === "brand" ? "Brand" : "Personal"],
     ["Brand", post.brand_id ?? none()],
     [
