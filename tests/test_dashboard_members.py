@@ -129,10 +129,12 @@ def test_invite_accept_and_two_members_share_the_calendar(browser, server, owner
 def test_roles_changed_last_owner_explained_and_a_member_removed(browser, server, owner):
     """The owner makes Cai a contributor, is told why they cannot step down
     (the last owner), removes Cai (confirmed), whose open tab is then signed
-    out; a contributor's Members page lists everyone with no actions."""
+    out; a contributor's Members page lists everyone with no actions, and
+    the owner's draft offers them Duplicate, not Edit or Delete."""
     workspace, key = owner
     api = Client(server.url, key)
     made = api.post(MEMBERS, {"name": "cai", "email": None, "role": "editor"}).json
+    post = api.post(POSTS, {"type": "personal", "content": "The owner's draft"}).json
     with tab(browser, server, WIDE) as cai:
         cai_key = accept_in_page(cai, server, made["invite_url"])
         cai.get_by_role("button", name="I have kept it: open the calendar").click()
@@ -166,6 +168,14 @@ def test_roles_changed_last_owner_explained_and_a_member_removed(browser, server
             assert cai.locator(".members-table select, .members-table button").count() == 0
             assert "your role is contributor" in cai.locator("[data-read-only]").text_content()
             shoot_at_phone_width(cai, "members-contributor-phone", "tr[data-member=cai]")
+            # Another's post: no Edit or Delete, and why; channels are an editor's.
+            cai.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
+            cai.locator("[data-contributor]").wait_for()
+            actions = cai.locator(".action-bar .actions").text_content()
+            assert "Duplicate" in actions and "Edit" not in actions and "Delete" not in actions
+            cai.goto(f"{server.url}{DASHBOARD}#/channels")
+            cai.get_by_role("heading", name="Channels").wait_for()
+            assert cai.get_by_role("button", name="New channel").count() == 0
 
             lead.get_by_role("button", name="Remove cai").click()
             assert (

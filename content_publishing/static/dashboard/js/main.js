@@ -4,7 +4,7 @@
 import { onKeyRefused, useKey } from "./api.js";
 import { h, show } from "./dom.js";
 import { explain } from "./explain.js";
-import { ROLES, SCOPES, forgetKey, keepKey, scopesIn, storedKey, whoIs } from "./session.js";
+import { ROLES, SCOPES, atLeast, forgetKey, keepKey, scopesIn, storedKey, whoIs } from "./session.js";
 import { showAnalytics } from "./views/analytics.js";
 import { showArticleForm } from "./views/article-form.js";
 import { showArticle, showArticles } from "./views/articles.js";
@@ -50,6 +50,16 @@ const session = {
   scopes: new Set(),
   can(scope) {
     return this.scopes.has(scope);
+  },
+  /** Has the member's role the powers of `least` (managing channels, importing: editor)? */
+  atLeast(least) {
+    return atLeast(this.me?.member?.role ?? "owner", least);
+  },
+  /** May this member change `post`? A contributor, only their own drafts. */
+  mayChange(post) {
+    if (!this.can("posts:write")) return false;
+    if (this.me?.member?.role !== "contributor") return true;
+    return post.status === "Draft" && post.author?.id === this.me.member.id;
   },
   /** Read GET /me again (the member's own role changed) and show it. */
   async reloadMe() {

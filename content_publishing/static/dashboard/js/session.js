@@ -33,6 +33,9 @@ export const ROLES = {
 };
 export const ROLE_NAMES = Object.keys(ROLES); // most powers first
 
+/** Has `role` the powers of `least` at least (an owner those of an editor)? */
+export const atLeast = (role, least) => ROLE_NAMES.indexOf(role) <= ROLE_NAMES.indexOf(least);
+
 export const storedKey = () => sessionStorage.getItem(KEY_ITEM);
 export const keepKey = (key) => sessionStorage.setItem(KEY_ITEM, key);
 export const forgetKey = () => sessionStorage.removeItem(KEY_ITEM);

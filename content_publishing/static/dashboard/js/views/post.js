@@ -200,14 +200,14 @@ export async function showPost(view, route, session) {
 
 /** The buttons this key may use on a post in this status; a line on what it lacks. */
 function actionBar(post, session, act) {
-  const write = session.can("posts:write");
+  const write = session.mayChange(post); // a contributor: their own drafts only
   const publish = write && session.can("posts:publish");
   const button = (text, onclick, extra = "") => h("button", { type: "button", class: `button ${extra}`, onclick }, text);
   const opener = (text, mode, extra = "") =>
     h("button", { type: "button", class: `button ${extra}`, "aria-expanded": "false", "aria-controls": "schedule-panel", onclick: (event) => act.openSchedule(mode, event.currentTarget) }, text);
   const edit = h("a", { class: "button", href: `#/posts/${post.id}/edit` }, "Edit");
   const del = button("Delete", act.remove, "button-danger");
-  const dup = write && button("Duplicate", act.duplicate);
+  const dup = session.can("posts:write") && button("Duplicate", act.duplicate);
   const byStatus = {
     Draft: [publish && opener("Schedule…", "schedule", "button-primary"), write && edit, dup, write && del],
     Scheduled: [
@@ -230,11 +230,13 @@ function actionBar(post, session, act) {
   const actions = byStatus[post.status].filter(Boolean);
   const lacking = ["posts:write", "posts:publish"].filter((scope) => !session.can(scope));
   const changeable = !["Publishing", "Published"].includes(post.status);
+  const theirs = session.can("posts:write") && !write; // a contributor's view of another's post, or of their own once scheduled
   return h(
     "div",
     { class: "action-bar" },
     actions.length ? h("div", { class: "actions", role: "group", "aria-label": "Actions" }, actions) : null,
-    changeable && lacking.length
+    changeable && theirs ? h("p", { class: "hint", dataset: { contributor: "" } }, "As a contributor you change only your own drafts; duplicate this one to make a draft of your own.") : null,
+    changeable && !theirs && lacking.length
       ? h("p", { class: "hint" }, `This key lacks ${lacking.join(" and ")}, so ${lacking.includes("posts:write") ? "it can only look at posts" : "it cannot schedule, unschedule or retry"}.`)
       : null,
   );
