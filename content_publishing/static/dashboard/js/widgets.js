@@ -6,8 +6,11 @@ import { duration } from "./time.js";
 
 export const POST_STATUSES = ["Draft", "Scheduled", "Publishing", "Published", "Failed"];
 
+/** A status as a class name: "In review" -> "in-review". */
+export const statusClass = (status) => status.toLowerCase().replace(/\s+/g, "-");
+
 export function statusBadge(status) {
-  return h("span", { class: `badge status status-${status.toLowerCase()}` }, status);
+  return h("span", { class: `badge status status-${statusClass(status)}` }, status);
 }
 
 /** Personal or brand, with the brand (the company page) named. */

@@ -212,5 +212,6 @@ export async function showMembers(container, _route, session) {
     ),
   );
   await load();
-  return { refresh: load };
+  // The timer's refresh leaves the list alone while a role picker in it has focus.
+  return { refresh: (asked) => (asked || !list.contains(document.activeElement) ? load() : null) };
 }

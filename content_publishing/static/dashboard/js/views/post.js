@@ -227,7 +227,7 @@ function actionBar(post, session, act) {
     Publishing: [],
     Published: [dup],
   };
-  const actions = byStatus[post.status].filter(Boolean);
+  const actions = (byStatus[post.status] ?? [dup]).filter(Boolean); // a status this page does not know: Duplicate only
   const lacking = ["posts:write", "posts:publish"].filter((scope) => !session.can(scope));
   const changeable = !["Publishing", "Published"].includes(post.status);
   const theirs = session.can("posts:write") && !write; // a contributor's view of another's post, or of their own once scheduled
