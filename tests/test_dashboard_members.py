@@ -6,6 +6,7 @@ browser context, whose member then sees the same calendar as the owner.
 Screenshots at 1440 and 390 px in test-artifacts/."""
 
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -14,6 +15,7 @@ from harness.api import API, DASHBOARD, ITEM, ME, POSTS
 from tests.dashboard_support import (
     PHONE,
     WIDE,
+    ZONE,
     assert_clean,
     dashboard_server,
     new_user,
@@ -45,6 +47,12 @@ def scheduled(api, content, hours=3):
     r = api.patch(ITEM + post["id"], {"status": "Scheduled", "scheduled_at": when})
     assert r.status == 200, r
     return r.json
+
+
+def local_day(stamp):
+    """The day of the service's UTC `stamp` in the browser's zone: the week to show."""
+    moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return moment.astimezone(ZoneInfo(ZONE)).date().isoformat()
 
 
 def invite_in_page(page, name, role):
@@ -108,10 +116,18 @@ def test_invite_accept_and_two_members_share_the_calendar(browser, server, owner
 
             # Both calendars show the same post, with its author.
             for page in (lead, bea):
-                page.goto(f"{server.url}{DASHBOARD}#/calendar/{post['scheduled_at'][:10]}")
+                page.goto(f"{server.url}{DASHBOARD}#/calendar/{local_day(post['scheduled_at'])}")
                 card = page.locator(f".post-card[data-post-id='{post['id']}']")
                 card.wait_for()
                 assert card.locator(".card-author").text_content() == f"by {workspace}"
+            # Bea's post reaches the owner's open calendar, by her name.
+            hers = scheduled(
+                Client(server.url, bea_key), "Bea's first: the launch recap", hours=3.1
+            )
+            lead.get_by_role("button", name="Refresh").click()
+            card = lead.locator(f".post-card[data-post-id='{hers['id']}']")
+            card.wait_for()
+            assert card.locator(".card-author").text_content() == "by bea"
             shoot(lead, "members-calendar-owner")
             shoot(bea, "members-calendar-editor")
             bea.locator(f".post-card[data-post-id='{post['id']}']").click()
