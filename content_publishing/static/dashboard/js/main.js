@@ -1,7 +1,7 @@
 // Start-up of the publishing dashboard (/functions/v1/dashboard): sign-in,
 // the views' addresses (#/calendar, #/queue/Failed, #/posts/ID, ...), and
 // the refresh that keeps an open list current.
-import { onKeyRefused, useKey } from "./api.js";
+import { call, onKeyRefused, useKey } from "./api.js";
 import { h, show } from "./dom.js";
 import { explain } from "./explain.js";
 import { ROLES, SCOPES, atLeast, forgetKey, keepKey, scopesIn, storedKey, whoIs } from "./session.js";
@@ -16,6 +16,7 @@ import { showMembers } from "./views/members.js";
 import { showDeliveries } from "./views/deliveries.js";
 import { showPost } from "./views/post.js";
 import { showPostForm } from "./views/post-form.js";
+import { showReview, waiting } from "./views/review.js";
 import { showQueue } from "./views/queue.js";
 import { heading, tickCountdowns } from "./widgets.js";
 
@@ -39,6 +40,7 @@ const ROUTES = [
   [new RegExp(`^/articles/${ID}/edit$`), showArticleForm, "articles"],
   [/^\/deliveries$/, showDeliveries, "deliveries"],
   [/^\/members$/, showMembers, "members"],
+  [/^\/review$/, showReview, "review"],
 ];
 // An invitation's page needs no key: its token is the capability.
 const INVITE = /^#\/invite\/([A-Za-z0-9_-]{1,200})$/;
@@ -48,6 +50,7 @@ const session = {
   signedIn: false,
   me: null, // GET /me: the key's workspace, member (with role), prefix and scopes
   scopes: new Set(),
+  approvals: false, // the workspace requires posts to be approved before they are scheduled
   can(scope) {
     return this.scopes.has(scope);
   },
@@ -60,6 +63,11 @@ const session = {
     if (!this.can("posts:write")) return false;
     if (this.me?.member?.role !== "contributor") return true;
     return post.status === "Draft" && post.author?.id === this.me.member.id;
+  },
+  /** The navigation's count of posts In review. */
+  showReviewCount(count) {
+    $("review-count").textContent = count ? String(count) : "";
+    $("review-count").title = `${count} post${count === 1 ? "" : "s"} in review`;
   },
   /** Read GET /me again (the member's own role changed) and show it. */
   async reloadMe() {
@@ -81,6 +89,7 @@ async function signIn(key, typed) {
   try {
     session.me = await whoIs(key);
     session.scopes = scopesIn(session.me);
+    session.approvals = await approvalsRequired(key);
   } catch (error) {
     if (error.status === 401) forgetKey(); // not when the service is only unreachable
     showSignIn(explain(error));
@@ -111,6 +120,27 @@ function showSignIn(problem) {
   document.title = "Sign in · Publishing dashboard";
   show($("sign-in-problem"), problem ?? null);
   (problem ? $("sign-in-problem") : $("key-input")).focus();
+}
+
+/** Does the workspace require approvals (GET /workspace)? A service
+ *  without the setting, or a key that may not read it, is "no". */
+async function approvalsRequired(key) {
+  try {
+    return (await call("GET", "/workspace", { as: key, quiet: true })).data.approvals === "required";
+  } catch (error) {
+    if (error.status === 401) throw error;
+    return false;
+  }
+}
+
+/** The count of posts In review beside Needs review, read again with each refresh. */
+async function countReviews() {
+  if (!session.approvals || !session.can("posts:read")) return;
+  try {
+    session.showReviewCount(await waiting());
+  } catch {
+    // the view itself says what is wrong
+  }
 }
 
 /** The workspace, whose key it is (the member and their role), the key by
@@ -145,7 +175,8 @@ function showKey(me) {
   const total = Object.keys(SCOPES).length;
   $("scopes-toggle").textContent = granted === total ? `${total} scopes` : `${granted} of ${total} scopes`;
   $("scopes-toggle").setAttribute("aria-expanded", "false");
-  for (const link of document.querySelectorAll("#views-nav a")) link.parentElement.hidden = !session.can(link.dataset.scope);
+  for (const link of document.querySelectorAll("#views-nav a")) link.parentElement.hidden = !session.can(link.dataset.scope) || ("approvals" in link.dataset && !session.approvals);
+  countReviews();
   for (const id of ["views-nav", "session-actions", "keybar", "menu-toggle"]) $(id).hidden = false;
 }
 
@@ -226,6 +257,7 @@ async function refresh(asked) {
   if (refreshing || !current?.refresh) return;
   refreshing = true;
   try {
+    countReviews();
     await current.refresh(asked);
   } finally {
     refreshing = false;

@@ -10,6 +10,7 @@ import { channelOf, confirmAction, countdown, heading, loading, notify, repeatBa
 import { chartFigure, count, figureTable, lineChart, percent } from "../charts.js";
 import { timeline } from "./history.js";
 import { mediaLayout } from "./linkedin-preview.js";
+import { commentThread, mayApprove, mayReview, requestChangesPanel, review } from "./review.js";
 import { earliest, schedulePanel } from "./schedule.js";
 
 export async function showPost(view, route, session) {
@@ -116,6 +117,27 @@ export async function showPost(view, route, session) {
       heading("Post", h("div", { class: "badges" }, statusBadge(post.status), typeBadge(post), repeatBadge(post))),
       actionBar(post, session, {
         openSchedule,
+        review: (action, done) => reviewed(action, done).catch(failedIn(messages)),
+        openChanges: (opener) => {
+          if (opener.getAttribute("aria-expanded") === "true") return closeSchedule(opener);
+          held = true;
+          opener.setAttribute("aria-expanded", "true");
+          show(
+            panel,
+            requestChangesPanel(post, {
+              done: (answer) => {
+                post = answer.post;
+                held = false;
+                render();
+                page.querySelector("h1").focus();
+                notify(`Sent back to draft with your comment (version ${post.version}).`);
+              },
+              cancel: () => closeSchedule(opener),
+              failed: (error) => explain(error, reloadButton()),
+            }),
+          );
+          panel.querySelector("textarea").focus();
+        },
         change: (body, done) => change(body, done).catch(failedIn(messages)),
         remove: () => remove(messages),
         duplicate: () => duplicate(messages),
@@ -134,6 +156,7 @@ export async function showPost(view, route, session) {
           postMedia(post, library),
           firstComment(post),
           post.status === "Published" ? statsSlot : null,
+          session.approvals || post.reviewer ? commentThread(post) : null,
           historySlot,
         ),
         fieldList(post),
@@ -179,6 +202,16 @@ export async function showPost(view, route, session) {
     // The queue may pick a later slot than the one shown, when that one breaks a spacing rule.
     const same = Date.parse(post.scheduled_at) === Date.parse(at);
     notify(same ? `${done} (version ${post.version}).` : `Added to the queue: ${time.local(post.scheduled_at)} (version ${post.version}).`);
+  }
+
+  /** Submit for review or approve, on the version shown. */
+  async function reviewed(action, done) {
+    const answer = await review(post, action);
+    post = answer.post;
+    held = false;
+    render();
+    page.querySelector("h1").focus();
+    notify(`${done} (version ${post.version}).`);
   }
 
   async function duplicate(where) {
@@ -227,10 +260,19 @@ function actionBar(post, session, act) {
     Publishing: [],
     Published: [dup],
   };
+  if (session.approvals) {
+    // Scheduling waits for an approval: a Draft is submitted, an editor
+    // (never its author) approves it or sends it back with a comment.
+    const reviewer = mayReview(post, session);
+    const changes = (primary) => h("button", { type: "button", class: `button ${primary ? "button-primary" : ""}`, "aria-expanded": "false", "aria-controls": "schedule-panel", onclick: (event) => act.openChanges(event.currentTarget) }, "Request changes…");
+    byStatus.Draft = [write && button("Submit for review", () => act.review("submit", "Submitted for review"), "button-primary"), write && edit, dup, write && del];
+    byStatus["In review"] = [mayApprove(post, session) && button("Approve", () => act.review("approve", "Approved"), "button-primary"), reviewer && changes(false), write && edit, dup, write && del];
+    byStatus.Approved = [publish && opener("Schedule…", "schedule", "button-primary"), reviewer && changes(false), write && edit, dup, write && del];
+  }
   const actions = (byStatus[post.status] ?? [dup]).filter(Boolean); // a status this page does not know: Duplicate only
   const lacking = ["posts:write", "posts:publish"].filter((scope) => !session.can(scope));
   const changeable = !["Publishing", "Published"].includes(post.status);
-  const theirs = session.can("posts:write") && !write; // a contributor's view of another's post, or of their own once scheduled
+  const theirs = session.can("posts:write") && !write && post.author?.id !== session.me.member?.id; // a contributor's view of another's post
   return h(
     "div",
     { class: "action-bar" },
@@ -257,6 +299,10 @@ function stateNote(post) {
       );
     case "Published":
       return h("p", { class: "state-note state-published" }, "Live: ", post.live_url ? outsideLink(post.live_url) : "no link given", ".");
+    case "In review":
+      return h("p", { class: "state-note" }, "Waiting for a review: an editor or higher, not its author, approves it or asks for changes. A change of its text, media, first comment or channel takes it back to Draft.");
+    case "Approved":
+      return h("p", { class: "state-note" }, `Approved by ${post.approved_by?.name ?? "an editor"}`, post.approved_at ? [" ", time.timeElement(post.approved_at)] : null, ": it may be scheduled. A change of its text, media, first comment or channel takes it back to Draft.");
     case "Failed":
       return h("div", { class: "state-note state-failed" }, h("p", { class: "alert-title" }, "Publishing failed"), h("p", { class: "error-text" }, post.last_error || "No error was given."));
     default:
@@ -269,6 +315,12 @@ function fieldList(post) {
   const rows = [
     ["Status", post.status],
     ["Author", post.author ? h("span", { dataset: { field: "author" } }, post.author.name) : none()],
+    ...(post.reviewer || post.approved_by
+      ? [
+          ["Approved by", post.approved_by ? h("span", { dataset: { field: "approved-by" } }, post.approved_by.name, post.approved_at ? [", ", time.timeElement(post.approved_at)] : null) : none()],
+          ["Last reviewed by", post.reviewer ? h("span", { dataset: { field: "reviewer" } }, post.reviewer.name) : none()],
+        ]
+      : []),
     ["Type", post.type === "brand" ? "Brand" : "Personal"],
     ["Brand", post.brand_id ?? none()],
     [
