@@ -18,8 +18,10 @@ from content_publishing.http import (
     members,
     planning,
     posts,
+    reviews,
     stats,
     webhooks,
+    workspace,
 )
 
 bp = Blueprint("api", __name__, url_prefix="/functions/v1")
@@ -50,3 +52,5 @@ bp.register_blueprint(media.bp)
 bp.register_blueprint(stats.bp)
 bp.register_blueprint(analytics.bp)
 bp.register_blueprint(members.bp)
+bp.register_blueprint(reviews.bp)
+bp.register_blueprint(workspace.bp)

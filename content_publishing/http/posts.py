@@ -252,7 +252,7 @@ def plan_target():
     description="Every change, oldest first, written in the change's own transaction: when, the "
     "action, the status before and after, the names of the fields it set, the prefix of the key "
     "that made it (null: the service itself, as when the dispatcher hands a post over or a lease "
-    "runs out), the handoff and a short detail. Kept as long as the post; never a key or content.",
+    "runs out) and its member (`{id, name}`), the handoff and a short detail. Kept as long as the post; never a key or content.",
 )
 @require_scope("posts:read")
 def post_history(post_id):
@@ -260,4 +260,6 @@ def post_history(post_id):
     entries = history_store.for_post(g.workspace_id, post["id"])
     for entry in entries:
         entry["key_prefix"] = KEY_PREFIX + entry["key_prefix"] if entry["key_prefix"] else None
+        member_id, name = entry.pop("member_id"), entry.pop("member_name")
+        entry["member"] = None if member_id is None else {"id": member_id, "name": name}
     return {"data": entries}

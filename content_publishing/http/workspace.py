@@ -1,0 +1,55 @@
+"""The caller's workspace and its settings.
+
+GET    /functions/v1/workspace   the workspace: its name and settings (posts:read)
+PATCH  /functions/v1/workspace   change its settings (members:manage: owners and admins)
+
+The settings and what a change of each does are the domain's
+(workspaces.py); a new setting needs nothing here.
+"""
+
+from flask import Blueprint, g
+
+from content_publishing import timestamps, workspaces
+from content_publishing.auth import require_scope
+from content_publishing.http.apidoc import doc
+from content_publishing.http.common import check_if_match, lead_seconds, render, with_etag
+from content_publishing.schemas.workspace import workspace_schema, workspace_update_schema
+from content_publishing.store import workspaces as workspace_store
+from content_publishing.store.db import transaction
+
+bp = Blueprint("workspace", __name__)
+
+
+@bp.get("/workspace")
+@doc(
+    "Get the workspace and its settings",
+    response=workspace_schema,
+    headers=["ETag"],
+    description="Every member may read it: whether posts need an approval (`approvals`).",
+)
+@require_scope("posts:read")
+def get_workspace():
+    found = workspace_store.get_workspace(g.workspace_id)
+    return with_etag(render(workspace_schema, found), found)
+
+
+@bp.patch("/workspace")
+@doc(
+    "Change the workspace's settings",
+    body=workspace_update_schema,
+    response=workspace_schema,
+    errors=[412],
+    headers=["ETag"],
+    request_headers=["If-Match"],
+    description='Owners and admins (members:manage). `approvals`: "required" makes every post '
+    'pass a review before it may be scheduled; "off" (the default) takes every In review and '
+    "Approved post back to Draft.",
+)
+@require_scope("members:manage")
+def update_workspace(body):
+    with transaction():
+        now = timestamps.now_text()
+        found = workspace_store.lock_workspace(g.workspace_id)
+        check_if_match(found)
+        found = workspaces.change(g.workspace_id, found, body, lead_seconds(), now, g.key_id)
+    return with_etag(render(workspace_schema, found), found)
