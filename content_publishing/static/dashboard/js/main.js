@@ -64,6 +64,10 @@ const session = {
     if (this.me?.member?.role !== "contributor") return true;
     return post.status === "Draft" && post.author?.id === this.me.member.id;
   },
+  /** Read the count of posts In review again (a review changed it). */
+  recount() {
+    countReviews();
+  },
   /** The navigation's count of posts In review. */
   showReviewCount(count) {
     $("review-count").textContent = count ? String(count) : "";

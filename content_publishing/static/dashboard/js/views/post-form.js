@@ -354,6 +354,7 @@ function postForm(initial, channels, start, session, reload) {
       if (action === "submit") {
         stage = "submit";
         post = (await call("POST", `/api-v2-posts-review/${post.id}`, { body: { action: "submit" }, version: post.version })).data.post;
+        session.recount();
       }
       if (action === "queue") {
         stage = "queue";

@@ -127,6 +127,7 @@ export async function showPost(view, route, session) {
             requestChangesPanel(post, {
               done: (answer) => {
                 post = answer.post;
+                session.recount();
                 held = false;
                 render();
                 page.querySelector("h1").focus();
@@ -208,6 +209,7 @@ export async function showPost(view, route, session) {
   async function reviewed(action, done) {
     const answer = await review(post, action);
     post = answer.post;
+    session.recount();
     held = false;
     render();
     page.querySelector("h1").focus();

@@ -1,0 +1,107 @@
+"""Approvals and comments in the dashboard, in headless Chromium against
+real gunicorn: a contributor submits a post from the composer, the owner
+sees it under Needs review (counted in the navigation), asks for changes
+with a comment, the contributor reads it in the post's thread and submits
+again, the owner approves; two members in two browser contexts. Pictures
+at 1440 and 390 px in test-artifacts/."""
+
+import pytest
+
+from harness import Client
+from harness.api import API, DASHBOARD, ITEM
+from tests.dashboard_support import (
+    PHONE,
+    WIDE,
+    assert_clean,
+    dashboard_server,
+    new_user,
+    shoot,
+    shoot_at_phone_width,
+    sign_in,
+    tab,
+)
+
+WORKSPACE = f"{API}/workspace"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with dashboard_server(tmp_path_factory) as server:
+        yield server
+
+
+def member_key(api, server, name, role):
+    """Invite `name` as `role` and take the invitation up: their first key."""
+    url = api.post(f"{API}/members", {"name": name, "email": None, "role": role}).json["invite_url"]
+    token = url.split("#/invite/")[1]
+    answer = Client(server.url, None).post(f"{API}/invites-accept", {"token": token})
+    assert answer.status == 201, answer
+    return answer.json["key"]
+
+
+def require_approvals(api):
+    found = api.get(WORKSPACE)
+    r = api.patch(WORKSPACE, {"approvals": "required"}, headers={"If-Match": found.headers["etag"]})
+    assert r.status == 200 and r.json["approvals"] == "required", r
+
+
+def test_submit_request_changes_then_approve_in_two_browsers(browser, server):
+    workspace, key = new_user(server)
+    api = Client(server.url, key)
+    require_approvals(api)
+    cleo_key = member_key(api, server, "cleo", "contributor")
+    with tab(browser, server, WIDE) as cleo, tab(browser, server, WIDE) as lead:
+        sign_in(cleo, server, cleo_key)
+        cleo.goto(f"{server.url}{DASHBOARD}#/posts/new")
+        cleo.locator("#content").fill("Our spring range, photographed by the team")
+        form = cleo.locator("form.post-form")
+        assert form.get_by_role("button", name="Schedule").count() == 0
+        form.get_by_role("button", name="Submit for review").click()
+        cleo.locator(".badges .status-in-review").wait_for()
+        post_id = cleo.url.rsplit("/", 1)[1]
+        assert api.get(ITEM + post_id).json["status"] == "In review"
+
+        sign_in(lead, server, key)
+        nav = lead.locator("#views-nav a[data-section=review]")
+        assert nav.is_visible() and lead.locator("#review-count").text_content() == "1"
+        nav.click()
+        item = lead.locator(f".review-item[data-post-id='{post_id}']")
+        item.wait_for()
+        assert "by cleo" in item.text_content() and "Waiting for your review" in item.text_content()
+        # Nine views, the workspace and the buttons keep one row at 1440 px.
+        rows = {round(lead.locator(s).bounding_box()["y"]) for s in (".product", "#refresh")}
+        assert len(rows) == 1 or max(rows) - min(rows) < 20, rows
+        shoot(lead, "review-needs-review")
+        item.locator("a").click()
+        lead.get_by_role("button", name="Request changes…").click()
+        lead.fill("#changes-comment", "Name the photographer, @cleo, and add the price.")
+        lead.get_by_role("button", name="Send back to draft").click()
+        lead.locator(".badges .status-draft").wait_for()
+        lead.locator(".comment").first.wait_for()
+        lead.locator("#review-count:empty").wait_for(state="attached")  # counted again: none
+
+        cleo.get_by_role("button", name="Refresh").click()
+        comment = cleo.locator(".comment").first
+        comment.wait_for()
+        assert workspace in comment.text_content() and "add the price" in comment.text_content()
+        assert cleo.locator("[data-field=reviewer]").text_content() == workspace
+        cleo.fill("#comment-body", "Done: Ana took them, €49.")
+        cleo.get_by_role("button", name="Comment").click()
+        cleo.locator(".comment").nth(1).wait_for()
+        cleo.get_by_role("button", name="Submit for review").click()
+        cleo.locator(".badges .status-in-review").wait_for()
+        assert cleo.get_by_role("button", name="Approve").count() == 0  # never her own
+
+        lead.get_by_role("button", name="Refresh").click()
+        lead.locator(".badges .status-in-review").wait_for()
+        assert "€49" in lead.locator(".comment").nth(1).text_content()
+        lead.get_by_role("button", name="Approve").click()
+        lead.locator(".badges .status-approved").wait_for()
+        stored = api.get(ITEM + post_id).json
+        assert stored["status"] == "Approved" and stored["approved_by"]["name"] == workspace
+        assert lead.locator("[data-field=approved-by]").text_content().startswith(workspace)
+        shoot(lead, "review-approved")
+        cleo.get_by_role("button", name="Refresh").click()
+        cleo.locator(".badges .status-approved").wait_for()
+        shoot_at_phone_width(cleo, "review-thread-phone", ".comment", back=PHONE)
+        assert_clean(lead, server)
