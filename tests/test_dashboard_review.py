@@ -5,6 +5,9 @@ with a comment, the contributor reads it in the post's thread and submits
 again, the owner approves; two members in two browser contexts. Pictures
 at 1440 and 390 px in test-artifacts/."""
 
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
 import pytest
 
 from harness import Client
@@ -12,6 +15,7 @@ from harness.api import API, DASHBOARD, ITEM
 from tests.dashboard_support import (
     PHONE,
     WIDE,
+    ZONE,
     assert_clean,
     dashboard_server,
     new_user,
@@ -104,4 +108,24 @@ def test_submit_request_changes_then_approve_in_two_browsers(browser, server):
         cleo.get_by_role("button", name="Refresh").click()
         cleo.locator(".badges .status-approved").wait_for()
         shoot_at_phone_width(cleo, "review-thread-phone", ".comment", back=PHONE)
+        # Scheduled, it is on both members' calendars, by its author, approved by the owner.
+        when = (datetime.now(UTC) + timedelta(hours=3)).isoformat()
+        r = api.patch(
+            ITEM + post_id,
+            {"status": "Scheduled", "scheduled_at": when},
+            headers={"If-Match": f'"{stored["version"]}"'},
+        )
+        assert r.status == 200, r
+        day = (
+            datetime.fromisoformat(r.json["scheduled_at"].replace("Z", "+00:00"))
+            .astimezone(ZoneInfo(ZONE))
+            .date()
+        )
+        for page in (lead, cleo):
+            page.goto(f"{server.url}{DASHBOARD}#/calendar/{day.isoformat()}")
+            card = page.locator(f".post-card[data-post-id='{post_id}'] .card-author")
+            card.wait_for()
+            assert card.text_content() == f"by cleo · approved by {workspace}"
+        assert cleo.get_by_role("link", name="Set up a channel").count() == 0  # an editor's
+        shoot(cleo, "review-calendar-contributor")
         assert_clean(lead, server)
