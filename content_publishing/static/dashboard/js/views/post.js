@@ -157,7 +157,7 @@ export async function showPost(view, route, session) {
           postMedia(post, library),
           firstComment(post),
           post.status === "Published" ? statsSlot : null,
-          session.approvals || post.reviewer ? commentThread(post) : null,
+          commentThread(post), // a team talks about any post, approvals or not
           historySlot,
         ),
         fieldList(post),
