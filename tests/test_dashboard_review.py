@@ -76,6 +76,8 @@ def test_submit_request_changes_then_approve_in_two_browsers(browser, server):
         rows = {round(lead.locator(s).bounding_box()["y"]) for s in (".product", "#refresh")}
         assert len(rows) == 1 or max(rows) - min(rows) < 20, rows
         shoot(lead, "review-needs-review")
+        shoot_at_phone_width(lead, "review-needs-review-phone", ".review-item", back=WIDE)
+        assert lead.locator("#menu-toggle").get_attribute("data-count") == "1"
         item.locator("a").click()
         lead.get_by_role("button", name="Request changes…").click()
         lead.fill("#changes-comment", "Name the photographer, @cleo, and add the price.")

@@ -72,6 +72,9 @@ const session = {
   showReviewCount(count) {
     $("review-count").textContent = count ? String(count) : "";
     $("review-count").title = `${count} post${count === 1 ? "" : "s"} in review`;
+    // At phone width the views are behind the menu button: it carries the count too.
+    $("menu-toggle").dataset.count = count ? String(count) : "";
+    $("menu-toggle").querySelector(".visually-hidden").textContent = count ? `Menu (${$("review-count").title})` : "Menu";
   },
   /** Read GET /me again (the member's own role changed) and show it. */
   async reloadMe() {
