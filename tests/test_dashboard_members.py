@@ -133,6 +133,13 @@ def test_invite_accept_and_two_members_share_the_calendar(browser, server, owner
             bea.locator(f".post-card[data-post-id='{post['id']}']").click()
             assert bea.locator("[data-field=author]").text_content() == workspace
 
+            # An invitation opened in a signed-in tab and left: back to the calendar, signed in.
+            lead.goto(f"{server.url}{DASHBOARD}#/invite/not-accepted")
+            lead.get_by_role("heading", name="You are invited").wait_for()
+            lead.evaluate("() => { location.hash = '#/members'; }")
+            lead.locator("tr[data-member=bea]").wait_for()
+            assert lead.locator("#member-role").text_content() == "owner"
+
             # The link worked once: opened again, it says so.
             bea.goto(url)
             bea.get_by_role("button", name="Accept the invitation").click()

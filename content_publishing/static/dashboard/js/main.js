@@ -306,7 +306,12 @@ $("skip-link").addEventListener("click", (event) => {
   event.preventDefault(); // the address is the view's; move focus only
   ($("view").querySelector("h1") ?? $("main")).focus();
 });
-window.addEventListener("hashchange", () => (invitation() ? openInvitation(invitation()) : route()));
+window.addEventListener("hashchange", () => {
+  if (invitation()) openInvitation(invitation());
+  else if (session.signedIn) route();
+  else if (storedKey() && $("sign-in").hidden) signIn(storedKey(), true); // left an invitation unaccepted
+  else if ($("sign-in").hidden) showSignIn();
+});
 setInterval(() => document.hidden || refresh(false), REFRESH_MS);
 setInterval(tickCountdowns, 1000);
 
