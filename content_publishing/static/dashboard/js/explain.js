@@ -17,6 +17,12 @@ const HEADLINES = {
   507: "The service's storage is full; nothing was saved.",
 };
 
+// Refusals whose code says more than their status.
+const BY_CODE = {
+  approval_required: "This workspace approves posts before they are scheduled: submit it for review first.",
+  last_owner: "A workspace keeps at least one owner.",
+};
+
 function advice(error) {
   switch (error.status) {
     case 401:
@@ -52,7 +58,7 @@ export function explain(error, ...actions) {
   const conflict = error.code === "schedule_conflict";
   const headline = conflict
     ? "That time breaks the channel's spacing rules."
-    : (HEADLINES[error.status] ?? (error.status === 400 ? "The service refused the request." : `The service answered ${error.status}.`));
+    : (BY_CODE[error.code] ?? HEADLINES[error.status] ?? (error.status === 400 ? "The service refused the request." : `The service answered ${error.status}.`));
   const fields = fieldErrors(error);
   return h(
     "div",
