@@ -29,6 +29,7 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "media_renditions",
     "media",
     "post_history",
+    "post_comments",
     "posts",
     "articles",
     "content_counts",
@@ -43,6 +44,7 @@ IDENTITIES = (
     ("api_keys", "id"),
     ("webhook_attempts", "id"),
     ("post_history", "id"),
+    ("post_comments", "id"),
 )
 
 

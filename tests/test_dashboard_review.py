@@ -130,4 +130,8 @@ def test_submit_request_changes_then_approve_in_two_browsers(browser, server):
             assert card.text_content() == f"by cleo · approved by {workspace}"
         assert cleo.get_by_role("link", name="Set up a channel").count() == 0  # an editor's
         shoot(cleo, "review-calendar-contributor")
+        lead.locator(f".post-card[data-post-id='{post_id}']").click()
+        lead.get_by_role("button", name="Unschedule").click()
+        lead.locator(".badges .status-approved").wait_for()  # its approval kept
+        assert api.get(ITEM + post_id).json["approved_by"]["name"] == workspace
         assert_clean(lead, server)

@@ -126,7 +126,10 @@ def get_post_item(post_id):
     "change is a 409. Published is reached only through the publish callback, Publishing only "
     "through a claim (409 here). No change leaves a post Scheduled with a text over LinkedIn's "
     "limit of 3,000 characters once escaped, counted in UTF-16 code units (400 naming content); "
-    "a Draft may hold one.",
+    "a Draft may hold one. In a workspace that requires approvals, only an approved post is "
+    "scheduled (409 `approval_required`), and a change of content, media, first comment or "
+    "channel ends the approval: an In review or Approved post (or a Scheduled one) goes back "
+    "to Draft.",
 )
 @require_scope("posts:write")
 def update_post_item(post_id, body):

@@ -86,6 +86,8 @@ def _check_move(workspace_id, post, old, new):
             f"A post becomes {new} only through POST {REVIEW_PATH}.",
             {"status": old, "review": REVIEW_PATH},
         )
+    if old == "In review" and new == "Scheduled":
+        check_approved(workspace_id, post)  # never approved yet: approval_required
     if new != old and new not in MOVES[old]:
         if old == "Publishing":
             raise _in_the_automations_hands(post)
@@ -158,7 +160,7 @@ def _check_merged(workspace_id, post, changes, scopes, lead_seconds, now):
     if (new != old or rescheduled) and not withdrawn and PUBLISH_SCOPE not in scopes:
         raise missing(scopes, PUBLISH_SCOPE)
     if new in ("Scheduled", "Approved") and new != old:
-        check_approved(workspace_id, merged, new)
+        check_approved(workspace_id, {**merged, "status": old}, new)
     try:
         check_brand(merged)
     except ValidationError as e:
@@ -246,9 +248,10 @@ def plan_publish(post, urn, live_url, comment, now, by_service=False):
             "The post is already Published with another linkedin_post_id or live_url.",
             {"linkedin_post_id": post["linkedin_post_id"], "live_url": post["live_url"]},
         )
-    if post["status"] == "Draft":
+    if post["status"] in ("Draft", *REVIEW_STATUSES):
         raise conflict(
-            "A Draft post cannot be published; schedule it first.", {"status": post["status"]}
+            f"A {post['status']} post cannot be published; schedule it first.",
+            {"status": post["status"]},
         )
     if (
         post["status"] == "Publishing"

@@ -44,6 +44,7 @@ TABLES = (
     "media",
     "media_renditions",
     "post_history",
+    "post_comments",
     "post_stats",
     "post_metrics",
 )
@@ -53,6 +54,7 @@ IDENTITY_TABLES = (
     "api_keys",
     "webhook_attempts",
     "post_history",
+    "post_comments",
 )  # ids the target must go on from
 COUNTS = "SELECT workspace_id, kind, status, {total} AS n FROM content_counts GROUP BY workspace_id, kind, status"
 

@@ -270,6 +270,8 @@ function actionBar(post, session, act) {
     byStatus.Draft = [write && button("Submit for review", () => act.review("submit", "Submitted for review"), "button-primary"), write && edit, dup, write && del];
     byStatus["In review"] = [mayApprove(post, session) && button("Approve", () => act.review("approve", "Approved"), "button-primary"), reviewer && changes(false), write && edit, dup, write && del];
     byStatus.Approved = [publish && opener("Schedule…", "schedule", "button-primary"), reviewer && changes(false), write && edit, dup, write && del];
+    // Unscheduled, an approved post keeps its approval (back to Approved, not Draft).
+    if (post.approved_by) byStatus.Scheduled[1] = publish && button("Unschedule", () => act.change({ status: "Approved" }, "Unscheduled: back to Approved"));
   }
   const actions = (byStatus[post.status] ?? [dup]).filter(Boolean); // a status this page does not know: Duplicate only
   const lacking = ["posts:write", "posts:publish"].filter((scope) => !session.can(scope));
