@@ -3,21 +3,22 @@ real gunicorn: a contributor submits a post from the composer, the owner
 sees it under Needs review (counted in the navigation), asks for changes
 with a comment, the contributor reads it in the post's thread and submits
 again, the owner approves; two members in two browser contexts. Pictures
-at 1440 and 390 px in test-artifacts/."""
+at 1440 and 390 px in test-artifacts/, on both backends."""
 
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from harness import Client
+from harness import Client, serve
 from harness.api import API, DASHBOARD, ITEM
+from tests.conftest import live_database_for
 from tests.dashboard_support import (
     PHONE,
+    SERVER_ENV,
     WIDE,
     ZONE,
     assert_clean,
-    dashboard_server,
     new_user,
     shoot,
     shoot_at_phone_width,
@@ -29,9 +30,15 @@ WORKSPACE = f"{API}/workspace"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with dashboard_server(tmp_path_factory) as server:
-        yield server
+def server(tmp_path_factory, live_backend):
+    """gunicorn on each backend in turn (the reviews' If-Match and locks are the store's)."""
+    tmp = tmp_path_factory.mktemp("dashboard-review")
+    with live_database_for(live_backend) as database:
+        with serve(
+            tmp, workers=2, env=SERVER_ENV, database=database, log=tmp / "gunicorn.log"
+        ) as server:
+            server.tmp, server.backend = tmp, live_backend
+            yield server
 
 
 def member_key(api, server, name, role):
