@@ -76,7 +76,7 @@ export async function showPost(view, route, session) {
     try {
       await call("DELETE", path, { version: post.version });
       notify("The post was deleted.");
-      location.hash = `#/queue/${post.status}`;
+      location.hash = ["In review", "Approved"].includes(post.status) ? "#/review" : `#/queue/${post.status}`; // the queue has no tab of those
     } catch (error) {
       failedIn(where)(error);
     }
