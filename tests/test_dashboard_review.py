@@ -142,3 +142,21 @@ def test_submit_request_changes_then_approve_in_two_browsers(browser, server):
         lead.locator(".badges .status-approved").wait_for()  # its approval kept
         assert api.get(ITEM + post_id).json["approved_by"]["name"] == workspace
         assert_clean(lead, server)
+
+
+def test_deleting_a_post_in_review_goes_back_to_needs_review(browser, server):
+    """The queue has no tab for In review: a deleted one leads to Needs review."""
+    _, key = new_user(server)
+    api = Client(server.url, key)
+    require_approvals(api)
+    post = api.post(f"{API}/api-v2-posts", {"type": "personal", "content": "Withdrawn idea"}).json
+    r = api.post(f"{API}/api-v2-posts-review/{post['id']}", {"action": "submit"})
+    assert r.status == 200 and r.json["post"]["status"] == "In review", r
+    with tab(browser, server, WIDE) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
+        page.get_by_role("button", name="Delete").click()
+        page.locator("#confirm-yes").click()
+        page.get_by_role("heading", name="Needs review").wait_for()
+        page.get_by_text("Nothing waits for a review.").wait_for()
+        assert api.get(ITEM + post["id"]).status == 404
