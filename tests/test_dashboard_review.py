@@ -74,7 +74,8 @@ def test_submit_request_changes_then_approve_in_two_browsers(browser, server):
 
         sign_in(lead, server, key)
         nav = lead.locator("#views-nav a[data-section=review]")
-        assert nav.is_visible() and lead.locator("#review-count").text_content() == "1"
+        assert nav.is_visible()
+        lead.wait_for_function("() => document.getElementById('review-count').textContent === '1'")
         nav.click()
         item = lead.locator(f".review-item[data-post-id='{post_id}']")
         item.wait_for()
