@@ -47,6 +47,8 @@ TABLES = (
     "post_comments",
     "post_stats",
     "post_metrics",
+    "stats_collections",
+    "channel_queue_holes",
 )
 IDENTITY_TABLES = (
     "workspaces",
