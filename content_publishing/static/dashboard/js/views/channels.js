@@ -24,7 +24,7 @@ const DAYS = [
 const ZONES = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
 
 export async function showChannels(view, route, session) {
-  const write = session.can("posts:write");
+  const write = session.can("posts:write") && session.atLeast("editor"); // channels are an editor's
   const editor = h("div", { class: "panel-slot" });
   const messages = h("div", { class: "messages", tabindex: "-1" });
   const body = h("div", {}, loading());
@@ -168,7 +168,7 @@ function cameBack(query, channels, messages) {
 function linkedinPanel(channel, session, act) {
   const status = channel.connection?.status ?? "none";
   const publish = session.can("posts:publish");
-  const write = session.can("posts:write");
+  const write = session.can("posts:write") && session.atLeast("editor");
   const live = status === "connected" || status === "expiring";
   const connectLabel = status === "none" || status === "revoked" ? "Connect LinkedIn" : "Reconnect";
   const pages = channel.connection?.organizations ?? [];
@@ -218,7 +218,7 @@ function linkedinPanel(channel, session, act) {
 }
 
 function channelCard(channel, session, act) {
-  const write = session.can("posts:write");
+  const write = session.can("posts:write") && session.atLeast("editor");
   const slots = DAYS.map(([day, name]) => [name, channel.slots.filter((s) => s.day === day).map((s) => s.time).sort()]).filter(([, times]) => times.length);
   const upcoming = h("div", { class: "upcoming" });
   const details = h("details", { class: "upcoming-slots" }, h("summary", {}, "Next 7 days of slots"), upcoming);

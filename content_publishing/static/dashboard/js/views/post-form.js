@@ -120,13 +120,17 @@ function postForm(initial, channels, start, session, reload) {
   const previewSpot = h("div", { class: "preview-spot" });
   const preview = h("aside", { class: "panel preview-panel", "aria-labelledby": "preview-title" }, h("h2", { id: "preview-title" }, "LinkedIn preview"), h("div", { class: "preview-body" }, h("p", { class: "muted" }, "Write something to see it as LinkedIn will show it.")));
 
-  const editable = !post || ["Draft", "Scheduled", "Failed"].includes(post.status);
+  const editable = !post || ["Draft", "In review", "Approved", "Scheduled", "Failed"].includes(post.status);
   const canPublish = session.can("posts:publish");
-  const schedulable = canPublish && (!post || ["Draft", "Failed"].includes(post.status));
+  // Where posts need an approval, a draft is submitted for review rather
+  // than scheduled (an approved post is scheduled from its page).
+  const schedulable = canPublish && !session.approvals && (!post || ["Draft", "Failed"].includes(post.status));
+  const submittable = session.approvals && (!post || post.status === "Draft");
   const save = h("button", { type: "submit", class: "button", value: "save" }, post ? "Save changes" : "Save draft");
   const schedule = schedulable ? h("button", { type: "submit", class: "button button-primary", value: "schedule" }, "Schedule") : null;
   const queue = schedulable ? h("button", { type: "submit", class: "button", value: "queue" }, "Add to queue") : null;
-  const buttons = [save, schedule, queue].filter(Boolean);
+  const submit = submittable ? h("button", { type: "submit", class: "button button-primary", value: "submit" }, "Submit for review") : null;
+  const buttons = [save, submit, schedule, queue].filter(Boolean);
 
   const form = h(
     "form",
@@ -157,7 +161,7 @@ function postForm(initial, channels, start, session, reload) {
       { class: "form-field" },
       h("label", { for: "scheduled_at" }, "Publish at"),
       when,
-      h("p", { class: "hint", id: "when-hint" }, `Your time zone: ${time.ZONE}. Needed to schedule; Add to queue takes the channel's next free slot instead.`),
+      h("p", { class: "hint", id: "when-hint" }, session.approvals ? `Your time zone: ${time.ZONE}. When it should go out: kept with the post for when it is approved and scheduled.` : `Your time zone: ${time.ZONE}. Needed to schedule; Add to queue takes the channel's next free slot instead.`),
     ),
     repeat.element,
     problem,
@@ -350,6 +354,11 @@ function postForm(initial, channels, start, session, reload) {
           post = (await call("PATCH", `/api-v2-posts-item/${post.id}`, { body: { status: "Scheduled", scheduled_at: at }, version: post.version })).data;
         }
       }
+      if (action === "submit") {
+        stage = "submit";
+        post = (await call("POST", `/api-v2-posts-review/${post.id}`, { body: { action: "submit" }, version: post.version })).data.post;
+        session.recount();
+      }
       if (action === "queue") {
         stage = "queue";
         post = (await call("POST", "/api-v2-posts-queue", { body: { post_id: post.id }, version: post.version })).data;
@@ -358,6 +367,7 @@ function postForm(initial, channels, start, session, reload) {
         save: initial ? `Saved (version ${post.version}).` : "Draft saved. Schedule it when it is ready.",
         schedule: `Scheduled for ${time.local(post.scheduled_at)}.`,
         queue: `Added to the queue: ${time.local(post.scheduled_at)}.`,
+        submit: "Submitted for review: an editor approves it or asks for changes.",
       };
       notify(done[action]);
       location.hash = `#/posts/${post.id}`;
