@@ -566,3 +566,22 @@ def test_a_route_without_its_declarations_stops_the_app(app, decorate, message):
         check_declarations(app)
     with pytest.raises(RuntimeError, match=f"api.sneaky {message}"):
         build_spec(app)  # nor is it ever documented with a null scope
+
+
+def test_every_link_names_an_operation_of_the_document(spec):
+    """A link to an operation id the document lacks makes schemathesis'
+    stateful phase refuse the whole document, and generated clients skip it."""
+    operations = {
+        op["operationId"]
+        for ops in spec["paths"].values()
+        for op in ops.values()
+        if "operationId" in op
+    }
+    links = [
+        (path, name, link["operationId"])
+        for path, ops in spec["paths"].items()
+        for op in ops.values()
+        for response in op.get("responses", {}).values()
+        for name, link in response.get("links", {}).items()
+    ]
+    assert links and [link for link in links if link[2] not in operations] == []

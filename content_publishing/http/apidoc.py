@@ -142,12 +142,15 @@ def check_declarations(app):
             )
 
 
-def item_links(name, param, **extra):
-    """OpenAPI links from a created record to reading and updating it."""
+def item_links(name, param, views=None, **extra):
+    """OpenAPI links from a created record to reading and updating it: the
+    views `get_<views>_item` and `update_<views>_item` (operation ids are
+    view names), `views` being the name in lower case unless given."""
     by_id = {"parameters": {param: "$response.body#/id"}}
+    views = views or name.lower()
     return {
-        f"Get{name}": {"operationId": f"get_{name.lower()}_item", **by_id},
-        f"Update{name}": {"operationId": f"update_{name.lower()}_item", **by_id},
+        f"Get{name}": {"operationId": f"get_{views}_item", **by_id},
+        f"Update{name}": {"operationId": f"update_{views}_item", **by_id},
         **extra,
     }
 

@@ -47,7 +47,7 @@ def list_sets(query):
     status=201,
     errors=[409],
     headers=["ETag", "Location"],
-    links=item_links("HashtagSet", "set_id"),
+    links=item_links("HashtagSet", "set_id", views="set"),
     description="A name (1-50 characters) and 1 to 30 hashtags, each '#' and a word. A name "
     "the caller has given another set already is a 409 conflict (details.id names that set).",
 )
