@@ -46,6 +46,7 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from content_publishing import logs, posts, timestamps
+from content_publishing.notifier import Notifier
 from content_publishing.publisher import Publisher
 from content_publishing.schemas import media_refs
 from content_publishing.store import outbox
@@ -90,6 +91,7 @@ class Dispatcher:
         self.delivered = 0
         self.next_due = None  # scheduled_at of the next post to push, when due within a poll
         self.publisher = Publisher.of(app, self.name, self.stopping)  # the service's own posts
+        self.notifier = Notifier(app, self.name, self.stopping, self.sender)  # email and chat
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -102,6 +104,7 @@ class Dispatcher:
         threading.Thread(target=self._keep, daemon=True, name="keep-leases").start()
         if self.publisher is not None:
             self.publisher.start()
+        self.notifier.start()
         log.info("dispatcher %s started", self.name)
         deadline = None if seconds is None else time.monotonic() + seconds
         while not self.stopping.is_set():
@@ -275,7 +278,7 @@ class Dispatcher:
         days = self.config["DELIVERY_LOG_DAYS"]
         before = timestamps.later(timestamps.now_text(), -86400 * days)
         found = outbox.purgeable(before, outbox.PURGE_BATCH)  # a read: no lock yet
-        deleted = 0
+        deleted = 0 if found else self.notifier.purge(before)  # the sent notifications last
         if found:
             with transaction():
                 deleted = outbox.purge(*found, before)
@@ -298,6 +301,7 @@ class Dispatcher:
         grace = time.monotonic() + self.config["DISPATCH_GRACE_SECONDS"]
         if self.publisher is not None:  # its posts in flight, then the deliveries
             self.publisher.wait(self.config["DISPATCH_GRACE_SECONDS"])
+        self.notifier.wait(max(grace - time.monotonic(), 0))  # and the notifications
         with self.app.app_context():
             while time.monotonic() < grace:
                 self.record()

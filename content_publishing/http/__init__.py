@@ -15,6 +15,7 @@ media.py      the media library: upload, list, serve
 webhooks.py   webhook endpoints and the delivery log
 me.py         GET /me: the calling key
 members.py    a workspace's members, and taking up an invitation (no key)
+workspace.py  the workspace's settings: its name, its chat webhook
 health.py     GET /health, without a key
 metrics.py    GET /metrics (FLASK_METRICS=1)
 docs.py       the OpenAPI document and the docs page

@@ -20,6 +20,7 @@ from content_publishing.http import (
     posts,
     stats,
     webhooks,
+    workspace,
 )
 
 bp = Blueprint("api", __name__, url_prefix="/functions/v1")
@@ -50,3 +51,4 @@ bp.register_blueprint(media.bp)
 bp.register_blueprint(stats.bp)
 bp.register_blueprint(analytics.bp)
 bp.register_blueprint(members.bp)
+bp.register_blueprint(workspace.bp)

@@ -20,4 +20,5 @@ OpenAPI document is generated from the same ones.
     webhooks.py    webhook endpoints and deliveries
     keys.py        GET /me
     members.py     a workspace's members, invitations
+    workspace.py   the workspace's settings
 """
