@@ -129,7 +129,9 @@ def change_workspace(workspace_id, workspace, changes):
     changes = {k: v for k, v in changes.items() if workspace.get(k) != v}
     if not changes:
         return workspace
-    taken = conflict(f"Another workspace is named {changes.get('name')!r}.", {"name": changes.get("name")})
+    taken = conflict(
+        f"Another workspace is named {changes.get('name')!r}.", {"name": changes.get("name")}
+    )
     if "name" in changes and member_store.find_workspace(changes["name"]) is not None:
         raise taken
     try:  # a rename racing another past the read is refused by the unique name the same way

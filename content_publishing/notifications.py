@@ -46,7 +46,9 @@ EXCERPT = 140
 DASHBOARD_PATH = "/functions/v1/dashboard"  # as http/linkedin.py's
 
 
-def notify(workspace_id, event, now, post=None, actor=None, channel=None, mentioned=(), comment=None):
+def notify(
+    workspace_id, event, now, post=None, actor=None, channel=None, mentioned=(), comment=None
+):
     """Queue `event`'s messages (inside the caller's transaction). `post` and
     `channel` are records as rendered or stored; `actor` is the member
     (id and name) who caused it, None for the service; `mentioned`, the ids
@@ -78,17 +80,18 @@ def notify(workspace_id, event, now, post=None, actor=None, channel=None, mentio
     return len(messages)
 
 
-def wanted(stored):
-    """The events a member wants, from members.notify (null: every one)."""
-    return list(EVENTS) if stored is None else json.loads(stored)
+def wanted(notify):
+    """The events a member wants, from their notify (None: every one)."""
+    return list(EVENTS) if notify is None else notify
 
 
 def stored(notify):
-    """members.notify for a list of events: null when it is all of them, so
-    that events added later reach the members who never chose."""
+    """What members.notify keeps of a list of events, in EVENTS' order:
+    None when it is all of them, so that events added later reach the
+    members who never chose."""
     if notify is None or set(notify) == set(EVENTS):
         return None
-    return json.dumps([e for e in EVENTS if e in notify])
+    return [e for e in EVENTS if e in notify]
 
 
 def _author_id(post):

@@ -52,7 +52,9 @@ class Notifier:
 
     def start(self):
         for i, idle in enumerate(self.idle):
-            threading.Thread(target=self._loop, args=(idle,), daemon=True, name=f"notify-{i}").start()
+            threading.Thread(
+                target=self._loop, args=(idle,), daemon=True, name=f"notify-{i}"
+            ).start()
         if self.smtp is None:
             log.info("email notifications are off: FLASK_SMTP_URL is not set")
         else:
@@ -123,7 +125,10 @@ class Notifier:
         try:
             if smtp["tls"] == "implicit":
                 client = smtplib.SMTP_SSL(
-                    smtp["host"], smtp["port"], timeout=timeout, context=ssl.create_default_context()
+                    smtp["host"],
+                    smtp["port"],
+                    timeout=timeout,
+                    context=ssl.create_default_context(),
                 )
             else:
                 client = smtplib.SMTP(smtp["host"], smtp["port"], timeout=timeout)
@@ -134,7 +139,9 @@ class Notifier:
                     client.login(smtp["user"], smtp["password"] or "")
                 client.send_message(mail)
         except smtplib.SMTPAuthenticationError as e:
-            return f"SMTP login refused: {e.smtp_code}"  # never the password, nor what it said of it
+            return (
+                f"SMTP login refused: {e.smtp_code}"  # never the password, nor what it said of it
+            )
         except smtplib.SMTPResponseException as e:
             return f"SMTP {e.smtp_code}: {_said(e.smtp_error)}"
         except smtplib.SMTPRecipientsRefused as e:

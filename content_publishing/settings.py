@@ -280,7 +280,7 @@ def check(config, instance_path):
     config["DATABASE"] = database(config["DATABASE"], instance_path)
     _check_kinds(config)
     _linkedin_client(config, instance_path)
-    _smtp(config)
+    smtp(config)
     if config["DISPATCH_LEASE_SECONDS"] < config["WEBHOOK_TIMEOUT_SECONDS"] + 3:
         raise SettingError(
             "FLASK_DISPATCH_LEASE_SECONDS must exceed FLASK_WEBHOOK_TIMEOUT_SECONDS by 3 or more: "
@@ -362,12 +362,11 @@ def _linkedin_client(config, instance_path):
 
 SMTP_SCHEMES = {"smtp": 25, "smtps": 465}  # scheme -> its port when the URL names none
 SMTP_SHAPE = (
-    "smtp://user:password@host:587?starttls=true, or smtps://user:password@host:465"
-    " (implicit TLS)"
+    "smtp://user:password@host:587?starttls=true, or smtps://user:password@host:465 (implicit TLS)"
 )
 
 
-def _smtp(config):
+def smtp(config):
     """FLASK_SMTP_URL, FLASK_SMTP_PASSWORD_FILE and FLASK_MAIL_FROM, as
     config["SMTP"]: {host, port, tls ("implicit", "starttls" or None), user,
     password, sender}, or None (no email is sent). The password comes from
@@ -420,12 +419,14 @@ def _smtp(config):
     config["SMTP"] = {
         "host": parts.hostname,
         "port": port or (587 if starttls == ["true"] else SMTP_SCHEMES[parts.scheme]),
-        "tls": "implicit" if parts.scheme == "smtps" else ("starttls" if starttls == ["true"] else None),
+        "tls": "implicit"
+        if parts.scheme == "smtps"
+        else ("starttls" if starttls == ["true"] else None),
         "user": user,
         "password": password,
         "sender": sender,
     }
-    shown = f"{user}@" if user else ""
+    shown = f"{parts.username}@" if user else ""
     config["SMTP_URL"] = config["SMTP"]["url"] = (
         f"{parts.scheme}://{shown}{parts.netloc.rpartition('@')[2]}"
         + (f"?{parts.query}" if parts.query else "")

@@ -1,8 +1,6 @@
 """A workspace's members: the record, the invitation and change bodies, and
 taking up an invitation."""
 
-import json
-
 from marshmallow import Schema, fields, pre_dump, validate
 
 from content_publishing.schemas.common import Text, Timestamp
@@ -66,13 +64,15 @@ class MemberSchema(Schema):
         },
     )
 
-
     @pre_dump
     def _wanted(self, member, **kwargs):
-        """members.notify is stored as JSON text, null for every event."""
-        stored = member.get("notify")
-        wanted = list(EVENTS) if stored is None else json.loads(stored)
-        return {**member, "notify": wanted}
+        return self.finish_render(dict(member))
+
+    def finish_render(self, shown):
+        """A member's notify is kept as None while they want every event."""
+        if "notify" in shown and shown["notify"] is None:
+            shown["notify"] = list(EVENTS)
+        return shown
 
 
 class InvitedMemberSchema(MemberSchema):

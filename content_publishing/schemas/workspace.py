@@ -27,7 +27,7 @@ class WorkspaceSettingsUpdateSchema(Schema):
     chat_webhook_url = HttpUrl(
         allow_none=True,
         metadata={
-            "description": "Posted {\"text\": ...} for every notification event; checked by "
+            "description": 'Posted {"text": ...} for every notification event; checked by '
             "the SSRF guard when saved and at every message. null: none."
         },
     )

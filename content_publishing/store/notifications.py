@@ -9,6 +9,8 @@ only when no earlier message of that recipient is pending: one at a time
 per recipient, in order, whichever dispatcher holds it.
 """
 
+import json
+
 from content_publishing.store.db import dialect, execute, execute_many, one, rows, value
 
 COLUMNS = (
@@ -30,12 +32,13 @@ _READY = (
 
 def recipients(workspace_id):
     """The workspace's members who may hear of anything: not removed, with
-    an email address (id, name, email, role, notify as stored)."""
-    return rows(
+    an email address (id, name, email, role, notify: a list, None for all)."""
+    found = rows(
         "SELECT id, name, email, role, notify FROM members"
         " WHERE workspace_id = ? AND removed_at IS NULL AND email IS NOT NULL ORDER BY id",
         (workspace_id,),
     )
+    return [{**m, "notify": m["notify"] and json.loads(m["notify"])} for m in found]
 
 
 def add(messages, now):
