@@ -4,6 +4,7 @@ with their envelope), may ask for a login (AUTH PLAIN or LOGIN, without
 TLS on loopback), and may answer the next messages with a temporary
 failure (451), as a busy mail server does."""
 
+import asyncio
 import email
 import email.policy
 import threading
@@ -18,10 +19,11 @@ from harness.server import free_port
 class SmtpSink:
     """`with SmtpSink() as sink:`; `sink.url` (for FLASK_SMTP_URL),
     `sink.messages`, `sink.wait_for(check)`; `sink.refuse(n)`: the next n
-    messages get a 451."""
+    messages get a 451; `delay`: each message is accepted that much later."""
 
-    def __init__(self, user=None, password=None):
+    def __init__(self, user=None, password=None, delay=0.0):
         self.port = free_port()
+        self.delay = delay  # seconds before each message is accepted (a slow server)
         self.user, self.password = user, password
         self.messages = []
         self.refused = 0
@@ -43,6 +45,8 @@ class SmtpSink:
         return AuthResult(success=ok, handled=False)  # aiosmtpd answers 235 or 535 itself
 
     async def handle_DATA(self, server, session, envelope):
+        if self.delay:
+            await asyncio.sleep(self.delay)
         with self.lock:
             if self._refuse > 0:
                 self._refuse -= 1
