@@ -1,4 +1,4 @@
-"""`flask --app app dispatch`: push due posts and deliver the webhook outbox.
+"""`flask --app app dispatch`: push due posts, deliver the webhook outbox and send notifications.
 
 One loop, several threads:
 
@@ -13,7 +13,10 @@ One loop, several threads:
   first round and then hourly it forgets the delivery log older than
   FLASK_DELIVERY_LOG_DAYS, a batch per round;
 - a pool of delivery threads sends each leased delivery, once the round
-  that leased it has committed, and hands the attempt back to the loop.
+  that leased it has committed, and hands the attempt back to the loop;
+- the notifier's threads (notifier.py) lease, send and record notifications
+  (email over SMTP, the workspaces' chats) one by one, on their own; the
+  purge forgets the sent ones with the delivery log.
 
 Several dispatchers may run at once, on one host or several: a delivery is
 leased to one of them at a time (FLASK_DISPATCH_LEASE_SECONDS), renewed by a

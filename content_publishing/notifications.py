@@ -15,7 +15,20 @@ events when null), never to the member who caused it, plus one to the
 workspace's chat webhook when it has one (every event goes there). The
 dispatcher sends them (notifier.py). A message holds the event's facts,
 fixed when it is queued; `render` makes its text when it is sent.
+
+Who calls it, in the domain function that makes the change (`actor`: the
+member as {"id", "name"}):
+
+    post.failed, channel.disconnected   webhooks/events.py, with their webhook events
+    review.requested        notify(ws, "review.requested", now, post=post, actor=actor)
+    post.approved           notify(ws, "post.approved", now, post=post, actor=actor)
+    post.changes_requested  notify(ws, "post.changes_requested", now, post=post,
+                                   actor=actor, comment=text)
+    comment.mentioned       notify(ws, "comment.mentioned", now, post=post, actor=actor,
+                                   mentioned=mentioned_in(ws, body), comment=body)
 """
+
+import re
 
 import json
 
@@ -78,6 +91,19 @@ def notify(
     if messages:
         store.add(messages, now)
     return len(messages)
+
+
+def mentioned_in(workspace_id, text):
+    """The ids of the workspace's members (not removed) that `text` names as
+    `@<member name>`, the name ending where the text does or at a character
+    that cannot go on a name (`@ann,` and `@ann.` name ann; `@anna` does not)."""
+    found = []
+    for member in member_store.list_members(workspace_id):
+        if member["removed_at"] is None and re.search(
+            "@" + re.escape(member["name"]) + r"(?!\w)", text, re.IGNORECASE
+        ):
+            found.append(member["id"])
+    return found
 
 
 def wanted(notify):

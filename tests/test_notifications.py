@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from content_publishing import settings
+from content_publishing import notifications, settings
 from content_publishing.notifier import Notifier
 from content_publishing.store import notifications as notification_store
 from content_publishing.store.db import execute, transaction
@@ -379,3 +379,46 @@ def test_smtp_settings(tmp_path):
     with pytest.raises(settings.SettingError, match="FLASK_MAIL_FROM"):
         parsed(SMTP_URL="smtp://mail.example.com", MAIL_FROM=None)
     assert parsed(SMTP_URL="")["SMTP"] is None
+
+
+# --- the events approvals and comments will send -------------------------------------------
+
+
+def test_review_approval_and_mention_events_reach_whom_they_concern(app, team, mail):
+    """The routes that cause these events (review, comments) call notify()
+    as here, inside their transaction; until they exist, it is called as
+    they will call it, and each email is read from the SMTP server."""
+    post = team["contributor"].post(POSTS, json={"type": "personal", "content": "Ready?"})
+    post = post.get_json()
+    editor, viewer = me(team["editor"])["member"], me(team["viewer"])["member"]
+    workspace = me(team["owner"])["workspace"]["id"]
+    author = me(team["contributor"])["member"]
+    with app.app_context(), transaction():
+        now = "2026-01-01T00:00:00Z"
+        notifications.notify(workspace, "review.requested", now, post=post, actor=author)
+        notifications.notify(workspace, "post.approved", now, post=post, actor=editor)
+        notifications.notify(
+            workspace, "post.changes_requested", now, post=post, actor=editor, comment="Shorter"
+        )
+        mentioned = notifications.mentioned_in(workspace, "Thanks @Viewer-Person. And @editor")
+        assert mentioned == [viewer["id"]]  # "@editor" names no member: editor-person is theirs
+        notifications.notify(
+            workspace, "comment.mentioned", now, post=post, actor=editor, mentioned=mentioned
+        )
+    send_all(app)
+    subjects = {
+        address: sorted(m["Subject"] for m in mail.to(address))
+        for address in {a for m in mail.messages for a in m.envelope_to}
+    }
+    assert subjects == {
+        "editor@acme.test": ["[acme] contributor-person asks for a review of a post"],
+        "admin@acme.test": ["[acme] contributor-person asks for a review of a post"],
+        "owner@acme.test": ["[acme] contributor-person asks for a review of a post"],
+        "contributor@acme.test": [
+            "[acme] editor-person approved your post",
+            "[acme] editor-person asked for changes to your post",
+        ],
+        "viewer@acme.test": ["[acme] editor-person mentioned you in a comment"],
+    }
+    (changes,) = [m for m in mail.to("contributor@acme.test") if "changes" in m["Subject"]]
+    assert "Shorter" in changes.get_content()
