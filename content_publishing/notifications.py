@@ -28,9 +28,8 @@ member as {"id", "name"}):
                                    mentioned=mentioned_in(ws, body), comment=body)
 """
 
-import re
-
 import json
+import re
 
 from content_publishing import roles
 from content_publishing.store import members as member_store
