@@ -14,6 +14,7 @@ when it starts); members keep their addresses for when it is set. The SMTP
 password is never in a log line or a message's last_error.
 """
 
+import contextlib
 import json
 import logging
 import random
@@ -121,37 +122,41 @@ class Notifier:
         mail["Message-ID"] = make_msgid(domain=self.smtp["host"])
         mail.set_content(text)
         timeout = self.config["WEBHOOK_TIMEOUT_SECONDS"]
-        smtp = self.smtp
+        started = time.monotonic()
         try:
-            if smtp["tls"] == "implicit":
-                client = smtplib.SMTP_SSL(
-                    smtp["host"],
-                    smtp["port"],
-                    timeout=timeout,
-                    context=ssl.create_default_context(),
-                )
-            else:
-                client = smtplib.SMTP(smtp["host"], smtp["port"], timeout=timeout)
-            with client:
-                if smtp["tls"] == "starttls":
-                    client.starttls(context=ssl.create_default_context())
-                if smtp["user"]:
-                    client.login(smtp["user"], smtp["password"] or "")
-                client.send_message(mail)
+            client = self._connect(timeout)
+            # smtplib's timeout is per read: a server that drips its answers
+            # could outlast the lease, so the whole attempt is cut at `timeout`.
+            cut = threading.Timer(max(timeout - (time.monotonic() - started), 0), _cut, (client,))
+            cut.start()
+            try:
+                with client:
+                    if self.smtp["tls"] == "starttls":
+                        client.starttls(context=ssl.create_default_context())
+                    if self.smtp["user"]:
+                        client.login(self.smtp["user"], self.smtp["password"] or "")
+                    client.send_message(mail)
+            finally:
+                cut.cancel()
         except smtplib.SMTPAuthenticationError as e:
-            return (
-                f"SMTP login refused: {e.smtp_code}"  # never the password, nor what it said of it
-            )
+            return f"SMTP login refused: {e.smtp_code}"  # never the password, nor what it said
         except smtplib.SMTPResponseException as e:
             return f"SMTP {e.smtp_code}: {_said(e.smtp_error)}"
         except smtplib.SMTPRecipientsRefused as e:
             code, said = next(iter(e.recipients.values()))
             return f"SMTP {code}: {_said(said)}"
         except (smtplib.SMTPException, OSError, ssl.SSLError) as e:
-            if isinstance(e, socket.timeout | TimeoutError):
+            if isinstance(e, TimeoutError) or time.monotonic() - started >= timeout:
                 return f"no answer within {timeout:g} s"
             return f"SMTP failed: {type(e).__name__}: {e}"[:300]
         return None
+
+    def _connect(self, timeout):
+        host, port = self.smtp["host"], self.smtp["port"]
+        if self.smtp["tls"] == "implicit":
+            context = ssl.create_default_context()
+            return smtplib.SMTP_SSL(host, port, timeout=timeout, context=context)
+        return smtplib.SMTP(host, port, timeout=timeout)
 
     def _next_step(self, message, error, now):
         """(outcome, next_attempt_at, last_error) after this attempt."""
@@ -169,6 +174,14 @@ class Notifier:
         """Forget a batch of finished messages older than `before`; how many."""
         with transaction():
             return store.purge(before, PURGE_BATCH)
+
+
+def _cut(client):
+    """End an attempt that ran out of time: its blocked read fails at once."""
+    sock = client.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def _said(reply):

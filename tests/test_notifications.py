@@ -7,8 +7,11 @@ workspaces. The dispatcher's own sending (a SIGKILL loses nothing; a
 disconnected channel) is tested against real processes in
 test_notifications_live.py."""
 
+import contextlib
 import json
+import socketserver
 import threading
+import time
 
 import pytest
 
@@ -422,3 +425,43 @@ def test_review_approval_and_mention_events_reach_whom_they_concern(app, team, m
     }
     (changes,) = [m for m in mail.to("contributor@acme.test") if "changes" in m["Subject"]]
     assert "Shorter" in changes.get_content()
+
+
+class _Drip(socketserver.StreamRequestHandler):
+    """An SMTP server that greets, then answers EHLO a byte at a time, forever."""
+
+    def handle(self):
+        self.wfile.write(b"220 slow\r\n")
+        self.rfile.readline()
+        with contextlib.suppress(OSError):
+            while True:
+                self.wfile.write(b"2")
+                time.sleep(0.2)
+
+
+def test_a_server_that_drips_its_answers_is_cut_at_the_timeout(app, team):
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Drip)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        app.config.update(
+            SMTP_URL=f"smtp://127.0.0.1:{server.server_address[1]}",
+            MAIL_FROM="cps@example.com",
+            SMTP=None,
+            WEBHOOK_TIMEOUT_SECONDS=1,
+        )
+        settings.smtp(app.config)
+        for role in ("admin", "editor", "contributor"):
+            team[role].patch(MEMBER(me(team[role])["member"]["id"]), json={"notify": []})
+        fail_a_post(team)
+        started = time.monotonic()
+        notifier = Notifier(app, "t", threading.Event(), Sender(1, Guard.of(app.config)))
+        with app.app_context():
+            assert notifier.round()
+        assert time.monotonic() - started < 2.5
+        (message,) = outbox(app, me(team["owner"])["workspace"]["id"])
+        assert message["last_error"] == "no answer within 1 s"
+        assert message["outcome"] == "pending" and message["attempt_count"] == 1
+    finally:
+        server.shutdown()
+        server.server_close()
