@@ -234,6 +234,22 @@ def send_everything(server, receiver, run):
     send("GET", callback, sign_in, via=anonymous, headers={"Referer": sign_in}, expect=409)
     send("DELETE", channel_item, f"{V1}/channels-item/personal", expect=204)
 
+    # Members: the marker in a name and an e-mail; the invitation's token
+    # and the key it makes are secrets, never logged.
+    members, member_item = f"{V1}/members", f"{V1}/members-item/{{member_id}}"
+    invite = {"name": f"m{marker}"[:50], "email": f"x{marker}@example.com", "role": "viewer"}
+    invited = send("POST", members, body=invite, expect=201).json
+    token = invited["invite_url"].rsplit("/", 1)[1]
+    run.secrets.append(token)
+    send("GET", members, expect=200)
+    accepted = send(
+        "POST", f"{V1}/invites-accept", body={"token": token}, via=anonymous, expect=201
+    ).json
+    run.secrets.append(accepted["key"])
+    item = f"{V1}/members-item/{invited['id']}"
+    send("PATCH", member_item, item, body={"role": "editor"}, expect=200)
+    send("DELETE", member_item, item, expect=204)
+
     # Articles: the marker in title and body; publishing sends an event.
     articles, article_item = f"{V1}/articles-api", f"{V1}/articles-api-item/{{article_id}}"
     article = send("POST", articles, body={"title": marker, "body": marker}, expect=201).json
