@@ -17,7 +17,7 @@ dispatcher sends them (notifier.py). A message holds the event's facts,
 fixed when it is queued; `render` makes its text when it is sent.
 
 Who calls it, in the domain function that makes the change (`actor`: the
-member as {"id", "name"}):
+id of the member who made it):
 
     post.failed, channel.disconnected   webhooks/events.py, with their webhook events
     review.requested        notify(ws, "review.requested", now, post=post, actor=actor)
@@ -62,14 +62,15 @@ def notify(
     workspace_id, event, now, post=None, actor=None, channel=None, mentioned=(), comment=None
 ):
     """Queue `event`'s messages (inside the caller's transaction). `post` and
-    `channel` are records as rendered or stored; `actor` is the member
-    (id and name) who caused it, None for the service; `mentioned`, the ids
+    `channel` are records as rendered or stored; `actor` is the id of the
+    member who caused it, None for the service; `mentioned`, the ids
     of the members a comment names; `comment`, its text. Returns how many
     messages were queued."""
     if event not in EVENTS:
         raise ValueError(f"unknown notification event {event!r}")
     space = member_store.get_workspace(workspace_id)
-    facts = _facts(space, event, post, actor, channel, comment)
+    by = member_store.get_member(workspace_id, actor) if actor is not None else None
+    facts = _facts(space, event, post, by, channel, comment)
     body = json.dumps(facts, ensure_ascii=False, separators=(",", ":"))
     named = set(mentioned)
     if event in TO_AUTHOR and post is not None and _author_id(post) is not None:
@@ -80,7 +81,7 @@ def notify(
         _message(workspace_id, member["id"], "email", member["email"], event, post_id, body)
         for member in store.recipients(workspace_id)
         if (member["id"] in named or (least and roles.at_least(member["role"], least)))
-        and (actor is None or member["id"] != actor["id"])
+        and member["id"] != actor
         and event in wanted(member["notify"])
     ]
     if space["chat_webhook_url"]:
@@ -137,8 +138,8 @@ def _message(workspace_id, member_id, kind, recipient, event, post_id, body):
     }
 
 
-def _facts(space, event, post, actor, channel, comment):
-    facts = {"event": event, "workspace": space["name"], "actor": actor and actor["name"]}
+def _facts(space, event, post, by, channel, comment):
+    facts = {"event": event, "workspace": space["name"], "actor": by and by["name"]}
     if post is not None:
         content = post.get("content") or ""
         facts["post"] = {

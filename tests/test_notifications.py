@@ -398,15 +398,20 @@ def test_review_approval_and_mention_events_reach_whom_they_concern(app, team, m
     author = me(team["contributor"])["member"]
     with app.app_context(), transaction():
         now = "2026-01-01T00:00:00Z"
-        notifications.notify(workspace, "review.requested", now, post=post, actor=author)
-        notifications.notify(workspace, "post.approved", now, post=post, actor=editor)
+        notifications.notify(workspace, "review.requested", now, post=post, actor=author["id"])
+        notifications.notify(workspace, "post.approved", now, post=post, actor=editor["id"])
         notifications.notify(
-            workspace, "post.changes_requested", now, post=post, actor=editor, comment="Shorter"
+            workspace,
+            "post.changes_requested",
+            now,
+            post=post,
+            actor=editor["id"],
+            comment="Shorter",
         )
         mentioned = notifications.mentioned_in(workspace, "Thanks @Viewer-Person. And @editor")
         assert mentioned == [viewer["id"]]  # "@editor" names no member: editor-person is theirs
         notifications.notify(
-            workspace, "comment.mentioned", now, post=post, actor=editor, mentioned=mentioned
+            workspace, "comment.mentioned", now, post=post, actor=editor["id"], mentioned=mentioned
         )
     send_all(app)
     subjects = {
