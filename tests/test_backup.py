@@ -229,7 +229,7 @@ def test_restore_is_refused_while_the_service_runs(tmp_path, live_backend, live_
 def test_a_backup_under_write_load_holds_every_write_acknowledged_before_it(
     tmp_path, live_backend, live_database
 ):
-    under_load(tmp_path, live_backend, live_database, threads=8, posts=100, seconds=8)
+    under_load(tmp_path, live_backend, live_database, threads=8, posts=40, seconds=6)
 
 
 @pytest.mark.slow
