@@ -4,6 +4,8 @@ each recipient's still in order; a post failed by the dispatcher itself
 (a push nobody acknowledged) is mailed. (A disconnected channel, and a
 post the service's own publisher failed: test_linkedin_publish.py.)"""
 
+import uuid
+
 import pytest
 
 from harness import Answer, Receiver
@@ -90,13 +92,28 @@ def test_sigkill_mid_sending_loses_no_notification(server, dispatchers):
 
 def test_a_push_nobody_acknowledged_is_mailed_as_a_failed_post(server, dispatchers):
     user = new_user(server)
-    with Receiver(script=lambda a: Answer(500)) as due_receiver, SmtpSink() as sink:
+    password = f"pw-{uuid.uuid4().hex}"
+    with (
+        Receiver(script=lambda a: Answer(500)) as due_receiver,
+        SmtpSink(user="mailer", password=password) as sink,
+    ):
         address, env = mailed(user, sink)
         add_endpoint(user, due_receiver.url, ["post.due"])
-        dispatchers(FLASK_HANDOFF_MAX_DELAY_SECONDS="2", **env)
+        dispatchers("mailing", FLASK_HANDOFF_MAX_DELAY_SECONDS="2", **env)
         post = schedule(user, -0.5, "Nobody took it")
         (message,) = sink.wait_for(lambda m: m, timeout=20)
         assert message.envelope_to == [address]
         assert message["Subject"].endswith("A post failed to publish")
         text = message.get_content()
         assert "No post.due delivery was acknowledged" in text and post["id"] in text
+    # The dispatcher names where email goes when it starts, never the password.
+    log = (server.tmp / "mailing.log").read_text()
+    assert f"email notifications go through smtp://mailer@127.0.0.1:{sink.port}" in log
+    assert password not in log
+
+
+def test_without_smtp_the_dispatcher_says_email_is_off(server, dispatchers):
+    dispatchers("silent").kill()
+    assert "email notifications are off: FLASK_SMTP_URL is not set" in (
+        (server.tmp / "silent.log").read_text()
+    )
