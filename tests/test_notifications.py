@@ -221,6 +221,22 @@ def test_the_chat_hears_of_every_event_in_its_own_workspace_only(app, team, mail
     assert r.status_code == 200 and r.get_json()["chat_webhook_url"] is None
 
 
+def test_the_ssrf_guard_checks_the_chat_again_when_a_message_goes(app, team, mail):
+    with Receiver() as chat:
+        r = team["owner"].patch(WORKSPACE, json={"chat_webhook_url": chat.url})
+        assert r.status_code == 200
+        app.config["WEBHOOK_ALLOWED_PRIVATE"] = ()  # loopback no longer allowed
+        for role in ("owner", "admin", "editor", "contributor"):
+            team[role].patch(MEMBER(me(team[role])["member"]["id"]), json={"notify": []})
+        fail_a_post(team)
+        send_all(app)
+        assert not chat.arrivals
+    (message,) = outbox(app, me(team["owner"])["workspace"]["id"])
+    assert message["kind"] == "chat" and message["outcome"] == "failed"  # tried on the schedule
+    assert message["last_error"].startswith("refused by the SSRF guard")
+    assert message["attempt_count"] == 3
+
+
 BAD_WORKSPACE = [
     ({"chat_webhook_url": "ftp://chat.example/hook"}, "chat_webhook_url"),
     ({"chat_webhook_url": "https://u:p@chat.example/hook"}, "chat_webhook_url"),
