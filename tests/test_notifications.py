@@ -302,6 +302,21 @@ def _due_now(app, message_id):
         )
 
 
+def test_sent_messages_are_forgotten_with_the_delivery_log_and_pending_ones_kept(app, team, mail):
+    fail_a_post(team)
+    notifier = send_all(app)
+    mail.refuse(99)
+    app.config["WEBHOOK_RETRY_SCHEDULE"] = [0, 3600]
+    fail_a_post(team, "still waiting")
+    send_all(app)
+    workspace = me(team["owner"])["workspace"]["id"]
+    assert {m["outcome"] for m in outbox(app, workspace)} == {"sent", "pending"}
+    with app.app_context():
+        assert notifier.purge("2000-01-01T00:00:00Z") == 0  # none that old
+        assert notifier.purge("2999-01-01T00:00:00Z") == 4
+    assert {m["outcome"] for m in outbox(app, workspace)} == {"pending"}
+
+
 def test_a_message_is_given_up_after_the_schedule(app, team, mail):
     app.config["WEBHOOK_RETRY_SCHEDULE"] = [0, 0]
     for role in ("admin", "editor", "owner"):
