@@ -11,6 +11,7 @@ Where each rule lives:
     auth.py         API keys: headers, hashing, the scope decorator
     roles.py        what each member's role lets their keys do
     members.py      a workspace's members: invite, change, remove, an invitation taken up
+    workspaces.py   the workspace's settings (approvals) and what a change of each does
     posts/          the post lifecycle: moves, writes, handoffs (claims, pushes, leases, the
                     service's own), bulk import
     planning/       channels, posting slots, the queue, the guards, recurring posts

@@ -40,7 +40,7 @@ CODES = {
 }
 # Codes beside each status's own, each raised by its helper below:
 # validation_error (400), forbidden (403), schedule_conflict, no_free_slot,
-# last_owner and linkedin_not_configured (409), invite_used and
+# last_owner, approval_required and linkedin_not_configured (409), invite_used and
 # invite_expired (410), search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
 # ERROR_TEXT) and docs/api.md's table name every code.
 
@@ -193,6 +193,12 @@ def forbidden(message, details=None):
 def last_owner(message):
     """409 last_owner: a workspace keeps at least one owner."""
     return ApiError(409, message, "last_owner")
+
+
+def approval_required(message, details=None):
+    """409 approval_required: the workspace requires approvals and the post
+    has none that holds (it was never approved, or changed since)."""
+    return ApiError(409, message, "approval_required", details)
 
 
 def invite_gone(code, message):

@@ -24,6 +24,14 @@ for the service itself, and the handoff. Actions:
     commented           the first comment was posted (reported after the post's own callback)
     comment_failed      the first comment could not be posted (the post stays Published)
     occurrence_created  the next occurrence of a recurring post
+    submitted           Draft -> In review: submitted for review (posts/reviews.py)
+    approved            In review -> Approved
+    changes_requested   In review or Approved -> Draft, with a comment
+    returned_to_draft   In review or Approved -> Draft by a change of what was reviewed,
+                        or because approvals were turned off
+
+Read back, each entry names the member whose key made it (their name, kept
+after they are removed).
 """
 
 from content_publishing.store import history as history_store
@@ -47,7 +55,7 @@ def action_of(old_status, new_status, columns, key_id):
         if new_status == "Scheduled":
             return "given_back" if old_status == "Publishing" else "scheduled"
         if new_status == "Draft":
-            return "unscheduled"
+            return "returned_to_draft" if old_status in ("In review", "Approved") else "unscheduled"
         if new_status == "Failed":
             return "reported_failed" if key_id is not None else "lease_expired"
         if new_status == "Published":

@@ -1,6 +1,6 @@
 """A workspace's members: inviting one, changing a role, an email or what
-they want to be notified of, removing one, an invitation taken up, and the
-workspace's own settings (docs/api.md, "Members and roles").
+they want to be notified of, removing one and an invitation taken up
+(docs/api.md, "Members and roles").
 
 The rules: only an owner makes, changes or removes an owner (an admin does
 everything else); a workspace keeps at least one owner (409 last_owner); a
@@ -15,7 +15,6 @@ from content_publishing import notifications, roles, timestamps
 from content_publishing.errors import conflict, invite_gone, last_owner, not_found
 from content_publishing.store import keys as key_store
 from content_publishing.store import members as member_store
-from content_publishing.store.db import is_unique_violation, savepoint
 
 INVITE_DAYS = 7
 MANAGE = "members:manage"
@@ -120,24 +119,3 @@ def accept(token_hash, key_hash, prefix, scopes, now):
     allowed = [s for s in scopes if s in roles.ROLE_SCOPES[invite["role"]]]
     key_id = key_store.insert_key(invite["member_id"], key_hash, prefix, allowed, None, now)
     return invite, key_id, allowed
-
-
-def change_workspace(workspace_id, workspace, changes):
-    """The workspace's new name or chat webhook (its URL checked by the
-    caller, before the transaction, by the SSRF guard); 409 for a name
-    another workspace has."""
-    changes = {k: v for k, v in changes.items() if workspace.get(k) != v}
-    if not changes:
-        return workspace
-    taken = conflict(
-        f"Another workspace is named {changes.get('name')!r}.", {"name": changes.get("name")}
-    )
-    if "name" in changes and member_store.find_workspace(changes["name"]) is not None:
-        raise taken
-    try:  # a rename racing another past the read is refused by the unique name the same way
-        with savepoint():
-            return member_store.update_workspace(workspace_id, changes)
-    except Exception as error:
-        if not is_unique_violation(error):
-            raise
-        raise taken from None

@@ -20,20 +20,21 @@ Who calls it, in the domain function that makes the change (`actor`: the
 id of the member who made it):
 
     post.failed, channel.disconnected   webhooks/events.py, with their webhook events
+    the review's moves and comments     posts/reviews.py, as
     review.requested        notify(ws, "review.requested", now, post=post, actor=actor)
     post.approved           notify(ws, "post.approved", now, post=post, actor=actor)
     post.changes_requested  notify(ws, "post.changes_requested", now, post=post,
                                    actor=actor, comment=text)
     comment.mentioned       notify(ws, "comment.mentioned", now, post=post, actor=actor,
-                                   mentioned=mentioned_in(ws, body), comment=body)
+                                   mentioned=ids, comment=body)
 """
 
 import json
-import re
 
 from content_publishing import roles
 from content_publishing.store import members as member_store
 from content_publishing.store import notifications as store
+from content_publishing.store import workspaces as workspace_store
 
 EVENTS = (
     "review.requested",
@@ -68,7 +69,7 @@ def notify(
     messages were queued."""
     if event not in EVENTS:
         raise ValueError(f"unknown notification event {event!r}")
-    space = member_store.get_workspace(workspace_id)
+    space = workspace_store.get_workspace(workspace_id)
     by = member_store.get_member(workspace_id, actor) if actor is not None else None
     facts = _facts(space, event, post, by, channel, comment)
     body = json.dumps(facts, ensure_ascii=False, separators=(",", ":"))
@@ -91,19 +92,6 @@ def notify(
     if messages:
         store.add(messages, now)
     return len(messages)
-
-
-def mentioned_in(workspace_id, text):
-    """The ids of the workspace's members (not removed) that `text` names as
-    `@<member name>`, the name ending where the text does or at a character
-    that cannot go on a name (`@ann,` and `@ann.` name ann; `@anna` does not)."""
-    found = []
-    for member in member_store.list_members(workspace_id):
-        if member["removed_at"] is None and re.search(
-            "@" + re.escape(member["name"]) + r"(?!\w)", text, re.IGNORECASE
-        ):
-            found.append(member["id"])
-    return found
 
 
 def wanted(notify):

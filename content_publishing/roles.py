@@ -41,10 +41,11 @@ ROLE_SCOPES = {
 DESCRIBED = {
     "owner": "everything, including the members and the workspace",
     "admin": "everything except changing owners",
-    "editor": "write, schedule, queue, import and publish posts, and manage channels,"
+    "editor": "write, schedule, queue, import, publish and approve posts, and manage channels,"
     " media and webhooks",
-    "contributor": "create and edit their own drafts and upload media",
-    "viewer": "read",
+    "contributor": "create and edit their own drafts, upload media, comment and submit their"
+    " drafts for review",
+    "viewer": "read and comment",
 }
 
 
@@ -100,12 +101,36 @@ def missing(scopes, scope):
     return insufficient_scope(scope)
 
 
+# What a contributor may change of their own: a Draft, and one under review
+# (a change of it takes it back to Draft: posts/moves.py).
+CONTRIBUTOR_WRITES = ("Draft", "In review", "Approved")
+
+
 def check_post_write(grant, post, what="change this post"):
     """A contributor writes only their own drafts: `post` (None for a new
-    one) must be a Draft they made."""
+    one) must be a Draft they made (or theirs under review, which a change
+    takes back to Draft)."""
     if not isinstance(grant, Grant) or grant.role != "contributor":
         return
     if post is not None and (post.get("created_by") != grant.member_id):
         raise refused(grant.role, f"{what}: it is another member's post")
-    if post is not None and post["status"] != "Draft":
+    if post is not None and post["status"] not in CONTRIBUTOR_WRITES:
         raise refused(grant.role, f"{what}: it is {post['status']}, not a Draft")
+
+
+def check_review(grant, post, action):
+    """Who may make a review's move (docs/api.md, "Approvals"): its author
+    or an editor or higher submits; an editor or higher approves or asks for
+    changes, and never approves their own post."""
+    if not isinstance(grant, Grant):
+        return
+    if action == "submit":
+        if grant.member_id != post.get("created_by"):
+            grant.require_role("editor", "submit another member's post for review")
+        return
+    grant.require_role("editor", "approve posts or ask for changes")
+    if action == "approve" and grant.member_id == post.get("created_by"):
+        raise forbidden(
+            "A member may not approve their own post: another editor, admin or owner approves it.",
+            {"role": grant.role, "author": post.get("created_by")},
+        )

@@ -30,6 +30,11 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "media_renditions",
     "media",
     "post_history",
+    "post_comments",
+    "stats_collections",
+    "post_stats",
+    "post_metrics",
+    "channel_queue_holes",
     "posts",
     "articles",
     "content_counts",
@@ -45,6 +50,7 @@ IDENTITIES = (
     ("webhook_attempts", "id"),
     ("post_history", "id"),
     ("notifications", "id"),
+    ("post_comments", "id"),
 )
 
 

@@ -32,6 +32,7 @@ T0, T1, T2 = (
 FUTURE = "2099-01-01T00:00:00.000000Z"
 POST = "00000000-0000-4000-8000-00000000000{}".format
 PUBLISHED_WITH_MEDIA = "00000000-0000-4000-8000-0000000000c8"
+APPROVED_POST = "00000000-0000-4000-8000-0000000000a1"
 DUPLICATE_ENDPOINT = "00000000-0000-4000-8000-0000000000e2"
 ALICES_MEDIA, ALICES_WEBP, BOBS_MEDIA = (
     "0123456789abcdef" * 2,
@@ -151,7 +152,7 @@ ROWS = [
             "name": "carol",
             "email": "carol@example.com",
             "role": "editor",
-            "notify": '["post.failed"]',  # since version 16: the events she wants
+            "notify": '["post.failed"]',  # since version 17: the events she wants
             "created_at": T2,
             "removed_at": None,
         },
@@ -685,6 +686,29 @@ ROWS = [
         },
         14,
     ),
+    # Version 16: a post approved by carol, the editor, and a comment that
+    # mentions alice on it.
+    (
+        "posts",
+        {
+            **_post(1, status="Approved", approved_by=3, approved_at=T1, reviewed_by=3),
+            "id": APPROVED_POST,
+        },
+        16,
+    ),
+    (
+        "post_comments",
+        {
+            "id": 1,
+            "workspace_id": 1,
+            "post_id": APPROVED_POST,
+            "member_id": 3,
+            "body": "Looks good, @alice",
+            "mentions": "[1]",
+            "created_at": T1,
+        },
+        16,
+    ),
     (
         "notifications",
         {
@@ -705,7 +729,7 @@ ROWS = [
             "created_at": T2,
             "updated_at": T2,
         },
-        16,
+        17,
     ),
 ]
 

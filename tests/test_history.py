@@ -110,11 +110,15 @@ def test_every_action_by_a_key_in_order(api, caller, stored, clock):
             "status_to",
             "fields",
             "key_prefix",
+            "member",
             "handoff_id",
             "detail",
         }
         for e in entries
     )
+    # each entry names the member whose key made it; the service's own, none
+    named = [e["member"] and e["member"]["name"] for e in entries]
+    assert [n is None for n in named] == [p is None for p in [e["key_prefix"] for e in entries]]
     everything = stored()
     assert b"secret text" not in b"".join(
         line for line in everything.split(b"\n") if b"post_history" in line

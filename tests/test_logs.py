@@ -256,6 +256,23 @@ def send_everything(server, receiver, run):
     send("PATCH", f"{V1}/workspace", body={"chat_webhook_url": chat}, expect=200)
     send("GET", f"{V1}/workspace", expect=200)
 
+    # Approvals and comments: the marker in a post, a review's comment and a
+    # comment of the post.
+    workspace = f"{V1}/workspace"
+    send("GET", workspace, expect=200)
+    send("PATCH", workspace, body={"approvals": "required"}, expect=200)
+    reviewed = send("POST", posts, body={"type": "personal", "content": marker}, expect=201).json
+    review = f"{V1}/api-v2-posts-review/{{post_id}}"
+    review_item = f"{V1}/api-v2-posts-review/{reviewed['id']}"
+    send("POST", review, review_item, body={"action": "submit"}, expect=200)
+    changes = {"action": "request_changes", "comment": f"{marker} please"}
+    send("POST", review, review_item, body=changes, expect=200)
+    comments = f"{V1}/api-v2-posts-comments/{{post_id}}"
+    comments_item = f"{V1}/api-v2-posts-comments/{reviewed['id']}"
+    send("POST", comments, comments_item, body={"body": f"{marker} noted"}, expect=201)
+    send("GET", comments, comments_item, expect=200)
+    send("PATCH", workspace, body={"approvals": "off"}, expect=200)
+
     # Articles: the marker in title and body; publishing sends an event.
     articles, article_item = f"{V1}/articles-api", f"{V1}/articles-api-item/{{article_id}}"
     article = send("POST", articles, body={"title": marker, "body": marker}, expect=201).json

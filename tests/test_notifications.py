@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from content_publishing import notifications, settings
+from content_publishing import settings
 from content_publishing.notifier import Notifier
 from content_publishing.store import notifications as notification_store
 from content_publishing.store.db import execute, transaction
@@ -258,14 +258,14 @@ def test_bad_workspace_settings_are_400_naming_the_field(team, body, field):
     }
 
 
-def test_only_owners_and_admins_change_the_workspace_and_names_are_unique(team):
+def test_only_owners_and_admins_set_the_chat(team):
+    url = "https://chat.example.com/hooks/abc"
     for who in ("editor", "contributor", "viewer"):
-        err = assert_error(team[who].patch(WORKSPACE, json={"name": "mine"}), 403, "forbidden")
+        err = assert_error(
+            team[who].patch(WORKSPACE, json={"chat_webhook_url": url}), 403, "forbidden"
+        )
         assert who in err["message"]
-    assert_error(team["admin"].patch(WORKSPACE, json={"name": "elsewhere"}), 409, "conflict")
-    r = team["admin"].patch(WORKSPACE, json={"name": "Acme Inc"})
-    assert r.status_code == 200 and r.get_json()["name"] == "Acme Inc"
-    assert me(team["viewer"])["workspace"]["name"] == "Acme Inc"
+    assert team["owner"].get(WORKSPACE).get_json()["chat_webhook_url"] is None
 
 
 # --- delivery: retries, order, no SMTP -----------------------------------------------------
@@ -415,52 +415,45 @@ def test_smtp_settings(tmp_path):
     assert parsed(SMTP_URL="")["SMTP"] is None
 
 
-# --- the events approvals and comments will send -------------------------------------------
+# --- the events of approvals and comments -------------------------------------------------
+
+REVIEW = "/functions/v1/api-v2-posts-review/{}".format
+COMMENTS = "/functions/v1/api-v2-posts-comments/{}".format
 
 
 def test_review_approval_and_mention_events_reach_whom_they_concern(app, team, mail):
-    """The routes that cause these events (review, comments) call notify()
-    as here, inside their transaction; until they exist, it is called as
-    they will call it, and each email is read from the SMTP server."""
-    post = team["contributor"].post(POSTS, json={"type": "personal", "content": "Ready?"})
-    post = post.get_json()
-    editor, viewer = me(team["editor"])["member"], me(team["viewer"])["member"]
-    workspace = me(team["owner"])["workspace"]["id"]
-    author = me(team["contributor"])["member"]
-    with app.app_context(), transaction():
-        now = "2026-01-01T00:00:00Z"
-        notifications.notify(workspace, "review.requested", now, post=post, actor=author["id"])
-        notifications.notify(workspace, "post.approved", now, post=post, actor=editor["id"])
-        notifications.notify(
-            workspace,
-            "post.changes_requested",
-            now,
-            post=post,
-            actor=editor["id"],
-            comment="Shorter",
-        )
-        mentioned = notifications.mentioned_in(workspace, "Thanks @Viewer-Person. And @editor")
-        assert mentioned == [viewer["id"]]  # "@editor" names no member: editor-person is theirs
-        notifications.notify(
-            workspace, "comment.mentioned", now, post=post, actor=editor["id"], mentioned=mentioned
-        )
+    r = team["owner"].patch(WORKSPACE, json={"approvals": "required"})
+    assert r.status_code == 200, r.get_json()
+    contributor, editor = team["contributor"], team["editor"]
+    first = contributor.post(POSTS, json={"type": "personal", "content": "Ready?"}).get_json()
+    second = contributor.post(POSTS, json={"type": "personal", "content": "Too long"}).get_json()
+    for post in (first, second):
+        r = contributor.post(REVIEW(post["id"]), json={"action": "submit"})
+        assert r.status_code == 200, r.get_json()
+    r = editor.post(REVIEW(first["id"]), json={"action": "approve"})
+    assert r.status_code == 200, r.get_json()
+    r = editor.post(REVIEW(second["id"]), json={"action": "request_changes", "comment": "Shorter"})
+    assert r.status_code == 200, r.get_json()
+    r = editor.post(COMMENTS(first["id"]), json={"body": "Thanks @Viewer-Person. And @editor"})
+    assert r.status_code == 201, r.get_json()
     send_all(app)
     subjects = {
         address: sorted(m["Subject"] for m in mail.to(address))
         for address in {a for m in mail.messages for a in m.envelope_to}
     }
+    asked = "[acme] contributor-person asks for a review of a post"
     assert subjects == {
-        "editor@acme.test": ["[acme] contributor-person asks for a review of a post"],
-        "admin@acme.test": ["[acme] contributor-person asks for a review of a post"],
-        "owner@acme.test": ["[acme] contributor-person asks for a review of a post"],
+        "editor@acme.test": [asked, asked],
+        "admin@acme.test": [asked, asked],
+        "owner@acme.test": [asked, asked],
         "contributor@acme.test": [
             "[acme] editor-person approved your post",
             "[acme] editor-person asked for changes to your post",
         ],
         "viewer@acme.test": ["[acme] editor-person mentioned you in a comment"],
-    }
+    }  # "@editor" names no member (editor-person is the editor's name); never the stranger
     (changes,) = [m for m in mail.to("contributor@acme.test") if "changes" in m["Subject"]]
-    assert "Shorter" in changes.get_content()
+    assert "Shorter" in changes.get_content() and second["id"] in changes.get_content()
 
 
 class _Drip(socketserver.StreamRequestHandler):

@@ -18,6 +18,7 @@ from content_publishing.http import (
     members,
     planning,
     posts,
+    reviews,
     stats,
     webhooks,
     workspace,
@@ -51,4 +52,5 @@ bp.register_blueprint(media.bp)
 bp.register_blueprint(stats.bp)
 bp.register_blueprint(analytics.bp)
 bp.register_blueprint(members.bp)
+bp.register_blueprint(reviews.bp)
 bp.register_blueprint(workspace.bp)

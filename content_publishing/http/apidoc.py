@@ -46,7 +46,8 @@ ERROR_TEXT = {
     "`no_free_slot` (the queue found no slot); for LinkedIn connections, "
     "`linkedin_not_configured` (the operator has not set the LinkedIn app's client id and "
     "secret: `details.settings` names them); for members, `last_owner` (a workspace keeps at "
-    "least one owner).",
+    "least one owner); with approvals required, `approval_required` (the post has no approval "
+    "that holds, so it may not be scheduled or queued).",
     410: "The invitation was used already (`invite_used`) or is past its 7 days "
     "(`invite_expired`).",
     412: "If-Match names a stale version; the ETag header carries the current one.",

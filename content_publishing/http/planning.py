@@ -51,7 +51,8 @@ bp = Blueprint("planning", __name__)
     "channel at that instant, and the channel's guards kept. The queue has no depth limit. 409 "
     "no_free_slot when the channel has no slots (or is not set up) or nothing is free in the "
     "90 days after its last planned post; 400 naming content when the text is over "
-    "LinkedIn's limit once escaped.",
+    "LinkedIn's limit once escaped. In a workspace that requires approvals, an Approved post "
+    "(or a Failed one whose approval holds) is queued; any other is a 409 `approval_required`.",
 )
 @require_scope("posts:publish")
 def queue_post(body):

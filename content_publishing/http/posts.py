@@ -126,7 +126,10 @@ def get_post_item(post_id):
     "change is a 409. Published is reached only through the publish callback, Publishing only "
     "through a claim (409 here). No change leaves a post Scheduled with a text over LinkedIn's "
     "limit of 3,000 characters once escaped, counted in UTF-16 code units (400 naming content); "
-    "a Draft may hold one.",
+    "a Draft may hold one. In a workspace that requires approvals, only an approved post is "
+    "scheduled (409 `approval_required`), and a change of content, media, first comment or "
+    "channel ends the approval: an In review or Approved post (or a Scheduled one) goes back "
+    "to Draft.",
 )
 @require_scope("posts:write")
 def update_post_item(post_id, body):
@@ -252,7 +255,7 @@ def plan_target():
     description="Every change, oldest first, written in the change's own transaction: when, the "
     "action, the status before and after, the names of the fields it set, the prefix of the key "
     "that made it (null: the service itself, as when the dispatcher hands a post over or a lease "
-    "runs out), the handoff and a short detail. Kept as long as the post; never a key or content.",
+    "runs out) and its member (`{id, name}`), the handoff and a short detail. Kept as long as the post; never a key or content.",
 )
 @require_scope("posts:read")
 def post_history(post_id):
@@ -260,4 +263,6 @@ def post_history(post_id):
     entries = history_store.for_post(g.workspace_id, post["id"])
     for entry in entries:
         entry["key_prefix"] = KEY_PREFIX + entry["key_prefix"] if entry["key_prefix"] else None
+        member_id, name = entry.pop("member_id"), entry.pop("member_name")
+        entry["member"] = None if member_id is None else {"id": member_id, "name": name}
     return {"data": entries}

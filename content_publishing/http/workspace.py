@@ -1,21 +1,21 @@
-"""The workspace's settings.
+"""The caller's workspace and its settings.
 
-GET    /functions/v1/workspace    the caller's workspace: its name and chat webhook
-PATCH  /functions/v1/workspace    change its name or chat webhook (owners and admins)
+GET    /functions/v1/workspace   the workspace: its name and settings (approvals, the chat
+                                 webhook of notifications) (posts:read)
+PATCH  /functions/v1/workspace   change its settings (members:manage: owners and admins)
 
-The chat webhook's URL is checked by the SSRF guard here, before the
-transaction (it may wait for DNS), as a webhook endpoint's is, and again
-whenever a message goes to it (notifier.py).
+The settings and what a change of each does are the domain's
+(workspaces.py); a new setting needs nothing here.
 """
 
 from flask import Blueprint, current_app, g
 
-from content_publishing import members
+from content_publishing import timestamps, workspaces
 from content_publishing.auth import require_scope
 from content_publishing.http.apidoc import doc
-from content_publishing.schemas.common import render
+from content_publishing.http.common import check_if_match, lead_seconds, render, with_etag
 from content_publishing.schemas.workspace import workspace_schema, workspace_update_schema
-from content_publishing.store import members as member_store
+from content_publishing.store import workspaces as workspace_store
 from content_publishing.store.db import transaction
 from content_publishing.webhooks import rules as webhook_rules
 
@@ -24,13 +24,15 @@ bp = Blueprint("workspace", __name__)
 
 @bp.get("/workspace")
 @doc(
-    "Read the workspace's settings",
+    "Get the workspace and its settings",
     response=workspace_schema,
-    description="Every member reads them.",
+    headers=["ETag"],
+    description="Every member may read it: whether posts need an approval (`approvals`).",
 )
 @require_scope("posts:read")
 def get_workspace():
-    return render(workspace_schema, member_store.get_workspace(g.workspace_id))
+    found = workspace_store.get_workspace(g.workspace_id)
+    return with_etag(render(workspace_schema, found), found)
 
 
 @bp.patch("/workspace")
@@ -38,18 +40,22 @@ def get_workspace():
     "Change the workspace's settings",
     body=workspace_update_schema,
     response=workspace_schema,
-    errors=[409],
-    description="Owners and admins (members:manage). `chat_webhook_url` must pass the SSRF "
-    "guard (400 naming it otherwise), as a webhook endpoint's URL does; null removes it. A "
-    "name another workspace has is a 409.",
+    errors=[412],
+    headers=["ETag"],
+    request_headers=["If-Match"],
+    description='Owners and admins (members:manage). `approvals`: "required" makes every post '
+    'pass a review before it may be scheduled; "off" (the default) takes every In review and '
+    "Approved post back to Draft. `chat_webhook_url`: where every notification event is "
+    "posted; the SSRF guard checks it (a 400 naming it), as it does a webhook endpoint's URL.",
 )
 @require_scope("members:manage")
 def update_workspace(body):
-    webhook_rules.check_destination(
+    webhook_rules.check_destination(  # before the transaction: it may wait for DNS
         body.get("chat_webhook_url"), webhook_rules.guard(current_app.config), "chat_webhook_url"
     )
     with transaction():
-        member_store.lock_workspace(g.workspace_id)
-        workspace = member_store.get_workspace(g.workspace_id)
-        workspace = members.change_workspace(g.workspace_id, workspace, body)
-    return render(workspace_schema, workspace)
+        now = timestamps.now_text()
+        found = workspace_store.lock_workspace(g.workspace_id)
+        check_if_match(found)
+        found = workspaces.change(g.workspace_id, found, body, lead_seconds(), now, g.key_id)
+    return with_etag(render(workspace_schema, found), found)

@@ -33,6 +33,7 @@ from content_publishing.planning import clock
 from content_publishing.planning.plan import ChannelPlan, channel_of
 from content_publishing.schemas.recurrence import parse_rule, rule_text
 from content_publishing.store import channels as channel_store
+from content_publishing.store import workspaces as workspace_store
 
 UTC_ZONE = clock.zone("UTC")
 
@@ -79,6 +80,11 @@ def continuation(workspace_id, post, lead_seconds, now):
     Locks the channel's row when there is one, as every scheduling does."""
     if not linkedin.fits(post["content"]):
         return None, f"The series stopped: {linkedin.too_long(post['content'])}"
+    if not post.get("approved_by") and workspace_store.approvals_required(workspace_id):
+        return None, (
+            "The series stopped: this workspace requires approvals and the series has none; "
+            "submit its post for review to start it again."
+        )
     channel = channel_store.lock_channel(workspace_id, channel_of(post))
     where = clock.zone(channel["timezone"]) if channel else UTC_ZONE
     start = clock.parse(post["series_start"] or post["scheduled_at"])
@@ -111,4 +117,8 @@ def continuation(workspace_id, post, lead_seconds, now):
         "occurrence": post["occurrence"] + 1,
         "series_start": post["series_start"] or post["scheduled_at"],
         "created_by": post.get("created_by"),  # the series' author writes each occurrence
+        # each occurrence is approved by the approval of the series' text
+        "approved_by": post.get("approved_by"),
+        "approved_at": post.get("approved_at"),
+        "reviewed_by": post.get("reviewed_by"),
     }, None

@@ -11,6 +11,12 @@
     Failed -> Draft | Scheduled   retry (posts:publish)
     Scheduled | Failed -> Published   the publish callback
 
+While the workspace requires approvals (reviews.py), a post passes a
+review before it is scheduled: Draft -> In review -> Approved -> Scheduled
+(409 approval_required otherwise), and a change of what was reviewed ends
+the approval (In review | Approved -> Draft). Scheduled -> Approved
+unschedules a post, its approval kept.
+
 A post may repeat (planning/recurrence.py): when an occurrence first
 becomes Published or Failed, the next one is created with it. Scheduling
 into a channel that is set up keeps to its guards (planning/plan.py).
@@ -34,6 +40,7 @@ package:
     handoffs.py  claims, pushes and leases that run out, and a pushed delivery's outcome
     direct.py    the service's own publisher's handoffs: taken, sending, and LinkedIn's answer
     imports.py   bulk import from CSV or JSON, all or nothing
+    reviews.py   approvals (submit, approve, request changes) and comments with their mentions
 """
 
 from content_publishing.posts import direct

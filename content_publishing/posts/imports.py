@@ -11,6 +11,11 @@ checked before anything is written: any bad row fails the import with every
 bad row named (errors.row_errors), and nothing is stored. Rows that schedule
 need posts:publish.
 
+While the workspace requires approvals, an import never schedules: each
+row lands as a Draft, or In review when it says submit, its scheduled_at
+kept for when it is approved and scheduled (queue is then ignored: a slot
+is taken when the approved post is queued).
+
 The same Idempotency-Key with the same rows answers the posts the first
 import made, as a create does; the key is claimed before the rows are
 planned, so that concurrent imports with one key wait for the first and
@@ -32,6 +37,7 @@ from content_publishing.posts.writes import insert, kept
 from content_publishing.roles import missing
 from content_publishing.store import channels as channel_store
 from content_publishing.store import posts as post_store
+from content_publishing.store import workspaces as workspace_store
 from content_publishing.store.idempotency import import_keys
 
 KEPT = (
@@ -55,14 +61,15 @@ def import_posts(
     good = [row for row in rows if row is not None]
     if PUBLISH_SCOPE not in scopes and any(r["scheduled_at"] or r["queue"] for r in good):
         raise missing(scopes, PUBLISH_SCOPE)
+    planned = _import_for_review if workspace_store.approvals_required(workspace_id) else _import
     if invalid:  # before the key: a request that cannot import is never remembered
-        _import(workspace_id, rows, invalid, lead_seconds, now, actor, _author(scopes))
+        planned(workspace_id, rows, invalid, lead_seconds, now, actor, _author(scopes))
     batch = run_once(
         import_keys,
         workspace_id,
         idempotency_key,
         {"posts": rows},
-        run=lambda: _import(workspace_id, rows, invalid, lead_seconds, now, actor, _author(scopes)),
+        run=lambda: planned(workspace_id, rows, invalid, lead_seconds, now, actor, _author(scopes)),
         get=_batch,
         now=now,
     )
@@ -90,6 +97,10 @@ def _import(workspace_id, rows, invalid, lead_seconds, now, actor=None, author=N
         fields = {name: row[name] for name in KEPT}
         try:
             fields = kept(workspace_id, fields)
+            if row.get("submit"):
+                raise _RowError(
+                    {"submit": ["Approvals are off in this workspace: nothing is reviewed."]}
+                )
             if row["scheduled_at"] or row["queue"]:
                 attachments.check_schedulable(workspace_id, fields)
             if row["scheduled_at"]:
@@ -114,6 +125,30 @@ def _import(workspace_id, rows, invalid, lead_seconds, now, actor=None, author=N
     for plan in plans.plans.values():
         if plan is not None:
             queue.remember(plan)
+    made = [
+        insert(workspace_id, post_id, {**fields, "created_by": author}, now, actor)
+        for post_id, fields in planned
+    ]
+    return {"id": json.dumps([p["id"] for p in made]), "data": made}
+
+
+def _import_for_review(workspace_id, rows, invalid, lead_seconds, now, actor=None, author=None):
+    """The rows as Drafts (In review with submit), never scheduled."""
+    planned, errors = [], dict(invalid)
+    for n, row in enumerate(rows, start=1):
+        if row is None:
+            continue
+        fields = {name: row[name] for name in KEPT}
+        try:
+            fields = kept(workspace_id, fields)
+        except ApiError as e:
+            errors[n] = e.details if e.code == "validation_error" else {"content": [e.message]}
+        fields.update(scheduled_at=row["scheduled_at"])
+        if row.get("submit"):
+            fields["status"] = "In review"
+        planned.append((str(uuid.uuid4()), fields))
+    if errors:
+        raise row_errors(errors)
     made = [
         insert(workspace_id, post_id, {**fields, "created_by": author}, now, actor)
         for post_id, fields in planned

@@ -9,21 +9,31 @@ import uuid
 from marshmallow import ValidationError
 
 from content_publishing import timestamps
-from content_publishing.errors import conflict, validation_error
+from content_publishing.errors import approval_required, conflict, validation_error
 from content_publishing.planning.plan import channel_of, check_guards
 from content_publishing.posts import attachments
 from content_publishing.roles import check_post_write, missing
 from content_publishing.schemas.posts import check_brand
+from content_publishing.store.workspaces import approvals_required
 
 MOVES = {
     "Draft": ("Scheduled",),
-    "Scheduled": ("Draft", "Failed"),
+    "In review": ("Draft",),
+    "Approved": ("Draft", "Scheduled"),
+    "Scheduled": ("Draft", "Failed", "Approved"),
     "Publishing": ("Failed", "Scheduled"),
     "Failed": ("Draft", "Scheduled"),
     "Published": (),
 }
-DELETABLE = ("Draft", "Scheduled", "Failed")
+DELETABLE = ("Draft", "Scheduled", "Failed")  # and a post under review (REVIEW_STATUSES)
 PUBLISH_SCOPE = "posts:publish"
+REVIEW_PATH = "/functions/v1/api-v2-posts-review/{id}"
+REVIEW_STATUSES = ("In review", "Approved")  # only while the workspace requires approvals
+# What a review approves: a change of any of them ends the approval.
+REVIEWED = frozenset(
+    {"type", "brand_id", "content", "media_urls", "media_alt", "document_title", "first_comment"}
+)
+APPROVAL = ("approved_by", "approved_at")
 CALLBACK_PATH = "/functions/v1/make-post-callback"
 CLAIM_PATH = "/functions/v1/api-v2-posts-claim"
 HANDOFF_CLEARED = {
@@ -44,17 +54,18 @@ def plan_update(workspace_id, post, changes, scopes, lead_seconds, now):
     check_post_write(scopes, post)
     old = post["status"]
     new = changes.get("status", old)
-    _check_move(post, old, new)
+    _check_move(workspace_id, post, old, new)
     changes = _normalised(workspace_id, post, changes, old, new)
     if old == "Publishing":
         return _plan_report(post, changes, scopes)
+    changes = _unapproved(workspace_id, post, changes)
     if "repeat" in changes:
         changes = _plan_repeat(post, changes)
     _check_merged(workspace_id, post, changes, scopes, lead_seconds, now)
     return changes
 
 
-def _check_move(post, old, new):
+def _check_move(workspace_id, post, old, new):
     """Refuse a status move that no PATCH may make."""
     if old == "Published":
         raise conflict("A published post cannot be changed.", {"status": old})
@@ -70,12 +81,22 @@ def _check_move(post, old, new):
         )
     if old == "Publishing" and post.get("handoff_holder") == "service":
         raise _in_the_services_hands(post)
+    if new in REVIEW_STATUSES and new != old and (new == "In review" or old != "Scheduled"):
+        raise conflict(
+            f"A post becomes {new} only through POST {REVIEW_PATH}.",
+            {"status": old, "review": REVIEW_PATH},
+        )
+    if old == "In review" and new == "Scheduled":
+        check_approved(workspace_id, post)  # never approved yet: approval_required
     if new != old and new not in MOVES[old]:
         if old == "Publishing":
             raise _in_the_automations_hands(post)
+        allowed = [
+            s for s in MOVES[old] if s not in REVIEW_STATUSES or approvals_required(workspace_id)
+        ]
         raise conflict(
-            f"A {old} post cannot move to {new}; allowed: {', '.join(MOVES[old])}.",
-            {"status": old, "allowed": list(MOVES[old])},
+            f"A {old} post cannot move to {new}; allowed: {', '.join(allowed)}.",
+            {"status": old, "allowed": allowed},
         )
 
 
@@ -90,6 +111,43 @@ def _normalised(workspace_id, post, changes, old, new):
     return {k: v for k, v in changes.items() if post.get(k) != v}
 
 
+def _unapproved(workspace_id, post, changes):
+    """A change of what was reviewed ends the approval, and takes a post
+    under review back to Draft (a Scheduled one too, when the workspace
+    requires approvals: its new text was never approved). A move to Draft
+    ends it as well: a Draft holds no approval."""
+    edited = bool(changes.keys() & REVIEWED)
+    if not edited and changes.get("status") != "Draft":
+        return changes
+    changes = {**changes, **{k: None for k in APPROVAL if post.get(k) is not None}}
+    if not edited:
+        return changes
+    status = changes.get("status", post["status"])
+    if status in REVIEW_STATUSES or (
+        status == "Scheduled" and "status" not in changes and approvals_required(workspace_id)
+    ):
+        changes["status"] = "Draft"
+    return changes
+
+
+def check_approved(workspace_id, post, status="Scheduled"):
+    """409 approval_required: the workspace requires approvals and `post`
+    (merged with its changes) has none that holds, so it may not become
+    `status` (Scheduled, or Approved again after it was unscheduled)."""
+    required = approvals_required(workspace_id)
+    if status == "Approved" and not required:
+        raise conflict(
+            "Approvals are off in this workspace: unschedule the post to Draft.",
+            {"approvals": "off"},
+        )
+    if required and not post.get("approved_by"):
+        raise approval_required(
+            "This workspace requires approvals: submit the post for review "
+            f"(POST {REVIEW_PATH}) and have an editor approve it before it is scheduled.",
+            {"status": post["status"], "review": REVIEW_PATH},
+        )
+
+
 def _check_merged(workspace_id, post, changes, scopes, lead_seconds, now):
     """Refuse changes whose merged record breaks a rule: the scope a
     schedule needs, the brand, the media, the lead time and the guards."""
@@ -98,8 +156,11 @@ def _check_merged(workspace_id, post, changes, scopes, lead_seconds, now):
     new = merged["status"]
     rescheduled = old == new == "Scheduled" and "scheduled_at" in changes
     moved = old == new == "Scheduled" and bool(changes.keys() & {"type", "brand_id"})
-    if (new != old or rescheduled) and PUBLISH_SCOPE not in scopes:
+    withdrawn = new == "Draft" and old in REVIEW_STATUSES  # not a publishing move
+    if (new != old or rescheduled) and not withdrawn and PUBLISH_SCOPE not in scopes:
         raise missing(scopes, PUBLISH_SCOPE)
+    if new in ("Scheduled", "Approved") and new != old:
+        check_approved(workspace_id, {**merged, "status": old}, new)
     try:
         check_brand(merged)
     except ValidationError as e:
@@ -187,9 +248,10 @@ def plan_publish(post, urn, live_url, comment, now, by_service=False):
             "The post is already Published with another linkedin_post_id or live_url.",
             {"linkedin_post_id": post["linkedin_post_id"], "live_url": post["live_url"]},
         )
-    if post["status"] == "Draft":
+    if post["status"] in ("Draft", *REVIEW_STATUSES):
         raise conflict(
-            "A Draft post cannot be published; schedule it first.", {"status": post["status"]}
+            f"A {post['status']} post cannot be published; schedule it first.",
+            {"status": post["status"]},
         )
     if (
         post["status"] == "Publishing"
@@ -234,7 +296,7 @@ def _plan_comment(post, comment):
 def check_delete(post):
     """Draft, Scheduled and Failed posts may be deleted; a Publishing post is
     in the automation's hands and a Published one is on the network."""
-    if post["status"] not in DELETABLE:
+    if post["status"] not in DELETABLE + REVIEW_STATUSES:
         raise conflict(
             f"A {post['status']} post cannot be deleted; only {', '.join(DELETABLE)} posts can.",
             {"status": post["status"]},

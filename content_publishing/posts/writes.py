@@ -16,7 +16,12 @@ from content_publishing.idempotency import create_once
 from content_publishing.planning import queue, recurrence
 from content_publishing.planning.plan import channel_of
 from content_publishing.posts import attachments
-from content_publishing.posts.moves import check_delete, plan_publish, plan_update
+from content_publishing.posts.moves import (
+    check_approved,
+    check_delete,
+    plan_publish,
+    plan_update,
+)
 from content_publishing.roles import check_post_write
 from content_publishing.store import posts as post_store
 from content_publishing.store import stats as stats_store
@@ -116,13 +121,15 @@ def publish(workspace_id, post, urn, live_url, lead_seconds, now, actor=None, co
 
 
 def add_to_queue(workspace_id, post, lead_seconds, now, actor=None):
-    """A Draft or Failed post Scheduled at the first free slot of its channel
-    (planning/queue.py); 409 no_free_slot when there is none."""
-    if post["status"] not in ("Draft", "Failed"):
+    """A Draft, Approved or Failed post Scheduled at the first free slot of
+    its channel (planning/queue.py); 409 no_free_slot when there is none,
+    approval_required when the workspace requires an approval it lacks."""
+    if post["status"] not in ("Draft", "Approved", "Failed"):
         raise conflict(
             f"Only a Draft or Failed post can be queued; this one is {post['status']}.",
             {"status": post["status"]},
         )
+    check_approved(workspace_id, post)
     attachments.check_schedulable(workspace_id, post)
     slot = queue.first_free_slot(workspace_id, post, lead_seconds, now)
     columns = {"status": "Scheduled", "scheduled_at": slot}
@@ -151,15 +158,25 @@ def write(
     updated_at=None,
     action=None,
     detail=None,
+    expected_version=None,
 ):
     """Write `columns` with the event they cause, the history entry and, when
     an occurrence of a series finishes, its next occurrence (or why the
     series stops). `updated_at`: the time the change took effect, when not
-    now (a lease that ran out)."""
+    now (a lease that ran out). `expected_version`: write only over that
+    version of the post (an approval approves the text it reviewed), else
+    409."""
     if not columns:
         return post
     columns, following = _finishing(workspace_id, post, columns, lead_seconds, now)
-    changed = post_store.update_post(workspace_id, post["id"], columns, updated_at or now)
+    changed = post_store.update_post(
+        workspace_id, post["id"], columns, updated_at or now, expected_version
+    )
+    if changed is None:
+        raise conflict(
+            f"The post changed since version {expected_version} was read: nothing was written.",
+            {"version": expected_version},
+        )
     events.post_changed(workspace_id, post, changed, now)
     if changed["status"] == "Published" and post["status"] != "Published":
         _track(workspace_id, changed, now)

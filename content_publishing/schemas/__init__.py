@@ -20,5 +20,6 @@ OpenAPI document is generated from the same ones.
     webhooks.py    webhook endpoints and deliveries
     keys.py        GET /me
     members.py     a workspace's members, invitations
-    workspace.py   the workspace's settings
+    reviews.py     a post's review action and its comments
+    workspace.py   the workspace's record and settings
 """

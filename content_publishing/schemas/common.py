@@ -20,7 +20,10 @@ def render(schema, record):
     schema whose record shows a field otherwise than it is stored (a post's
     media_urls) finishes the projection in `finish_render`.
     """
-    shown = {name: record[name] for name in schema.dump_fields}
+    shown = {
+        field.data_key or name: record[field.attribute or name]
+        for name, field in schema.dump_fields.items()
+    }
     finish = getattr(schema, "finish_render", None)
     return shown if finish is None else finish(shown)
 

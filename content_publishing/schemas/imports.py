@@ -5,9 +5,9 @@ header row naming the columns, quoted fields that may hold commas and line
 breaks (read with the standard csv module). Columns:
 
     type, brand_id, content, scheduled_at, media_urls, queue, repeat,
-    document_title, first_comment
+    document_title, first_comment, submit
 
-`media_urls` is space-separated; `queue` is `true` or empty; an empty cell
+`media_urls` is space-separated; `queue` and `submit` are `true` or empty; an empty cell
 is an absent value. `media_alt` (a list) is JSON's only: a CSV row's media
 take their library items' alt text. Only `type` and `content` are required columns; an
 unknown column is refused, since a misspelt one would silently drop data.
@@ -43,6 +43,7 @@ COLUMNS = (
     "repeat",
     "document_title",
     "first_comment",
+    "submit",
 )
 REQUIRED_COLUMNS = ("type", "content")
 
@@ -69,6 +70,13 @@ class ImportRowSchema(Schema):
         },
     )
     repeat = Repeat(load_default=None)
+    submit = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Only while the workspace requires approvals: the post lands In "
+            "review rather than Draft."
+        },
+    )
 
     @validates_schema
     def rules(self, data, **kwargs):
@@ -125,7 +133,7 @@ def _row(record):
             continue
         if name == "media_urls":
             row[name] = cell.split()
-        elif name == "queue":
+        elif name in ("queue", "submit"):
             row[name] = {"true": True, "false": False}.get(cell.strip().lower(), cell)
         elif name in ("type", "scheduled_at", "repeat", "brand_id", "document_title"):
             row[name] = cell.strip()

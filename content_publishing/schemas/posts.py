@@ -19,7 +19,12 @@ from content_publishing.schemas.recurrence import Repeat
 from content_publishing.schemas.stats import StatsSchema
 
 POST_TYPES = ("personal", "brand")
-POST_STATUSES = ("Draft", "Scheduled", "Publishing", "Published", "Failed")
+# In review and Approved: only in a workspace that requires approvals (posts/reviews.py).
+POST_STATUSES = ("Draft", "In review", "Approved", "Scheduled", "Publishing", "Published", "Failed")
+STATUSES_NOTE = (
+    "In review and Approved occur only in a workspace that requires approvals "
+    "(GET /functions/v1/workspace); elsewhere a post is never in either."
+)
 MAX_CONTENT = 3000  # the network's limit for a post
 MAX_MEDIA = 20  # LinkedIn's most images in one post (a document post has one)
 MAX_ALT_TEXT = 4086  # LinkedIn's limit for altText
@@ -163,7 +168,11 @@ class PostSchema(Schema):
     media_alt = media_alt_field()
     document_title = document_title_field()
     first_comment = first_comment_field()
-    status = fields.String(dump_only=True, validate=validate.OneOf(POST_STATUSES))
+    status = fields.String(
+        dump_only=True,
+        validate=validate.OneOf(POST_STATUSES),
+        metadata={"description": STATUSES_NOTE},
+    )
     scheduled_at = Timestamp(
         allow_none=True,
         load_default=None,
@@ -238,6 +247,23 @@ class PostSchema(Schema):
             "made before workspaces had members); a contributor changes only their own drafts."
         },
     )
+    approved_by = fields.Nested(
+        AuthorSchema,
+        dump_only=True,
+        allow_none=True,
+        attribute="approver",
+        metadata={
+            "description": "The member whose approval holds (null: none; a change of content, "
+            "media, first comment or channel ends it). A series' next occurrence keeps it."
+        },
+    )
+    approved_at = Timestamp(dump_only=True, allow_none=True)
+    reviewer = fields.Nested(
+        AuthorSchema,
+        dump_only=True,
+        allow_none=True,
+        metadata={"description": "The member who last approved the post or asked for changes."},
+    )
     created_at = Timestamp(dump_only=True)
     updated_at = Timestamp(dump_only=True)
     version = fields.Integer(dump_only=True)
@@ -263,7 +289,14 @@ class PostUpdateSchema(Schema):
     document_title = document_title_field()
     first_comment = first_comment_field()
     scheduled_at = Timestamp(allow_none=True)
-    status = fields.String(validate=validate.OneOf(POST_STATUSES))
+    status = fields.String(
+        validate=validate.OneOf(POST_STATUSES),
+        metadata={
+            "description": "A status move (posts:publish). " + STATUSES_NOTE + " A post goes In "
+            "review or Approved only through POST /functions/v1/api-v2-posts-review/{id} "
+            "(Approved also back from Scheduled, keeping its approval)."
+        },
+    )
     last_error = Text(MAX_ERROR, multiline=True, allow_none=True)
     repeat = Repeat()
 
@@ -300,7 +333,9 @@ class SearchWords(fields.String):
 
 
 class PostListQuerySchema(PageQuerySchema):
-    status = fields.String(validate=validate.OneOf(POST_STATUSES))
+    status = fields.String(
+        validate=validate.OneOf(POST_STATUSES), metadata={"description": STATUSES_NOTE}
+    )
     type = fields.String(validate=validate.OneOf(POST_TYPES))
     brand_id = Text(100, metadata={"description": "One brand's posts (a brand channel's id)."})
     scheduled_before = Timestamp(metadata={"description": "scheduled_at < this"})
@@ -433,7 +468,8 @@ class HistoryEntrySchema(Schema):
         metadata={
             "description": "created, updated, scheduled, unscheduled, queued, claimed, pushed, "
             "given_back, reported_failed, lease_expired, refused, publish_failed, published, "
-            "commented, comment_failed or occurrence_created."
+            "commented, comment_failed or occurrence_created; with approvals, submitted, "
+            "approved, changes_requested and returned_to_draft."
         },
     )
     status_from = fields.String(required=True, allow_none=True)
@@ -451,6 +487,12 @@ class HistoryEntrySchema(Schema):
         metadata={
             "description": "The key that made the change (svc_live_ and 4 characters); null: the service."
         },
+    )
+    member = fields.Nested(
+        AuthorSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The member whose key made the change; null: the service."},
     )
     handoff_id = fields.String(required=True, allow_none=True)
     detail = fields.String(required=True, allow_none=True)

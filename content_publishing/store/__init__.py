@@ -34,6 +34,8 @@ The modules:
     migrate.py           which migrations a database needs (the files: migrations/<backend>/)
     keys.py              workspaces (as keys create --user makes them) and API keys
     members.py           a workspace's members, their invitations, a removed member's keys
+    workspaces.py        a workspace's settings (approvals) and the posts they concern
+    comments.py          a post's comments
     key_cache.py         the keys a worker has seen, trusted while the key generation holds
     posts.py             posts, their handoffs and deletion
     search.py            search among one owner's posts: index-led or order-led, a time limit

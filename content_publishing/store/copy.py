@@ -44,8 +44,12 @@ TABLES = (
     "media",
     "media_renditions",
     "post_history",
+    "post_comments",
     "post_stats",
     "post_metrics",
+    "stats_collections",
+    "channel_queue_holes",
+    "notifications",
 )
 IDENTITY_TABLES = (
     "workspaces",
@@ -53,6 +57,8 @@ IDENTITY_TABLES = (
     "api_keys",
     "webhook_attempts",
     "post_history",
+    "post_comments",
+    "notifications",
 )  # ids the target must go on from
 COUNTS = "SELECT workspace_id, kind, status, {total} AS n FROM content_counts GROUP BY workspace_id, kind, status"
 

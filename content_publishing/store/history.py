@@ -36,12 +36,15 @@ def add(entries):
 
 
 def for_post(workspace_id, post_id):
-    """The post's history, oldest first, with the prefix of each key."""
+    """The post's history, oldest first, with the prefix of each key and
+    its member (member_id, member_name; None for the service itself)."""
     return [
         {**r, "fields": json.loads(r["fields"])}
         for r in rows(
             "SELECT h.at, h.action, h.status_from, h.status_to, h.fields, k.prefix AS key_prefix,"
-            " h.handoff_id, h.detail FROM post_history h LEFT JOIN api_keys k ON k.id = h.key_id"
+            " h.handoff_id, h.detail, m.id AS member_id, m.name AS member_name"
+            " FROM post_history h LEFT JOIN api_keys k ON k.id = h.key_id"
+            " LEFT JOIN members m ON m.id = k.member_id"
             " WHERE h.workspace_id = ? AND h.post_id = ? ORDER BY h.id",
             (workspace_id, post_id),
         )

@@ -6,7 +6,6 @@ import json
 from content_publishing.store.db import dialect, execute, one, rows, value
 
 COLUMNS = "id, workspace_id, name, email, role, notify, created_at, removed_at"
-WORKSPACE_COLUMNS = "id, name, chat_webhook_url, created_at"
 
 
 def decoded(member):
@@ -62,16 +61,7 @@ def lock_workspace(workspace_id):
 
 
 def get_workspace(workspace_id):
-    return one(f"SELECT {WORKSPACE_COLUMNS} FROM workspaces WHERE id = ?", (workspace_id,))
-
-
-def update_workspace(workspace_id, changes):
-    """Write `changes` (name, chat_webhook_url); the new record."""
-    assignments = ", ".join(f"{column} = ?" for column in changes)
-    return one(
-        f"UPDATE workspaces SET {assignments} WHERE id = ? RETURNING {WORKSPACE_COLUMNS}",
-        (*changes.values(), workspace_id),
-    )
+    return one("SELECT id, name, created_at FROM workspaces WHERE id = ?", (workspace_id,))
 
 
 def find_workspace(name):

@@ -2,7 +2,7 @@
 
 import uuid
 
-from content_publishing.store import history, stats
+from content_publishing.store import comments, history, stats
 from content_publishing.store.db import dialect, execute, one, rows, value
 from content_publishing.store.idempotency import post_keys
 from content_publishing.store.paging import POST_KINDS, Page, page
@@ -18,8 +18,10 @@ COLUMNS = (
     " first_comment_error, handoff_id, handoff_expires_at, handoff_count,"
     " handoff_acknowledged, handoff_error, handoff_holder, handoff_sending_at, retry_not_before,"
     " repeat, series_id, occurrence, series_start, series_continued, created_at, updated_at,"
-    " version, created_by, (SELECT name FROM members WHERE id = created_by) AS author_name"
-)  # (the subquery: the author's name, from members, whose id is theirs; posts has no name)
+    " version, created_by, (SELECT name FROM members WHERE id = created_by) AS author_name,"
+    " approved_by, (SELECT name FROM members WHERE id = approved_by) AS approver_name,"
+    " approved_at, reviewed_by, (SELECT name FROM members WHERE id = reviewed_by) AS reviewer_name"
+)  # (the subqueries: members' names, from members, whose ids are theirs; posts has no name)
 # What a new post may be written with: a create's fields, and a Scheduled
 # status and a place in a series for an import row or a series' next occurrence.
 INSERTABLE = (
@@ -37,15 +39,30 @@ INSERTABLE = (
     "occurrence",
     "series_start",
     "created_by",
+    "approved_by",  # a series' next occurrence keeps its approval
+    "approved_at",
+    "reviewed_by",
 )
 
 
-def _author(record):
-    """The member who made the post ({id, name}); None for a post the
-    service made before it kept authors."""
-    if record.get("created_by") is None:
+def _member(record, column, name):
+    """A member the post names ({id, name}), or None."""
+    if record.get(column) is None:
         return None
-    return {"id": record["created_by"], "name": record.get("author_name")}
+    return {"id": record[column], "name": record.get(name)}
+
+
+def _shape(record):
+    """The record as the API shows it: its author (None for a post the
+    service made before it kept authors), the approval that holds and the
+    member who last reviewed it, each {id, name}."""
+    return {
+        **_aligned(record),
+        "stats": None,
+        "author": _member(record, "created_by", "author_name"),
+        "approver": _member(record, "approved_by", "approver_name"),
+        "reviewer": _member(record, "reviewed_by", "reviewer_name"),
+    }
 
 
 def _aligned(record):
@@ -62,7 +79,7 @@ posts = OwnedTable(
     COLUMNS,
     json_columns=["media_urls", "media_alt"],
     # _with_stats gives a Published post its own stats
-    shape=lambda record: {**_aligned(record), "stats": None, "author": _author(record)},
+    shape=_shape,
     writable=[
         *INSERTABLE,
         "published_at",
@@ -126,18 +143,20 @@ def insert_post(workspace_id, post_id, fields, now):
     )
 
 
-def update_post(workspace_id, post_id, changes, now):
-    """The changed record. A change of status cannot leave a post with
-    stats (they come after it is Published, which is final), so only an
-    unchanged status is looked up."""
-    changed = posts.update(workspace_id, post_id, changes, now)
-    return changed if "status" in changes else _with_stats([changed])[0]
+def update_post(workspace_id, post_id, changes, now, expected_version=None):
+    """The changed record (None: given `expected_version`, the post is at
+    another one, and nothing was written). A change of status cannot leave
+    a post with stats (they come after it is Published, which is final), so
+    only an unchanged status is looked up."""
+    changed = posts.update(workspace_id, post_id, changes, now, expected_version)
+    return changed if "status" in changes or changed is None else _with_stats([changed])[0]
 
 
 def delete_post(workspace_id, post_id):
     """Remove the post, its history and the idempotency keys that named it."""
     post_keys.forget(workspace_id, post_id)
     history.forget(post_id)
+    comments.forget(post_id)
     return posts.delete(workspace_id, post_id)
 
 

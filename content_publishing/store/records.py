@@ -71,18 +71,22 @@ class OwnedTable:
         )
         return self.record(row)
 
-    def update(self, workspace_id, row_id, changes, now):
+    def update(self, workspace_id, row_id, changes, now, expected_version=None):
         """Write `changes` and bump the version; returns the new record, or
-        None if the user has no such row."""
+        None if the user has no such row (or, given `expected_version`, the
+        row is at another version: the write is conditional on it in SQL)."""
         unknown = changes.keys() - self.writable
         if unknown:
             raise ValueError(f"not writable in {self.name}: {sorted(unknown)}")
         values = {k: self._store(k, v) for k, v in changes.items()}
         assignments = "".join(f"{column} = ?, " for column in values)
+        guard, guarded = (
+            ("", ()) if expected_version is None else (" AND version = ?", (expected_version,))
+        )
         row = one(
             f"UPDATE {self.name} SET {assignments}updated_at = ?, version = version + 1"
-            f" WHERE id = ? AND workspace_id = ? RETURNING {self.columns}",
-            (*values.values(), now, row_id, workspace_id),
+            f" WHERE id = ? AND workspace_id = ?{guard} RETURNING {self.columns}",
+            (*values.values(), now, row_id, workspace_id, *guarded),
         )
         return self.record(row) if row else None
 
