@@ -3,7 +3,9 @@ posts and against 1,000,000, interleaved.
 
 The search asks for a word that the first 200 posts hold (seed.seed_growth),
 so that it finds the same 20 of the caller's, a full page, in either
-database: the same answer, looked up among a thousand times more posts."""
+database: the same answer, looked up among a thousand times more posts. The
+prefix search asks for the start of that word ("evergr"), which only it
+begins: the same page, read from a range of the index's words."""
 
 import time
 
@@ -17,12 +19,19 @@ from harness import create_key
 
 # kind -> (wrk script, its extra arguments)
 SEARCH_PATH = "/functions/v1/api-v2-posts?limit=20&q=evergreen"
+PREFIX_PATH = "/functions/v1/api-v2-posts?limit=20&q=evergr"
 SCRIPTS = {
     "get": ("get.lua", {}),
     "list": ("list.lua", {}),
     "search": ("list.lua", {"path": SEARCH_PATH}),
+    "prefix": ("list.lua", {"path": PREFIX_PATH}),
 }
-LABELS = {"get": "GET one post", "list": "GET list page (20)", "search": "search (q=, 20)"}
+LABELS = {
+    "get": "GET one post",
+    "list": "GET list page (20)",
+    "search": "search (q=, 20)",
+    "prefix": "prefix search (20)",
+}
 
 
 def run_growth(args, tmp, totals, results, servers, fresh_pg=None):
@@ -60,7 +69,7 @@ def run_growth(args, tmp, totals, results, servers, fresh_pg=None):
     # is compared with the mean of the small-database runs on either side of it.
     # A smoke run asks only whether the growth runs still work: GET one is
     # enough, the list page goes through the same code.
-    kinds = ("get",) if args.smoke else ("get", "list", "search")
+    kinds = ("get",) if args.smoke else ("get", "list", "search", "prefix")
     runs = {(k, n): [] for k in kinds for n in dbs}
     slowdowns = {kind: [] for kind in kinds}
     for kind in kinds:

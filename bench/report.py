@@ -168,7 +168,12 @@ def _check_sqlite_throughput(sc, ceiling, check):
 
 def _check_growth(args, growth, check, backend):
     """Each read with many posts against few: at most TARGET_GROWTH slower."""
-    for kind, label in (("get", "GET one post"), ("list", "list page"), ("search", "search")):
+    for kind, label in (
+        ("get", "GET one post"),
+        ("list", "list page"),
+        ("search", "search"),
+        ("prefix", "prefix search"),
+    ):
         if f"{kind}_big" in growth:
             slow = growth[f"{kind}_big"]["slowdown"]
             check(

@@ -40,8 +40,9 @@ CODES = {
 }
 # Codes beside each status's own, each raised by its helper below:
 # validation_error (400), forbidden (403), schedule_conflict, no_free_slot,
-# last_owner, approval_required and linkedin_not_configured (409), invite_used and
-# invite_expired (410), search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
+# not_published, too_soon, last_owner, approval_required and
+# linkedin_not_configured (409), invite_used and invite_expired (410),
+# search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
 # ERROR_TEXT) and docs/api.md's table name every code.
 
 # The codes of items refused one by one inside a 200 answer (a batch of
@@ -124,6 +125,18 @@ def schedule_conflict(channel_id, rule, conflicting, message):
 def no_free_slot(channel_id, message):
     """409: the queue found no slot for the post (planning/queue.py)."""
     return ApiError(409, message, "no_free_slot", {"channel": channel_id})
+
+
+def not_published(status, message):
+    """409: only a Published post can be recycled (posts/recycle.py)."""
+    return ApiError(409, message, "not_published", {"status": status})
+
+
+def too_soon(message, details):
+    """409: a recycled copy would go out before its channel's
+    recycle_after_days have passed since the original went out;
+    details.earliest_at says from when it may."""
+    return ApiError(409, message, "too_soon", details)
 
 
 LINKEDIN_SETTINGS = ("FLASK_LINKEDIN_CLIENT_ID", "FLASK_LINKEDIN_CLIENT_SECRET")

@@ -24,6 +24,7 @@ for the service itself, and the handoff. Actions:
     commented           the first comment was posted (reported after the post's own callback)
     comment_failed      the first comment could not be posted (the post stays Published)
     occurrence_created  the next occurrence of a recurring post
+    recycled            a queued copy of a Published post (its detail names the original)
     submitted           Draft -> In review: submitted for review (posts/reviews.py)
     approved            In review -> Approved
     changes_requested   In review or Approved -> Draft, with a comment

@@ -22,6 +22,10 @@ Text that is already escaped is escaped again (`\\(` becomes `\\\\\\(`): the
 service cannot tell an intended backslash from an escape, and the content is
 what the user wants to read.
 
+A channel's UTM tags are added to the URLs of a text as it is handed over
+(`with_utm`), the same URLs escaping leaves intact, so that a tagged link
+still links.
+
 LinkedIn takes at most 3,000 characters of commentary, counted after
 escaping. Its documentation does not say in which unit; the service counts
 UTF-16 code units (`length`), the stricter way: an emoji outside the Basic
@@ -30,6 +34,7 @@ Multilingual Plane counts two, as it does in Java and JavaScript.
 
 import re
 import unicodedata
+from urllib.parse import quote, unquote_plus
 
 from content_publishing.errors import validation_error
 
@@ -65,6 +70,51 @@ def escape(text):
 def urls(text):
     """The URLs of `text` that escaping leaves intact, in order."""
     return [text[start:end] for start, end, kind, _ in _special_parts(text) if kind == "url"]
+
+
+def with_utm(text, utm, channel_id, post_id):
+    """`text` with the query `utm` (a channel's, checked by
+    schemas/channels.check_utm) added to each http(s) URL, {channel} and
+    {post_id} replaced by the ids; a parameter the URL already has keeps its
+    own value. Unchanged without `utm`."""
+    if not utm or "://" not in text:
+        return text
+    values = {"{channel}": _query_value(channel_id), "{post_id}": _query_value(post_id)}
+    pairs = []
+    for part in utm.split("&"):
+        name, value = part.split("=", 1)
+        for mark, replacement in values.items():
+            value = value.replace(mark, replacement)
+        pairs.append((name, value))
+    out, position = [], 0
+    for start, end, kind, _ in _special_parts(text):
+        if kind == "url":
+            out += [text[position:start], _tagged(text[start:end], pairs)]
+            position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _query_value(text):
+    """An id as a query value: percent-encoded, `.` too (at the end of a
+    link it would read as the sentence's full stop)."""
+    return quote(str(text), safe="").replace(".", "%2E")
+
+
+def _tagged(url, pairs):
+    """`url` with each (name, value) of `pairs` it has no parameter of,
+    added to its query, before its fragment."""
+    base, hash_mark, fragment = url.partition("#")
+    path, question_mark, query = base.partition("?")
+    held = {unquote_plus(p.split("=", 1)[0]) for p in query.split("&") if p}
+    added = [f"{name}={value}" for name, value in pairs if unquote_plus(name) not in held]
+    if not added:
+        return url
+    if not question_mark and path.count("/") == 2:  # https://example.com: the root
+        path += "/"
+    kept = query.rstrip("&")
+    query = "&".join(([kept] if kept else []) + added)
+    return f"{path}?{query}{hash_mark}{fragment}"
 
 
 def _special_parts(text):

@@ -8,10 +8,12 @@ import re
 import unicodedata
 
 from content_publishing import linkedin
+from content_publishing.planning.plan import channel_of
 from content_publishing.posts import attachments
-from content_publishing.publish_plan import alt_text, library_of, requests_for
+from content_publishing.publish_plan import alt_text, library_of, requests_for, sent_text
 from content_publishing.schemas.media_refs import extension
 from content_publishing.schemas.posts import MAX_MEDIA
+from content_publishing.store import channels as channel_store
 
 # What an external URL's extension shows LinkedIn would refuse: the plan
 # hands over JPEG, PNG and GIF images and PDF (or Office) documents.
@@ -68,11 +70,42 @@ def preview(workspace_id, post, target):
         "id": post.get("id", "preview"),
     }
     request = requests_for(workspace_id, [post], target)[post["id"]]
+    channel = channel_store.handover_settings(workspace_id, {channel_of(post)}).get(
+        channel_of(post)
+    )
+    links, dropped = sent_links(post, channel["utm"] if channel else None)
     return {
         "linkedin_request": request,
+        "links": links,
         "characters": linkedin.length(post["content"]),
-        "warnings": warnings(post, request, library_of([post])),
+        "warnings": warnings(post, request, library_of([post])) + dropped,
     }
+
+
+def sent_links(post, utm):
+    """([{field, url, sent}] of the post's links, each as it goes out with
+    the channel's UTM tags; [utm_dropped warnings] of the fields whose tags
+    would take them over LinkedIn's limit, so that they go out untagged)."""
+    links, dropped = [], []
+    for field in ("content", "first_comment"):
+        text = post.get(field) or ""
+        sent = sent_text(post, field, utm) or ""
+        written = linkedin.urls(text)
+        links += [
+            {"field": field, "url": url, "sent": out}
+            for url, out in zip(written, linkedin.urls(sent), strict=True)
+        ]
+        if written and utm and sent == text and linkedin.with_utm(text, utm, "c", "p") != text:
+            dropped.append(
+                _warning(
+                    "utm_dropped",
+                    "With the channel's UTM tags on its links the text would be over "
+                    "LinkedIn's limit, so it goes out with its links as written. Shorten it to "
+                    "keep the tags.",
+                    field,
+                )
+            )
+    return links, dropped
 
 
 def warnings(post, request, library):

@@ -27,7 +27,8 @@ is handed over as written; the service has not seen its bytes.
 
 from collections import namedtuple
 
-from content_publishing.linkedin import escape
+from content_publishing import linkedin
+from content_publishing.linkedin import escape, with_utm
 from content_publishing.planning.plan import channel_of
 from content_publishing.posts import attachments
 from content_publishing.schemas import media_refs
@@ -57,11 +58,17 @@ def headers(target):
     }
 
 
-def request_for(post, author_urn, library, target):
+def request_for(post, author_urn, library, target, utm=None):
     """The plan for `post` (its kept fields), whose author is `author_urn`
     (None: the automation fills it in); `library`: {id: for_plan record} of
-    the library media it names."""
+    the library media it names; `utm`: its channel's UTM tags, added to the
+    links of its text and first comment (sent_text)."""
     base = target.api_base.rstrip("/")
+    post = {
+        **post,
+        "content": sent_text(post, "content", utm),
+        "first_comment": sent_text(post, "first_comment", utm),
+    }
     media = attachments.media_of(post["media_urls"])
     sent = _sent(media)
     uploads = [
@@ -194,12 +201,28 @@ def library_of(posts):
     return media_store.for_plan(sorted(ids - {None}))
 
 
+def sent_text(post, field, utm):
+    """The post's `field` as it is handed over: with the channel's UTM tags
+    on its links (linkedin.with_utm), unless that would take it over
+    LinkedIn's limit, where it goes out as written (the preview warns,
+    utm_dropped); None stays None."""
+    text = post.get(field)
+    if not text or not utm:
+        return text
+    tagged = with_utm(text, utm, channel_of(post), post["id"])
+    fits = linkedin.fits if field == "content" else linkedin.comment_fits
+    return tagged if fits(tagged) else text
+
+
 def requests_for(workspace_id, posts, target):
-    """{post id: its plan}: the author of each from its channel, the media
-    from the library (one read each, for all of them)."""
-    authors = channel_store.author_urns(workspace_id, {channel_of(post) for post in posts})
+    """{post id: its plan}: the author and UTM tags of each from its
+    channel, the media from the library (one read each, for all of them)."""
+    channels = channel_store.handover_settings(workspace_id, {channel_of(post) for post in posts})
     library = library_of(posts)
-    return {
-        post["id"]: request_for(post, authors.get(channel_of(post)), library, target)
-        for post in posts
-    }
+    plans = {}
+    for post in posts:
+        channel = channels.get(channel_of(post)) or {"author_urn": None, "utm": None}
+        plans[post["id"]] = request_for(
+            post, channel["author_urn"], library, target, channel["utm"]
+        )
+    return plans

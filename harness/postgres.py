@@ -26,6 +26,7 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "import_idempotency_keys",
     "linkedin_states",
     "linkedin_connections",
+    "hashtag_sets",
     "channels",
     "media_renditions",
     "media",

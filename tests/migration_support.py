@@ -152,7 +152,7 @@ ROWS = [
             "name": "carol",
             "email": "carol@example.com",
             "role": "editor",
-            "notify": '["post.failed"]',  # since version 17: the events she wants
+            "notify": '["post.failed"]',  # since version 18: the events she wants
             "created_at": T2,
             "removed_at": None,
         },
@@ -709,6 +709,53 @@ ROWS = [
         },
         16,
     ),
+    # Since version 17: a channel that waits before a recycled copy goes
+    # out and tags its links, the copy of the Published post 3 queued on it,
+    # and a saved hashtag set.
+    (
+        "channels",
+        {
+            "workspace_id": 1,
+            "id": "evergreen",
+            "type": "brand",
+            "name": "Evergreen",
+            "timezone": "Europe/Berlin",
+            "slots": '[{"day": "tue", "time": "10:00"}]',
+            "recycle_after_days": 30,
+            "utm": "utm_source=linkedin&utm_campaign={channel}",
+            "created_at": T1,
+            "updated_at": T1,
+        },
+        17,
+    ),
+    (
+        "posts",
+        {
+            **_post(
+                3,
+                type="brand",
+                brand_id="evergreen",
+                status="Scheduled",
+                scheduled_at=FUTURE,
+                recycled_from=POST(3),
+            ),
+            "id": "00000000-0000-4000-8000-0000000000c3",
+        },
+        17,
+    ),
+    (
+        "hashtag_sets",
+        {
+            "id": "00000000-0000-4000-8000-0000000000d1",
+            "workspace_id": 1,
+            "name": "SaaS launch",
+            "hashtags": '["#B2B", "#SaaS"]',
+            "created_at": T1,
+            "updated_at": T1,
+            "version": 1,
+        },
+        17,
+    ),
     (
         "notifications",
         {
@@ -729,7 +776,7 @@ ROWS = [
             "created_at": T2,
             "updated_at": T2,
         },
-        17,
+        18,
     ),
 ]
 

@@ -33,6 +33,8 @@ def test_create_the_personal_channel_with_defaults(api):
         "min_gap_minutes": 0,
         "daily_cap": None,
         "publisher": "automation",
+        "recycle_after_days": None,
+        "utm": None,
         "connection": {
             "status": "none",
             "member_name": None,

@@ -94,7 +94,7 @@ def test_schedule_watch_it_go_out_and_fail(browser, server, user):
     with tab(browser, server) as page:
         sign_in(page, server, key)
         granted = page.locator("#scope-list .scope-granted")
-        assert granted.count() == 6, page.text_content("#scope-list")
+        assert granted.count() == 7, page.text_content("#scope-list")
 
         # Create a brand post as a draft.
         page.get_by_role("link", name="New post").click()

@@ -75,7 +75,7 @@ def test_read_only_key_sees_no_edit_actions_and_a_forced_edit_is_explained(brows
         granted = page.locator("#scope-list .scope-granted").all_text_contents()
         assert [t.split(" (")[0] for t in granted] == READ_ONLY
         visible = page.locator("#views-nav li:not([hidden]) a").all_text_contents()
-        assert visible == ["Calendar", "Queue", "Analytics", "Channels", "Articles"]
+        assert visible == ["Calendar", "Queue", "Analytics", "Channels", "Articles", "Members"]
         assert page.locator("text=New post").count() == 0
 
         page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
@@ -107,7 +107,7 @@ def test_read_only_key_sees_no_edit_actions_and_a_forced_edit_is_explained(brows
 
         def open_scopes(page):
             toggle = page.locator("#scopes-toggle")
-            assert toggle.text_content() == "2 of 6 scopes"
+            assert toggle.text_content() == "2 of 7 scopes"
             toggle.focus()
             page.keyboard.press("Enter")
             assert toggle.get_attribute("aria-expanded") == "true"
@@ -117,7 +117,7 @@ def test_read_only_key_sees_no_edit_actions_and_a_forced_edit_is_explained(brows
             assert page.locator("#scope-list").is_hidden()
             page.keyboard.press("Enter")
             missing = page.locator("#scope-list .scope-missing")
-            assert missing.count() == 4 and missing.first.is_visible()
+            assert missing.count() == 5 and missing.first.is_visible()
             page.evaluate("() => document.activeElement.blur()")
 
         shoot_at_phone_width(page, "read-only-phone", ".action-bar .hint", open_scopes)

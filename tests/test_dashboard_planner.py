@@ -629,3 +629,125 @@ def test_a_document_post_with_its_title_scheduled_and_shown_as_a_card(browser, s
         shoot(page, "post-document")
         shoot_at_phone_width(page, "post-document-phone", ".li-document", back=WIDE)
         assert_clean(page, server)
+
+
+def test_the_preview_shows_links_with_the_channels_utm_tags(browser, server, user):
+    _, key = user
+    api = Client(server.url, key)
+    brand_channel(api, "tagged", utm="utm_source=linkedin&utm_campaign={channel}")
+    text = "New post: https://example.com/launch?ref=1 today, and https://example.com"
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/posts/new")
+        page.locator("#channel").wait_for()
+        page.select_option("#channel", "tagged")
+        page.fill("#content", text)
+        page.locator(".preview-panel[data-fresh=true]").wait_for()
+        tags = "utm_source=linkedin&utm_campaign=tagged"
+        assert page.locator(".preview-panel .preview-text").text_content() == (
+            f"New post: https://example.com/launch?ref=1&{tags} today, "
+            f"and https://example.com/?{tags}"
+        )
+        assert page.input_value("#content") == text  # the text itself stays as written
+        shoot(page, "composer-utm-tags")
+        page.get_by_role("button", name="Save draft").click()
+        page.wait_for_url(re.compile(r"#/posts/[0-9a-f-]{36}$"))
+        assert api.get(ITEM + page.url.rsplit("/", 1)[1]).json["content"] == text
+        assert_clean(page, server)
+
+
+def test_the_composer_inserts_a_hashtag_set_in_one_click_and_saves_one(browser, server, user):
+    _, key = user
+    api = Client(server.url, key)
+    saved = {"name": "SaaS launch", "hashtags": ["#B2B", "#Analytics", "#SaaS"]}
+    assert api.post(f"{API}/hashtag-sets", saved).status == 201
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/posts/new")
+        page.fill("#content", "Our launch is live #saas")
+        page.get_by_role("button", name="+ SaaS launch").click()
+        # The set's hashtags the text lacks, at the cursor (the end); #SaaS is there as #saas.
+        assert page.input_value("#content") == "Our launch is live #saas #B2B #Analytics"
+        page.locator(".preview-panel[data-fresh=true]").wait_for()
+        shown = page.locator(".preview-panel .li-hashtag").all_text_contents()
+        assert shown == ["#saas", "#B2B", "#Analytics"]
+        shoot(page, "composer-hashtag-sets")
+        shoot_at_phone_width(page, "composer-hashtag-sets-phone", ".hashtag-field")
+
+        # The text's hashtags saved as a new set, offered at once.
+        page.fill("#content", "We are hiring! #Hiring #jobs_2026 #hiring")
+        page.fill("#hashtag-set-name", "Hiring")
+        page.get_by_role("button", name="Save the text's hashtags as a set").click()
+        page.get_by_role("button", name="+ Hiring").wait_for()
+        sets = {s["name"]: s["hashtags"] for s in api.get(f"{API}/hashtag-sets").json["data"]}
+        assert sets == {"SaaS launch": saved["hashtags"], "Hiring": ["#Hiring", "#jobs_2026"]}
+        # A name taken already: the service's refusal, in words.
+        page.fill("#hashtag-set-name", "Hiring")
+        page.get_by_role("button", name="Save the text's hashtags as a set").click()
+        page.get_by_text("named 'Hiring' already").wait_for()
+        assert len(api.get(f"{API}/hashtag-sets").json["data"]) == 2
+        assert_clean(page, server)
+
+
+def test_recycle_a_published_post_and_set_the_channels_wait_and_utm(browser, server, user):
+    _, key = user
+    api = Client(server.url, key)
+    slots = [{"day": d, "time": "09:00"} for d in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")]
+    body = {"type": "brand", "brand_id": "evergreen", "name": "Evergreen", "slots": slots}
+    assert api.post(CHANNELS, body).status == 201
+    post = api.post(
+        POSTS,
+        {
+            "type": "brand",
+            "brand_id": "evergreen",
+            "content": "Our five planning tips",
+            "scheduled_at": (datetime.now(UTC) + timedelta(hours=2)).isoformat(),
+        },
+    ).json
+    assert api.patch(ITEM + post["id"], {"status": "Scheduled"}).status == 200
+    r = api.post(
+        f"{API}/make-post-callback", {"post_id": post["id"], "linkedin_post_id": "urn:li:share:7"}
+    )
+    assert r.status == 200, r
+    with tab(browser, server) as page:
+        sign_in(page, server, key)
+        page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
+        page.get_by_role("button", name="Recycle").click()
+        page.wait_for_url(
+            lambda url: re.search(r"#/posts/[0-9a-f-]{36}$", url) and post["id"] not in url
+        )
+        copy_id = page.url.rsplit("/", 1)[1]
+        assert copy_id != post["id"]
+        copy = api.get(ITEM + copy_id).json
+        assert copy["recycled_from"] == post["id"] and copy["status"] == "Scheduled"
+        page.get_by_role("link", name="the published post").wait_for()
+        history = page.locator(".timeline-entry[data-action=recycled]")
+        history.wait_for()
+        assert history.text_content().startswith(
+            page.locator(".timeline-when").first.text_content()
+        )
+        assert "Recycled from a published post, queued for" in history.text_content()
+        shoot(page, "post-recycled")
+
+        # The channel's wait and UTM tags, set in its form.
+        page.goto(f"{server.url}{DASHBOARD}#/channels")
+        card = page.locator(".channel-card[data-channel-id=evergreen]")
+        card.get_by_role("button", name="Edit").click()
+        page.fill("#ch-recycle_after_days", "30")
+        page.fill("#ch-utm", "utm_source=linkedin&utm_campaign={channel}")
+        page.get_by_role("button", name="Save channel").click()
+        page.locator("#notice", has_text="saved (version 2)").wait_for()
+        stored = api.get(f"{API}/channels-item/evergreen").json
+        assert stored["recycle_after_days"] == 30
+        assert stored["utm"] == "utm_source=linkedin&utm_campaign={channel}"
+        assert "utm_campaign={channel}" in card.locator(".channel-utm").text_content()
+        shoot_at_phone_width(page, "channel-recycle-utm-phone", ".channel-utm")
+
+        # Recycled again within the wait: the service's word on when it may go out.
+        page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
+        page.get_by_role("button", name="Recycle").click()
+        alert = page.locator(".alert-error", has_text="may go out from")
+        alert.wait_for()
+        assert "30 days" in alert.text_content()
+        assert len(api.get(f"{POSTS}?brand_id=evergreen").json["data"]) == 2
+        assert_clean(page, server)

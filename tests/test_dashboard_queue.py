@@ -18,6 +18,7 @@ from pypdf import PdfWriter
 
 from harness import Client
 from harness.api import API, CHANNELS, DASHBOARD, ITEM, POSTS
+from harness.paths import ROOT
 from tests.dashboard_support import (
     assert_clean,
     dashboard_server,
@@ -292,8 +293,14 @@ def test_csv_import_shows_every_bad_row_then_imports(browser, server, user):
         assert page.get_attribute("#import-csv", "placeholder").startswith(header + "\n")
         with page.expect_download() as download:
             page.click("#import-template")
-        template = download.value.path().read_text()
+        raw = download.value.path().read_bytes()
+        assert raw.startswith(b"\xef\xbb\xbf")  # a byte-order mark: Excel reads it as UTF-8
+        template = raw.decode("utf-8-sig")
         assert template.splitlines()[0] == header and "Q3 in ten slides" in template
+        # The docs show the same template, local time and all.
+        documented = (ROOT / "docs" / "planning.md").read_text()
+        assert all(line in documented for line in template.splitlines()), template
+        assert "2030-01-07 09:00" in template
 
         # A document post with its title and a first comment, scheduled.
         writer = PdfWriter()

@@ -198,3 +198,106 @@ def test_other_content_types_and_bad_bytes(api):
     )
     assert "UTF-8" in error["message"]
     assert stored(api) == 0
+
+
+def excel_in_europe(rows, header=("type", "brand_id", "content", "scheduled_at")):
+    """CSV as Excel saves it where the decimal mark is a comma: a BOM, `;`
+    between cells, CRLF line ends, quotes only where a cell needs them."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return (BOM + out.getvalue()).encode("utf-8")
+
+
+def channels_in_zones(api):
+    for body in (
+        {"type": "personal", "name": "Me", "timezone": "America/New_York"},
+        {"type": "brand", "brand_id": "acme", "name": "Acme", "timezone": "Europe/Berlin"},
+    ):
+        assert api.post(CHANNELS, json=body).status_code == 201
+
+
+def test_a_csv_saved_by_excel_in_europe_with_local_times(api):
+    channels_in_zones(api)
+    rows = [
+        ["brand", "acme", "Winter launch; at last, with a comma", "2031-01-05 09:00"],
+        ["personal", "", "Summer in New York", "2031-07-01 09:30"],
+        ["brand", "acme", "Seconds and a T", "2031-07-01T09:30:15"],
+        ["brand", "acme", "An offset stays as given", "2031-01-05T12:00:00Z"],
+        ["personal", "", "Draft, no time", ""],
+    ]
+    data = excel_in_europe(rows)
+    assert data.startswith(b"\xef\xbb\xbf") and b"\r\n" in data and b";" in data.split(b"\r\n")[0]
+    r = api.post(IMPORT, data=data, headers=CSV)
+    assert r.status_code == 201, r.get_json()
+    made = r.get_json()["data"]
+    assert [p["content"] for p in made] == [row[2] for row in rows]
+    assert [p["scheduled_at"] for p in made] == [
+        "2031-01-05T08:00:00.000000Z",  # Berlin in winter: UTC+1
+        "2031-07-01T13:30:00.000000Z",  # New York in summer: UTC-4
+        "2031-07-01T07:30:15.000000Z",  # Berlin in summer: UTC+2
+        "2031-01-05T12:00:00.000000Z",
+        None,
+    ]
+    assert [p["status"] for p in made] == ["Scheduled"] * 4 + ["Draft"]
+    assert stored(api) == 5
+
+
+def test_local_times_at_a_daylight_saving_change(api):
+    channels_in_zones(api)
+    # Berlin's clocks go back from 03:00 to 02:00 on 26 October 2031: 02:30
+    # happens twice, and is taken at its first occurrence (still UTC+2).
+    r = api.post(
+        IMPORT, data=excel_in_europe([["brand", "acme", "Twice", "2031-10-26 02:30"]]), headers=CSV
+    )
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["data"][0]["scheduled_at"] == "2031-10-26T00:30:00.000000Z"
+    # They go forward from 02:00 to 03:00 on 30 March 2031: 02:30 never happens.
+    rows = [
+        ["brand", "acme", "Fine", "2031-03-30 01:30"],
+        ["brand", "acme", "Skipped", "2031-03-30 02:30"],
+    ]
+    error = assert_error(
+        api.post(IMPORT, data=excel_in_europe(rows), headers=CSV), 400, "validation_error"
+    )
+    assert list(error["details"]["rows"]) == ["2"]
+    [message] = error["details"]["rows"]["2"]["scheduled_at"]
+    assert "2031-03-30 02:30" in message and "Europe/Berlin" in message and "forward" in message
+    assert stored(api) == 1
+
+
+def test_a_local_time_needs_its_channel_set_up(api):
+    rows = [
+        {"type": "brand", "brand_id": "nowhere", "content": "x", "scheduled_at": "2031-01-05 09:00"}
+    ]
+    error = assert_error(api.post(IMPORT, json={"posts": rows}), 400, "validation_error")
+    [message] = error["details"]["rows"]["1"]["scheduled_at"]
+    assert "time zone" in message and "offset" in message
+    assert stored(api) == 0
+
+
+BAD_LOCAL_TIMES = [
+    "2031-13-05 09:00",
+    "2031-02-30 09:00",
+    "2031-01-05 24:00",
+    "2031-01-05 9:00",
+    "05/01/2031 09:00",
+]
+
+
+@pytest.mark.backend_independent
+@pytest.mark.parametrize("when", BAD_LOCAL_TIMES)
+def test_bad_local_times_are_named(api, when):
+    data = excel_in_europe([["personal", "", "x", when]])
+    error = assert_error(api.post(IMPORT, data=data, headers=CSV), 400, "validation_error")
+    assert list(error["details"]["rows"]["1"]) == ["scheduled_at"], error
+    assert stored(api) == 0
+
+
+@pytest.mark.backend_independent
+def test_a_comma_csv_whose_cells_hold_semicolons_stays_a_comma_csv(api):
+    data = b'type,content,repeat\r\npersonal,"a; b; c",\r\npersonal,x;y,\r\n'
+    r = api.post(IMPORT, data=data, headers=CSV)
+    assert r.status_code == 201, r.get_json()
+    assert [p["content"] for p in r.get_json()["data"]] == ["a; b; c", "x;y"]

@@ -448,6 +448,9 @@ RECORDS = {
     "media_id": lambda api: api.post(
         "/functions/v1/media", data=png(), headers={"Content-Type": "image/png"}
     ).get_json()["id"],
+    "set_id": lambda api: api.post(
+        "/functions/v1/hashtag-sets", json={"name": "n", "hashtags": ["#a"]}
+    ).get_json()["id"],
     "member_id": lambda api: str(
         api.post("/functions/v1/members", json={"name": "Sam", "role": "viewer"}).get_json()["id"]
     ),

@@ -195,6 +195,16 @@ def send_everything(server, receiver, run):
     queued = send("POST", posts, body={"type": "personal", "content": marker}, expect=201).json
     send("POST", f"{V1}/api-v2-posts-queue", body={"post_id": queued["id"]}, expect=200)
     send("POST", f"{V1}/api-v2-posts-preview", body={"post_id": queued["id"]}, expect=200)
+    recycle = f"{V1}/api-v2-posts-recycle/{{post_id}}"
+    send("POST", recycle, f"{V1}/api-v2-posts-recycle/{post['id']}", expect=201)
+    # Hashtag sets: the marker in a set's name.
+    sets, set_item = f"{V1}/hashtag-sets", f"{V1}/hashtag-sets-item/{{set_id}}"
+    saved = send("POST", sets, body={"name": marker, "hashtags": ["#B2B"]}, expect=201).json
+    send("GET", sets, expect=200)
+    one_set = f"{V1}/hashtag-sets-item/{saved['id']}"
+    send("GET", set_item, one_set, expect=200)
+    send("PATCH", set_item, one_set, body={"hashtags": ["#B2B", "#SaaS"]}, expect=200)
+    send("DELETE", set_item, one_set, expect=204)
     history = f"{V1}/api-v2-posts-history/{{post_id}}"
     send("GET", history, f"{V1}/api-v2-posts-history/{queued['id']}", expect=200)
     occurrences = f"{V1}/api-v2-posts-occurrences"

@@ -186,6 +186,9 @@ def test_every_operation_that_answers_412_documents_it(app, api, spec):
         "media_id": api.post(
             "/functions/v1/media", data=tiny_png(), headers={"Content-Type": "image/png"}
         ).get_json()["id"],
+        "set_id": api.post(
+            "/functions/v1/hashtag-sets", json={"name": "n", "hashtags": ["#a"]}
+        ).get_json()["id"],
     }
     answered_412 = set()
     for path, operations in spec["paths"].items():

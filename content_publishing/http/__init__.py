@@ -4,7 +4,8 @@ api.py        the `api` blueprint under /functions/v1, whose before_request auth
 common.py     what every view shares: the JSON body, the query, If-Match, ETag, a page
 apidoc.py     @doc(...): one declaration that loads a view's query and body and documents them
 posts.py      posts: list, create, read, update, delete, claim, preview, history
-planning.py   add to queue, bulk import
+planning.py   add to queue, recycle, bulk import
+hashtags.py   saved hashtag sets
 callback.py   the publish callback
 stats.py      stats snapshots of published posts: record, read
 analytics.py  the analytics of a range, as JSON and as CSV

@@ -12,6 +12,7 @@ from content_publishing.http import (
     articles,
     callback,
     channels,
+    hashtags,
     linkedin,
     me,
     media,
@@ -51,6 +52,7 @@ bp.register_blueprint(planning.bp)
 bp.register_blueprint(media.bp)
 bp.register_blueprint(stats.bp)
 bp.register_blueprint(analytics.bp)
+bp.register_blueprint(hashtags.bp)
 bp.register_blueprint(members.bp)
 bp.register_blueprint(reviews.bp)
 bp.register_blueprint(workspace.bp)

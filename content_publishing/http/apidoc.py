@@ -43,7 +43,9 @@ ERROR_TEXT = {
     404: "Unknown id, not a UUID, or another user's.",
     409: "The change conflicts with the record's state (`conflict`); for scheduling, "
     "`schedule_conflict` (a channel's guard: `details.rule`, `details.conflicting_post_ids`) or "
-    "`no_free_slot` (the queue found no slot); for LinkedIn connections, "
+    "`no_free_slot` (the queue found no slot); for a recycled copy, `not_published` (the "
+    "original is not Published) or `too_soon` (sooner than its channel's recycle_after_days "
+    "after the original went out: `details.earliest_at`); for LinkedIn connections, "
     "`linkedin_not_configured` (the operator has not set the LinkedIn app's client id and "
     "secret: `details.settings` names them); for members, `last_owner` (a workspace keeps at "
     "least one owner); with approvals required, `approval_required` (the post has no approval "

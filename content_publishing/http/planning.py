@@ -1,11 +1,12 @@
 """Planning posts: the queue, bulk import, and the repeats a series will make.
 
 POST /functions/v1/api-v2-posts-queue        a Draft or Failed post to its channel's next free slot (posts:publish)
+POST /functions/v1/api-v2-posts-recycle/ID   a Published post's copy to its channel's next free slot (posts:write, editor)
 POST /functions/v1/api-v2-posts-import       up to 1,000 posts from CSV or JSON, all or nothing (posts:write)
 GET  /functions/v1/api-v2-posts-occurrences  the coming occurrences of recurring posts, from-to (posts:read)
 """
 
-from flask import Blueprint, g, request
+from flask import Blueprint, g, request, url_for
 from marshmallow import ValidationError
 
 from content_publishing import posts, timestamps
@@ -64,6 +65,36 @@ def queue_post(body):
         check_if_match(post)
         post = posts.add_to_queue(g.workspace_id, post, lead, now, g.key_id)
     return with_etag(render(post_schema, post), post)
+
+
+@bp.post("/api-v2-posts-recycle/<post_id>")
+@doc(
+    "Recycle a published post",
+    response=post_schema,
+    status=201,
+    errors=[404, 409],
+    headers=["ETag"],
+    request_headers=["Idempotency-Key"],
+    description="A copy of a Published post (its text, media, alt text, document title and "
+    "first comment; not its repeat) is queued on the post's channel: Scheduled at the first "
+    "free slot at or after now plus the lead time, as add-to-queue does, with `recycled_from` "
+    "set to the original's id. The original is unchanged. 409 not_published when the post is "
+    "not Published; 409 too_soon when that slot comes before the channel's "
+    "`recycle_after_days` have passed since the original went out (`details.earliest_at` says "
+    "from when a copy may go out, `details.next_slot` the slot found); 409 no_free_slot as for "
+    "the queue; 409 approval_required where the workspace requires approvals and the original "
+    "went out without one (a copy keeps the original's approval). The same Idempotency-Key "
+    "answers the first copy.",
+)
+@require_scope("posts:write", role="editor")
+def recycle_post(post_id):
+    lead, key = lead_seconds(), idempotency_key()
+    with transaction():
+        now = timestamps.now_text()
+        post = get_owned(post_store.lock_post, post_id, "post")
+        copy = posts.recycle(g.workspace_id, post, lead, key, now, g.key_id, g.member_id)
+    location = url_for("api.posts.get_post_item", post_id=copy["id"])
+    return with_etag(render(post_schema, copy), copy, 201, {"Location": location})
 
 
 class ImportBody:

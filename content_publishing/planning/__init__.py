@@ -7,6 +7,7 @@ recurring posts (docs/planning.md).
     queue.py       "add to queue": the first free slot of the post's channel
     recurrence.py  a recurring post's next occurrence, made when one finishes
     forecast.py    the coming occurrences of a series over a range (the calendar's planned repeats)
+    hashtags.py    saved hashtag sets: names unique per owner, created, changed, deleted
 
 Every way of setting scheduled_at on a Scheduled post in a configured
 channel (PATCH, queue, import in posts/imports.py, recurrence) locks the channel's row first and

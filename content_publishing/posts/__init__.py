@@ -40,6 +40,7 @@ package:
     handoffs.py  claims, pushes and leases that run out, and a pushed delivery's outcome
     direct.py    the service's own publisher's handoffs: taken, sending, and LinkedIn's answer
     imports.py   bulk import from CSV or JSON, all or nothing
+    recycle.py   a Published post's copy put back in its channel's queue
     reviews.py   approvals (submit, approve, request changes) and comments with their mentions
 """
 
@@ -57,6 +58,7 @@ from content_publishing.posts.handoffs import (
     settle_all,
 )
 from content_publishing.posts.moves import PUBLISH_SCOPE
+from content_publishing.posts.recycle import recycle
 from content_publishing.posts.writes import (
     add_to_queue,
     create,
@@ -84,6 +86,7 @@ __all__ = [
     "note_delivery_error",
     "publish",
     "push_due",
+    "recycle",
     "settle",
     "settle_all",
     "update",

@@ -3,7 +3,9 @@
 Each row becomes a Draft; a Scheduled post when it gives scheduled_at (the
 lead time and its channel's guards apply, the rows above it counted); or a
 queued one when it says queue (its channel's next free slot, taken in row
-order). Every row keeps to what one post may carry (posts/attachments.py);
+order). A scheduled_at without an offset, as a spreadsheet writes a local
+time, is read in the row's channel's zone (local_instant). Every row keeps
+to what one post may carry (posts/attachments.py);
 a row that schedules or queues needs what scheduling needs there too (a
 text that fits LinkedIn's limit once escaped, a document's title); a Draft
 row may be longer. Every row is
@@ -35,6 +37,7 @@ from content_publishing.posts import attachments
 from content_publishing.posts.moves import PUBLISH_SCOPE
 from content_publishing.posts.writes import insert, kept
 from content_publishing.roles import missing
+from content_publishing.schemas.imports import WallTime
 from content_publishing.store import channels as channel_store
 from content_publishing.store import posts as post_store
 from content_publishing.store import workspaces as workspace_store
@@ -104,8 +107,7 @@ def _import(workspace_id, rows, invalid, lead_seconds, now, actor=None, author=N
             if row["scheduled_at"] or row["queue"]:
                 attachments.check_schedulable(workspace_id, fields)
             if row["scheduled_at"]:
-                fields.update(status="Scheduled", scheduled_at=row["scheduled_at"])
-                _check_time(plans, post_id, fields, earliest, lead_seconds)
+                _schedule(plans, post_id, fields, row["scheduled_at"], earliest, lead_seconds)
             elif row["queue"]:
                 slot = queue.first_free_slot(
                     workspace_id,
@@ -160,6 +162,43 @@ class _RowError(Exception):
     def __init__(self, messages):
         super().__init__(messages)
         self.messages = messages
+
+
+def _schedule(plans, post_id, fields, at, earliest, lead_seconds):
+    """`fields` Scheduled at the row's `at` (a local time read in its
+    channel's zone first), within the lead time and the guards."""
+    if isinstance(at, WallTime):
+        at = local_instant(plans.get(channel_of(fields)), at)
+    fields.update(status="Scheduled", scheduled_at=at)
+    _check_time(plans, post_id, fields, earliest, lead_seconds)
+
+
+def local_instant(plan, wall):
+    """The stored text of the local time `wall` (a WallTime) in the zone of
+    the channel planned by `plan`: a time the clocks skip that day is
+    refused, saying so; one they pass twice is its first occurrence
+    (planning/clock.py, as slots are read)."""
+    if plan is None:
+        raise _RowError(
+            {
+                "scheduled_at": [
+                    "A time without an offset is read in its channel's time zone, and this "
+                    "channel is not set up: set it up, or give an offset (Z or +01:00)."
+                ]
+            }
+        )
+    naive, zone = wall.naive(), plan.channel["timezone"]
+    moment = clock.instant(naive, plan.zone)
+    if moment is None:
+        raise _RowError(
+            {
+                "scheduled_at": [
+                    f"{naive:%Y-%m-%d %H:%M} does not exist in {zone}: the clocks go forward "
+                    "over it that day. Give a time after the change, or an offset."
+                ]
+            }
+        )
+    return timestamps.to_text(moment)
 
 
 def _check_time(plans, post_id, fields, earliest, lead_seconds):

@@ -15,6 +15,7 @@ OpenAPI document is generated from the same ones.
     analytics.py   the analytics query and answer
     linkedin.py    the publish plan (linkedin_request) and the preview
     channels.py    channels and their slots
+    hashtags.py    saved hashtag sets
     articles.py    articles
     media.py       media library items
     webhooks.py    webhook endpoints and deliveries

@@ -102,6 +102,74 @@ def daily_cap_field(**kwargs):
     )
 
 
+def recycle_after_days_field(**kwargs):
+    return fields.Integer(
+        strict=True,
+        allow_none=True,
+        validate=validate.Range(min=1, max=365),
+        metadata={
+            "description": "A recycled copy of a post (POST /api-v2-posts-recycle/{id}) may go "
+            "out this many days after the original at the soonest; null: no wait."
+        },
+        **kwargs,
+    )
+
+
+UTM_MAX = 500
+UTM_PLACEHOLDERS = ("{channel}", "{post_id}")
+# name=value: a name of unreserved characters; a value of unreserved
+# characters, `+`, percent escapes and the placeholders. Nothing that could
+# end a link as linkedin.py reads one, or be taken for the sentence's
+# punctuation after it.
+_UTM_PAIR = re.compile(
+    r"(?P<name>[A-Za-z0-9._~-]+)=(?P<value>(?:[A-Za-z0-9._~+-]|%[0-9A-Fa-f]{2}"
+    r"|\{channel\}|\{post_id\})+)"
+)
+
+
+def check_utm(text):
+    """A query string of name=value pairs joined by `&`, each name once."""
+    if len(text) > UTM_MAX:
+        raise ValidationError(f"Longer than {UTM_MAX} characters.")
+    if text.startswith("?"):
+        raise ValidationError("Give the query without its leading '?'.")
+    names = []
+    for part in text.split("&"):
+        found = _UTM_PAIR.fullmatch(part)
+        if not found:
+            raise ValidationError(
+                f"{part[:60]!r} is not name=value: letters, digits, . _ ~ - in names; those, "
+                "+ and %XX escapes in values, where {channel} and {post_id} stand for the "
+                "channel's and the post's ids."
+            )
+        if found["value"].endswith("."):
+            raise ValidationError(
+                f"The value of {found['name']} ends with '.', which would read as the end of "
+                "the sentence rather than of the link."
+            )
+        names.append(found["name"])
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValidationError(f"{twice[0]} is given twice.")
+
+
+def utm_field(**kwargs):
+    return fields.String(
+        allow_none=True,
+        validate=check_utm,
+        metadata={
+            "description": "UTM tags: a query string of at most 500 characters, such as "
+            "utm_source=linkedin&utm_medium=social&utm_campaign={channel}, added to each "
+            "http(s) link of a post's text (and first comment) when it is handed over, never "
+            "to the stored text; {channel} is the channel's id and {post_id} the post's. A "
+            "link that already has a parameter of the same name keeps its own. null: none.",
+            "maxLength": UTM_MAX,
+            "example": "utm_source=linkedin&utm_medium=social&utm_campaign={channel}",
+        },
+        **kwargs,
+    )
+
+
 def publisher_field(**kwargs):
     return fields.String(
         validate=validate.OneOf(PUBLISHERS),
@@ -188,6 +256,8 @@ class ChannelSchema(Schema):
     min_gap_minutes = min_gap_field(load_default=0)
     daily_cap = daily_cap_field(load_default=None)
     publisher = publisher_field(load_default="automation")
+    recycle_after_days = recycle_after_days_field(load_default=None)
+    utm = utm_field(load_default=None)
     connection = fields.Nested(
         ConnectionSchema,
         dump_only=True,
@@ -221,6 +291,8 @@ class ChannelUpdateSchema(Schema):
     min_gap_minutes = min_gap_field()
     daily_cap = daily_cap_field()
     publisher = publisher_field()
+    recycle_after_days = recycle_after_days_field()
+    utm = utm_field()
 
 
 class ChannelListQuerySchema(PageQuerySchema):

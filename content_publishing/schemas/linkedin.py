@@ -179,7 +179,7 @@ class WarningSchema(Schema):
         metadata={
             "description": "author_unknown, over_length, link_preview_hidden, plain_mention, "
             "media_unsupported, media_missing, media_mixed, too_many_images, alt_text_missing, "
-            "document_title_missing or first_comment_over_length (docs/linkedin.md)."
+            "document_title_missing, first_comment_over_length or utm_dropped (docs/linkedin.md)."
         },
     )
     message = fields.String(required=True)
@@ -193,8 +193,27 @@ class WarningSchema(Schema):
     )
 
 
+class SentLinkSchema(Schema):
+    field = fields.String(
+        required=True, metadata={"description": "content or first_comment: where the link is."}
+    )
+    url = fields.String(required=True, metadata={"description": "The link as written."})
+    sent = fields.String(
+        required=True,
+        metadata={
+            "description": "The link as it goes out: with the channel's UTM tags (`utm`), where "
+            "it has any; {post_id} reads `preview` for a post not yet saved."
+        },
+    )
+
+
 class PreviewResultSchema(Schema):
     linkedin_request = fields.Nested(LinkedInRequestSchema, required=True)
+    links = fields.List(
+        fields.Nested(SentLinkSchema),
+        required=True,
+        metadata={"description": "Each http(s) link of the text and first comment, in order."},
+    )
     characters = fields.Integer(
         required=True,
         metadata={

@@ -229,6 +229,15 @@ class PostSchema(Schema):
         allow_none=True,
         metadata={"description": "1-based place in the series (skipped instants not counted)."},
     )
+    recycled_from = fields.String(
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "format": "uuid",
+            "description": "The Published post this one is a recycled copy of "
+            "(POST /api-v2-posts-recycle/{id}); null otherwise.",
+        },
+    )
     stats = fields.Nested(
         StatsSchema,
         dump_only=True,
@@ -303,8 +312,10 @@ class PostUpdateSchema(Schema):
 
 class SearchWords(fields.String):
     """`q`: words that must each occur in the content as a whole word, in any
-    case. Only letters and digits make a word: OR, NOT, -word and quotes are
-    plain text, never a query language."""
+    case; the last, of 3 letters or more, may also begin a longer word
+    (store/search.py). Only letters and digits make a word: OR, NOT, -word
+    and quotes are plain text, never a query language. The words come in the
+    order typed, each once, the last typed last."""
 
     MAX_WORDS = 20
 
@@ -314,7 +325,8 @@ class SearchWords(fields.String):
         super().__init__(
             metadata={
                 "description": "Words that must each occur in content as a whole word, in any "
-                "case (operators and quotes are plain text).",
+                "case; the last word, of 3 letters or more, also matches as the start of a "
+                "word ('webin' finds 'webinar'). Operators and quotes are plain text.",
                 "maxLength": self.MAX_LENGTH,
             },
             **kwargs,
@@ -329,7 +341,8 @@ class SearchWords(fields.String):
             raise ValidationError("Give at least one word of letters or digits.")
         if len(words) > self.MAX_WORDS:
             raise ValidationError(f"At most {self.MAX_WORDS} words.")
-        return list(dict.fromkeys(words))
+        last = words[-1]
+        return [w for w in dict.fromkeys(words) if w != last] + [last]
 
 
 class PostListQuerySchema(PageQuerySchema):
@@ -468,8 +481,8 @@ class HistoryEntrySchema(Schema):
         metadata={
             "description": "created, updated, scheduled, unscheduled, queued, claimed, pushed, "
             "given_back, reported_failed, lease_expired, refused, publish_failed, published, "
-            "commented, comment_failed or occurrence_created; with approvals, submitted, "
-            "approved, changes_requested and returned_to_draft."
+            "commented, comment_failed, occurrence_created or recycled; with approvals, "
+            "submitted, approved, changes_requested and returned_to_draft."
         },
     )
     status_from = fields.String(required=True, allow_none=True)

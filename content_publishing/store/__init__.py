@@ -46,6 +46,7 @@ The modules:
     analytics.py         the analytics' grouped reads of post_metrics
     stats_collections.py the posts whose figures the service still has to collect, by due time
     articles.py          articles
+    hashtags.py          saved hashtag sets
     media.py             the media library's images
     idempotency.py       Idempotency-Key records of creates and imports
     webhooks.py          webhook endpoints

@@ -41,19 +41,26 @@ APPLICATION_NAME = "content-publishing"
 
 
 # What the GIN index posts_search_owned holds for a post: its words, each
-# with its owner in front ('42:launch'; the function
-# posts_search_terms), so that each owner's words are keys of their own: a
+# with its owner in front ('42:launch'; the function posts_search_vector),
+# so that each owner's words are keys of their own: a
 # search looks up the caller's keys alone and never reads another user's
-# matches. The query's words go through the same function, so they are
-# read as the content is ('simple' configuration: lower case, no stemming).
-# Words the configuration reads as nothing ('²') leave no key: NULL then
-# matches nothing, where an empty array would be held by every post.
-OWNED_TERMS = "posts_search_terms(workspace_id, content) @> nullif(posts_search_terms(?, ?), '{}')"
+# matches. The query's words go through the same function
+# (posts_search_query), so they are read as the content is ('simple'
+# configuration: lower case, no stemming), quoted, the prefix as
+# '42:webin':*, a range of the caller's keys. Words the configuration reads
+# as nothing ('²') leave no key: the query is then NULL, which matches
+# nothing.
+OWNED_TERMS = "posts_search_vector(workspace_id, content) @@ posts_search_query(?, ?, ?)"
 
 
-def _owned_query(workspace_id, words):
+def _query_values(workspace_id, terms):
+    """The parameters of posts_search_query for store/search.Terms."""
+    return [workspace_id, " ".join(terms.whole), terms.prefix]
+
+
+def _owned_query(workspace_id, terms):
     """(fragment, parameters): the owner's posts holding every word."""
-    return OWNED_TERMS, [workspace_id, " ".join(words)]
+    return OWNED_TERMS, _query_values(workspace_id, terms)
 
 
 class Dialect:
@@ -70,10 +77,10 @@ class Dialect:
     search_owner = "+workspace_id = ?"
 
     @staticmethod
-    def count_matches(workspace_id, words, filters, params, cap):
+    def count_matches(workspace_id, terms, filters, params, cap):
         """(SQL, parameters) counting the owner's posts that hold every word
         and pass `filters`, up to `cap`, led by the GIN index."""
-        fragment, found = _owned_query(workspace_id, words)
+        fragment, found = _owned_query(workspace_id, terms)
         where = " AND ".join(["+workspace_id = ?", fragment, *filters])
         return (
             f"SELECT count(*) FROM (SELECT 1 FROM posts WHERE {where} LIMIT ?) found",
@@ -81,13 +88,13 @@ class Dialect:
         )
 
     @staticmethod
-    def matched(workspace_id, words):
+    def matched(workspace_id, terms):
         """(WHERE fragment, parameters): the owner's posts that hold every
         word, through the GIN index."""
-        return _owned_query(workspace_id, words)
+        return _owned_query(workspace_id, terms)
 
     @staticmethod
-    def walk(columns, condition, order, workspace_id, words):
+    def walk(columns, condition, order, workspace_id, terms):
         """(SQL, parameters) of a walk (store/search.py): the first `?`
         rows of posts matching `condition` in `order`, numbered (n), and of
         them the `?` after the first `?` that hold every word, tested as
@@ -102,9 +109,9 @@ class Dialect:
         return (
             f"SELECT {columns}, n FROM (SELECT ordered.*, row_number() OVER (ORDER BY {order})"
             f" AS n FROM (SELECT {columns} FROM posts WHERE {condition} ORDER BY {order}"
-            " LIMIT ?) ordered) walked WHERE tsvector_to_array(to_tsvector('simple', walked.content))"
-            " @> nullif(tsvector_to_array(to_tsvector('simple', ?)), '{}') LIMIT ? OFFSET ?",
-            [" ".join(words)],
+            " LIMIT ?) ordered) walked, (SELECT posts_search_query(?, ?, ?) AS q) query"
+            " WHERE posts_search_vector(?, walked.content) @@ query.q LIMIT ? OFFSET ?",
+            [*_query_values(workspace_id, terms), workspace_id],
         )
 
 

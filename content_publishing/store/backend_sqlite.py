@@ -26,10 +26,14 @@ PROGRESS_STEPS = 2000  # virtual machine steps between looks at a time limit's c
 OWNER_SPAN = 1 << 40
 
 
-def _match(words):
-    """The FTS5 query of every word, each a quoted token, so that nothing
-    of FTS5's query language is read in it."""
-    return " ".join('"' + word.replace('"', '""') + '"' for word in words)
+def _match(terms):
+    """The FTS5 query of every word (store/search.Terms), each a quoted
+    token, so that nothing of FTS5's query language is read in it; the
+    prefix, if any, a quoted token followed by `*`, FTS5's prefix query."""
+    quoted = ['"' + word.replace('"', '""') + '"' for word in terms.whole]
+    if terms.prefix:
+        quoted.append('"' + terms.prefix.replace('"', '""') + '"*')
+    return " ".join(quoted)
 
 
 def _owned(workspace_id):
@@ -54,7 +58,7 @@ class Dialect:
     search_owner = "+workspace_id = ?"
 
     @staticmethod
-    def count_matches(workspace_id, words, filters, params, cap):
+    def count_matches(workspace_id, terms, filters, params, cap):
         """(SQL, parameters) counting the owner's posts that hold every word
         and pass `filters`, up to `cap`: read from the owner's range of the
         FTS5 index posts_search, each match joined to its post only when
@@ -64,28 +68,28 @@ class Dialect:
             return (
                 "SELECT count(*) FROM (SELECT 1 FROM posts_search WHERE posts_search MATCH ?"
                 " AND rowid BETWEEN ? AND ? LIMIT ?) found",
-                [_match(words), first, last, cap],
+                [_match(terms), first, last, cap],
             )
         return (
             "SELECT count(*) FROM (SELECT 1 FROM posts_search CROSS JOIN posts"
             " ON posts.rowid = posts_search.rowid - ? WHERE posts_search MATCH ?"
             f" AND posts_search.rowid BETWEEN ? AND ? AND {' AND '.join(filters)} LIMIT ?) found",
-            [first, _match(words), first, last, *params, cap],
+            [first, _match(terms), first, last, *params, cap],
         )
 
     @staticmethod
-    def matched(workspace_id, words):
+    def matched(workspace_id, terms):
         """(WHERE fragment, parameters): the owner's posts that hold every
         word, read from the owner's range of the FTS5 index."""
         first, last = _owned(workspace_id)
         return (
             "rowid IN (SELECT rowid - ? FROM posts_search WHERE posts_search MATCH ?"
             " AND rowid BETWEEN ? AND ?)",
-            [first, _match(words), first, last],
+            [first, _match(terms), first, last],
         )
 
     @staticmethod
-    def walk(columns, condition, order, workspace_id, words):
+    def walk(columns, condition, order, workspace_id, terms):
         """(SQL, parameters) of a walk (store/search.py): the first `?`
         rows of posts matching `condition` in `order`, numbered (n), and of
         them the `?` after the first `?` that hold every word. Parameters:
@@ -105,7 +109,7 @@ class Dialect:
             " WHERE post_rowid + ? IN (SELECT rowid FROM posts_search WHERE posts_search MATCH ?"
             " AND rowid BETWEEN ? + (SELECT min(post_rowid) FROM walked)"
             " AND ? + (SELECT max(post_rowid) FROM walked)) ORDER BY n LIMIT ? OFFSET ?",
-            [first, _match(words), first, first],
+            [first, _match(terms), first, first],
         )
 
 

@@ -5,7 +5,7 @@ from content_publishing.store.records import OwnedTable
 
 COLUMNS = (
     "id, type, name, author_urn, timezone, slots, min_gap_minutes, daily_cap, publisher,"
-    " created_at, updated_at, version, queue_full_until"
+    " recycle_after_days, utm, created_at, updated_at, version, queue_full_until"
 )
 WRITABLE = [
     "type",
@@ -16,6 +16,8 @@ WRITABLE = [
     "min_gap_minutes",
     "daily_cap",
     "publisher",
+    "recycle_after_days",
+    "utm",
 ]
 channels = OwnedTable("channels", COLUMNS, json_columns=["slots"], writable=WRITABLE)
 
@@ -73,16 +75,16 @@ def zones(workspace_id):
     }
 
 
-def author_urns(workspace_id, channel_ids):
-    """{channel id: author_urn} of those of the user's channels that name one."""
+def handover_settings(workspace_id, channel_ids):
+    """{channel id: {author_urn, utm}} of those of the workspace's channels that
+    are set up: what a publish plan takes from its channel."""
     if not channel_ids:
         return {}
     marks = ", ".join("?" * len(channel_ids))
     return {
-        r["id"]: r["author_urn"]
+        r["id"]: {"author_urn": r["author_urn"], "utm": r["utm"]}
         for r in rows(
-            f"SELECT id, author_urn FROM channels WHERE workspace_id = ? AND id IN ({marks})"
-            " AND author_urn IS NOT NULL",
+            f"SELECT id, author_urn, utm FROM channels WHERE workspace_id = ? AND id IN ({marks})",
             (workspace_id, *sorted(channel_ids)),
         )
     }

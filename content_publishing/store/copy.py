@@ -49,6 +49,7 @@ TABLES = (
     "post_metrics",
     "stats_collections",
     "channel_queue_holes",
+    "hashtag_sets",
     "notifications",
 )
 IDENTITY_TABLES = (

@@ -1,5 +1,5 @@
 """The notification outbox: messages to members (email) and to a
-workspace's chat, their leases and attempts (migration 0017 says what the
+workspace's chat, their leases and attempts (migration 0018 says what the
 table holds), and the members who may receive them.
 
 A message is added in the transaction of the change that causes it, so it

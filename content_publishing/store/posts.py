@@ -17,13 +17,15 @@ COLUMNS = (
     " scheduled_at, published_at, linkedin_post_id, live_url, last_error, first_comment_urn,"
     " first_comment_error, handoff_id, handoff_expires_at, handoff_count,"
     " handoff_acknowledged, handoff_error, handoff_holder, handoff_sending_at, retry_not_before,"
-    " repeat, series_id, occurrence, series_start, series_continued, created_at, updated_at,"
+    " repeat, series_id, occurrence, series_start, series_continued, recycled_from,"
+    " created_at, updated_at,"
     " version, created_by, (SELECT name FROM members WHERE id = created_by) AS author_name,"
     " approved_by, (SELECT name FROM members WHERE id = approved_by) AS approver_name,"
     " approved_at, reviewed_by, (SELECT name FROM members WHERE id = reviewed_by) AS reviewer_name"
 )  # (the subqueries: members' names, from members, whose ids are theirs; posts has no name)
 # What a new post may be written with: a create's fields, and a Scheduled
-# status and a place in a series for an import row or a series' next occurrence.
+# status and a place in a series for an import row or a series' next
+# occurrence, and the original of a recycled copy.
 INSERTABLE = (
     "type",
     "brand_id",
@@ -38,6 +40,7 @@ INSERTABLE = (
     "series_id",
     "occurrence",
     "series_start",
+    "recycled_from",
     "created_by",
     "approved_by",  # a series' next occurrence keeps its approval
     "approved_at",

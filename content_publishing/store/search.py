@@ -25,9 +25,16 @@ the share of matches among the rows walked for the page, times the owner's
 posts that pass the other filters (at least CAP + 1), so that a page of a
 broad search never counts every match.
 
+The last word of a query, of PREFIX_MIN letters or more, also matches as
+the start of a word ("webin" finds "webinar"), as someone typing expects:
+FTS5's prefix query on SQLite, a range of the owner's keys ('42:webin':*) on
+PostgreSQL, each read from the index as a whole word is.
+
 Everything runs under the caller's time limit (db.time_limit): a search
 that would take longer is stopped with TimedOut instead of holding a worker.
 """
+
+from typing import NamedTuple
 
 from content_publishing.store.db import dialect, rows, time_limit, value
 from content_publishing.store.paging import Page, after_row, counted, page_rows
@@ -35,6 +42,23 @@ from content_publishing.store.paging import Page, after_row, counted, page_rows
 CAP = 10_000  # matches counted exactly; past this the total is an estimate
 WALK_FIRST = 64  # rows a walk reads first: a common word fills a page within them
 WALK_ROWS = 1_000  # rows a walk reads at least before it gives up on the order
+PREFIX_MIN = 3  # letters of a last word that also matches as a prefix
+
+
+class Terms(NamedTuple):
+    """A search's words as the dialects read them: `whole`, words that must
+    occur as they are; `prefix`, the last word, which may begin a longer one
+    (None when it is shorter than PREFIX_MIN, and then among `whole`)."""
+
+    whole: list
+    prefix: str | None
+
+
+def terms_of(words):
+    """The Terms of a query's words, in the order typed."""
+    if len(words[-1]) >= PREFIX_MIN:
+        return Terms(list(words[:-1]), words[-1])
+    return Terms(list(words), None)
 
 
 def search_posts(columns, where, params, words, order, limit, offset, after, counts, ms):
@@ -43,9 +67,10 @@ def search_posts(columns, where, params, words, order, limit, offset, after, cou
     `counts`: (workspace_id, kinds, status) when content_counts can count the
     posts of the other filters; `ms`: the time limit."""
     workspace_id, filters, filter_params = params[0], where[1:], params[1:]
+    terms = terms_of(words)
 
     def led_by_index():
-        fragment, found = dialect().matched(workspace_id, words)
+        fragment, found = dialect().matched(workspace_id, terms)
         return page_rows(
             "posts",
             columns,
@@ -59,7 +84,7 @@ def search_posts(columns, where, params, words, order, limit, offset, after, cou
 
     with time_limit(ms):
         matches = value(
-            *dialect().count_matches(workspace_id, words, filters, filter_params, CAP + 1)
+            *dialect().count_matches(workspace_id, terms, filters, filter_params, CAP + 1)
         )
         if matches <= CAP:
             page, more = led_by_index()
@@ -69,7 +94,7 @@ def search_posts(columns, where, params, words, order, limit, offset, after, cou
             if counts
             else value(f"SELECT COUNT(*) FROM posts WHERE {' AND '.join(where)}", params)
         )
-        walk = _Walk(columns, where, params, words, order, after)
+        walk = _Walk(columns, where, params, terms, order, after)
         end = offset + limit + 1
         for bound in (max(WALK_FIRST, 2 * end), max(WALK_ROWS, 2 * end)):
             page = walk.page(limit, offset, bound)
@@ -86,10 +111,10 @@ class _Walk:
     """The owner's rows in the page's order, each tested against the words;
     numbered, so that the share of matches among them is known."""
 
-    def __init__(self, columns, where, params, words, order, after):
+    def __init__(self, columns, where, params, terms, order, after):
         keyset, key = after_row(order, after)
         self.sql, self.found = dialect().walk(
-            columns, f"{' AND '.join(where)}{keyset}", order, params[0], words
+            columns, f"{' AND '.join(where)}{keyset}", order, params[0], terms
         )
         self.params = [*params, *key]
         self.walked = self.hits = 0

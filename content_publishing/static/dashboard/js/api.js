@@ -38,7 +38,7 @@ export function onKeyRefused(callback) {
  * cookies: keep the answer's cookie (starting a LinkedIn sign-in).
  */
 export async function call(method, path, { body, raw, type, version, idempotencyKey, quiet = false, cookies = false, as = key } = {}) {
-  const headers = { "X-API-Key": as };
+  const headers = as ? { "X-API-Key": as } : {}; // as: null, a call that needs no key (an invitation)
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (raw !== undefined) headers["Content-Type"] = type; // an image or a CSV file, sent as it is
   if (version !== undefined) headers["If-Match"] = `"${version}"`;

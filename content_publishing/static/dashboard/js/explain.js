@@ -8,12 +8,19 @@ const HEADLINES = {
   0: "The service could not be reached.",
   401: "The service does not accept this key.",
   403: "This key is not allowed to do that.",
-  404: "Not found: it was deleted, or it belongs to another user.",
+  404: "Not found: it was deleted, or it belongs to another workspace.",
   409: "The service refused this change in the record's current state.",
+  410: "That is gone: it worked once, or for a time only.",
   412: "Changed elsewhere; reload.",
   413: "That is too large for the service.",
   503: "The service is busy; try again in a moment.",
   507: "The service's storage is full; nothing was saved.",
+};
+
+// Refusals whose code says more than their status.
+const BY_CODE = {
+  approval_required: "This workspace approves posts before they are scheduled: submit it for review first.",
+  last_owner: "A workspace keeps at least one owner.",
 };
 
 function advice(error) {
@@ -21,6 +28,8 @@ function advice(error) {
     case 401:
       return "Sign in again with a current key; whoever runs the service can make one with .venv/bin/flask --app app keys create (run in the checkout).";
     case 403: {
+      if (error.code === "forbidden" && error.details.role)
+        return `Your role in this workspace (${error.details.role}) does not allow it. Ask an owner or an admin to do it, or to change your role (Members).`;
       const scope = error.details.required_scope;
       return scope
         ? `It needs the ${scope} scope, which this key lacks. Ask whoever runs the service for a key with ${scope}.`
@@ -49,7 +58,7 @@ export function explain(error, ...actions) {
   const conflict = error.code === "schedule_conflict";
   const headline = conflict
     ? "That time breaks the channel's spacing rules."
-    : (HEADLINES[error.status] ?? (error.status === 400 ? "The service refused the request." : `The service answered ${error.status}.`));
+    : (BY_CODE[error.code] ?? HEADLINES[error.status] ?? (error.status === 400 ? "The service refused the request." : `The service answered ${error.status}.`));
   const fields = fieldErrors(error);
   return h(
     "div",

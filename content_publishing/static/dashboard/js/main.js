@@ -1,19 +1,22 @@
 // Start-up of the publishing dashboard (/functions/v1/dashboard): sign-in,
 // the views' addresses (#/calendar, #/queue/Failed, #/posts/ID, ...), and
 // the refresh that keeps an open list current.
-import { onKeyRefused, useKey } from "./api.js";
+import { call, onKeyRefused, useKey } from "./api.js";
 import { h, show } from "./dom.js";
 import { explain } from "./explain.js";
-import { SCOPES, forgetKey, keepKey, scopesIn, storedKey, whoIs } from "./session.js";
+import { ROLES, SCOPES, atLeast, forgetKey, keepKey, scopesIn, storedKey, whoIs } from "./session.js";
 import { showAnalytics } from "./views/analytics.js";
 import { showArticleForm } from "./views/article-form.js";
 import { showArticle, showArticles } from "./views/articles.js";
 import { showCalendar, showMonth } from "./views/calendar.js";
 import { showChannels } from "./views/channels.js";
 import { showImport } from "./views/import.js";
+import { showInvite } from "./views/invite.js";
+import { showMembers } from "./views/members.js";
 import { showDeliveries } from "./views/deliveries.js";
 import { showPost } from "./views/post.js";
 import { showPostForm } from "./views/post-form.js";
+import { showReview, waiting } from "./views/review.js";
 import { showQueue } from "./views/queue.js";
 import { heading, tickCountdowns } from "./widgets.js";
 
@@ -36,15 +39,48 @@ const ROUTES = [
   [new RegExp(`^/articles/${ID}$`), showArticle, "articles"],
   [new RegExp(`^/articles/${ID}/edit$`), showArticleForm, "articles"],
   [/^\/deliveries$/, showDeliveries, "deliveries"],
+  [/^\/members$/, showMembers, "members"],
+  [/^\/review$/, showReview, "review"],
 ];
+// An invitation's page needs no key: its token is the capability.
+const INVITE = /^#\/invite\/([A-Za-z0-9_-]{1,200})$/;
 
 const $ = (id) => document.getElementById(id);
 const session = {
   signedIn: false,
-  me: null, // GET /me: the key's user, prefix and scopes
+  me: null, // GET /me: the key's workspace, member (with role), prefix and scopes
   scopes: new Set(),
+  approvals: false, // the workspace requires posts to be approved before they are scheduled
   can(scope) {
     return this.scopes.has(scope);
+  },
+  /** Has the member's role the powers of `least` (managing channels, importing: editor)? */
+  atLeast(least) {
+    return atLeast(this.me?.member?.role ?? "owner", least);
+  },
+  /** May this member change `post`? A contributor, only their own drafts. */
+  mayChange(post) {
+    if (!this.can("posts:write")) return false;
+    if (this.me?.member?.role !== "contributor") return true;
+    return post.status === "Draft" && post.author?.id === this.me.member.id;
+  },
+  /** Read the count of posts In review again (a review changed it). */
+  recount() {
+    countReviews();
+  },
+  /** The navigation's count of posts In review. */
+  showReviewCount(count) {
+    $("review-count").textContent = count ? String(count) : "";
+    $("review-count").title = `${count} post${count === 1 ? "" : "s"} in review`;
+    // At phone width the views are behind the menu button: it carries the count too.
+    $("menu-toggle").dataset.count = count ? String(count) : "";
+    $("menu-toggle").querySelector(".visually-hidden").textContent = count ? `Menu (${$("review-count").title})` : "Menu";
+  },
+  /** Read GET /me again (the member's own role changed) and show it. */
+  async reloadMe() {
+    this.me = await whoIs(storedKey());
+    this.scopes = scopesIn(this.me);
+    showKey(this.me);
   },
 };
 let current = null; // the open view's {refresh}, if it has one
@@ -60,6 +96,7 @@ async function signIn(key, typed) {
   try {
     session.me = await whoIs(key);
     session.scopes = scopesIn(session.me);
+    session.approvals = await approvalsRequired(key);
   } catch (error) {
     if (error.status === 401) forgetKey(); // not when the service is only unreachable
     showSignIn(explain(error));
@@ -83,7 +120,7 @@ function showSignIn(problem) {
   session.signedIn = false;
   session.scopes = new Set();
   current = null;
-  for (const id of ["views-nav", "session-actions", "keybar", "menu-toggle"]) $(id).hidden = true;
+  for (const id of ["views-nav", "session-actions", "keybar", "menu-toggle", "workspace"]) $(id).hidden = true;
   showMenu(false);
   $("view").replaceChildren();
   $("sign-in").hidden = false;
@@ -92,10 +129,41 @@ function showSignIn(problem) {
   (problem ? $("sign-in-problem") : $("key-input")).focus();
 }
 
-/** Whose key it is, the key by its prefix (as `keys list` shows it), and its scopes. */
+/** Does the workspace require approvals (GET /workspace)? A service
+ *  without the setting, or a key that may not read it, is "no". */
+async function approvalsRequired(key) {
+  try {
+    return (await call("GET", "/workspace", { as: key, quiet: true })).data.approvals === "required";
+  } catch (error) {
+    if (error.status === 401) throw error;
+    return false;
+  }
+}
+
+/** The count of posts In review beside Needs review, read again with each refresh. */
+async function countReviews() {
+  if (!session.approvals || !session.can("posts:read")) return;
+  try {
+    session.showReviewCount(await waiting());
+  } catch {
+    // the view itself says what is wrong
+  }
+}
+
+/** The workspace, whose key it is (the member and their role), the key by
+ *  its prefix (as `keys list` shows it), and its scopes. */
 function showKey(me) {
-  $("key-name").textContent = `${me.user} · ${me.key.prefix}…`;
-  $("key-name").title = `The key ${me.key.prefix}… of ${me.user}`;
+  const workspace = me.workspace?.name ?? me.user;
+  $("workspace-name").textContent = workspace;
+  $("workspace").title = `Workspace: ${workspace}`;
+  $("workspace").hidden = false;
+  const member = me.member?.name ?? me.user;
+  $("member-name").textContent = member;
+  $("member-role").textContent = me.member?.role ?? "";
+  $("member-role").hidden = !me.member;
+  if (me.member) $("member-role").title = `Role ${me.member.role}: may ${ROLES[me.member.role]?.may ?? "what the service allows"}`;
+  $("key-name").textContent = `${me.key.prefix}…`;
+  $("key-name").title = `The key ${me.key.prefix}… of ${member}, in the workspace ${workspace}`;
   show(
     $("scope-list"),
     Object.entries(SCOPES).map(([scope, grants]) => {
@@ -114,7 +182,8 @@ function showKey(me) {
   const total = Object.keys(SCOPES).length;
   $("scopes-toggle").textContent = granted === total ? `${total} scopes` : `${granted} of ${total} scopes`;
   $("scopes-toggle").setAttribute("aria-expanded", "false");
-  for (const link of document.querySelectorAll("#views-nav a")) link.parentElement.hidden = !session.can(link.dataset.scope);
+  for (const link of document.querySelectorAll("#views-nav a")) link.parentElement.hidden = !session.can(link.dataset.scope) || ("approvals" in link.dataset && !session.approvals);
+  countReviews();
   for (const id of ["views-nav", "session-actions", "keybar", "menu-toggle"]) $(id).hidden = false;
 }
 
@@ -129,6 +198,20 @@ function showMenu(open) {
 function home() {
   const link = [...document.querySelectorAll("#views-nav a")].find((a) => session.can(a.dataset.scope));
   return link ? link.getAttribute("href") : null;
+}
+
+/** The token of an invitation's address (#/invite/TOKEN), or null. */
+const invitation = () => INVITE.exec(location.hash)?.[1] ?? null;
+
+/** An invitation's page, signed in or not: it needs no key, and taking it
+ *  up signs this tab in as the new member (whoever was signed in before). */
+function openInvitation(token) {
+  showSignIn();
+  $("sign-in").hidden = true;
+  const container = h("div", { class: "view" });
+  $("view").replaceChildren(container);
+  showInvite(container, token, { signIn: (key) => signIn(key, true) });
+  document.title = "Invitation · Publishing dashboard";
 }
 
 /** Show the view the address names; `moveFocus` to its heading, as after a
@@ -181,6 +264,7 @@ async function refresh(asked) {
   if (refreshing || !current?.refresh) return;
   refreshing = true;
   try {
+    countReviews();
     await current.refresh(asked);
   } finally {
     refreshing = false;
@@ -222,10 +306,16 @@ $("skip-link").addEventListener("click", (event) => {
   event.preventDefault(); // the address is the view's; move focus only
   ($("view").querySelector("h1") ?? $("main")).focus();
 });
-window.addEventListener("hashchange", () => route());
+window.addEventListener("hashchange", () => {
+  if (invitation()) openInvitation(invitation());
+  else if (session.signedIn) route();
+  else if (storedKey() && $("sign-in").hidden) signIn(storedKey(), true); // left an invitation unaccepted
+  else if ($("sign-in").hidden) showSignIn();
+});
 setInterval(() => document.hidden || refresh(false), REFRESH_MS);
 setInterval(tickCountdowns, 1000);
 
 const remembered = storedKey();
-if (remembered) signIn(remembered, false);
+if (invitation()) openInvitation(invitation());
+else if (remembered) signIn(remembered, false);
 else showSignIn();

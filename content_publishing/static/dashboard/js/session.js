@@ -6,6 +6,7 @@
 // What the key may do comes from GET /functions/v1/me, which any valid key
 // may read: its user, prefix, scopes and expiry, in one request that is
 // never refused for a missing scope. A 401 means the key itself is refused.
+// It names the workspace and the key's member with their role too.
 import { call } from "./api.js";
 
 const KEY_ITEM = "cps.apiKey";
@@ -17,7 +18,23 @@ export const SCOPES = {
   "articles:read": "See articles",
   "articles:write": "Create, edit and publish articles",
   "webhooks:manage": "See webhook deliveries and redeliver them",
+  "members:manage": "Invite members, change their roles, remove them",
 };
+
+// What each role lets a key do at all (the service's roles.py): a key's
+// permissions are its scopes intersected with its member's role.
+const EVERY = Object.keys(SCOPES);
+export const ROLES = {
+  owner: { scopes: EVERY, may: "everything, including the members and the workspace" },
+  admin: { scopes: EVERY, may: "everything except changing owners" },
+  editor: { scopes: EVERY.filter((s) => s !== "members:manage"), may: "write, schedule, queue, import and publish posts; manage channels, media and webhooks" },
+  contributor: { scopes: ["posts:read", "posts:write", "articles:read"], may: "create and edit their own drafts, upload media" },
+  viewer: { scopes: ["posts:read", "articles:read"], may: "read" },
+};
+export const ROLE_NAMES = Object.keys(ROLES); // most powers first
+
+/** Has `role` the powers of `least` at least (an owner those of an editor)? */
+export const atLeast = (role, least) => ROLE_NAMES.indexOf(role) <= ROLE_NAMES.indexOf(least);
 
 export const storedKey = () => sessionStorage.getItem(KEY_ITEM);
 export const keepKey = (key) => sessionStorage.setItem(KEY_ITEM, key);
@@ -27,5 +44,9 @@ export const forgetKey = () => sessionStorage.removeItem(KEY_ITEM);
  * ApiError of a refused key (401). */
 export const whoIs = async (key) => (await call("GET", "/me", { as: key, quiet: true })).data;
 
-/** The scopes of a GET /me answer that the dashboard knows, as a Set. */
-export const scopesIn = (me) => new Set(me.key.scopes.filter((scope) => scope in SCOPES));
+/** What a GET /me answer's key may do, as a Set of the scopes the dashboard
+ *  knows: the key's scopes that its member's role allows. */
+export function scopesIn(me) {
+  const allowed = ROLES[me.member?.role]?.scopes ?? EVERY;
+  return new Set(me.key.scopes.filter((scope) => scope in SCOPES && allowed.includes(scope)));
+}

@@ -6,8 +6,11 @@ import { duration } from "./time.js";
 
 export const POST_STATUSES = ["Draft", "Scheduled", "Publishing", "Published", "Failed"];
 
+/** A status as a class name: "In review" -> "in-review". */
+export const statusClass = (status) => status.toLowerCase().replace(/\s+/g, "-");
+
 export function statusBadge(status) {
-  return h("span", { class: `badge status status-${status.toLowerCase()}` }, status);
+  return h("span", { class: `badge status status-${statusClass(status)}` }, status);
 }
 
 /** Personal or brand, with the brand (the company page) named. */
@@ -181,3 +184,23 @@ export function repeatBadge(post) {
 
 /** The channel a post goes to: "personal", or its brand_id. */
 export const channelOf = (post) => (post.type === "brand" ? post.brand_id : "personal");
+
+/** A secret shown once (an invite link, a key): the text in a read-only box,
+ *  and Copy, which puts it on the clipboard (or, where the page may not
+ *  write there, selects it for Ctrl+C) and says which it did. */
+export function copyField(text, label, id) {
+  const box = h("input", { id, class: "mono copy-box", readonly: true, value: text, spellcheck: "false", "aria-label": label });
+  box.addEventListener("focus", () => box.select());
+  const said = h("span", { class: "copy-said", role: "status" });
+  const copy = async () => {
+    box.focus();
+    box.select();
+    try {
+      await navigator.clipboard.writeText(text);
+      said.textContent = "Copied.";
+    } catch {
+      said.textContent = document.execCommand?.("copy") ? "Copied." : "Selected: press Ctrl+C (⌘C) to copy.";
+    }
+  };
+  return h("div", { class: "copy-field" }, box, h("button", { type: "button", class: "button", onclick: copy }, "Copy"), said);
+}

@@ -78,6 +78,7 @@ function card(post, mode, canDrag) {
     h("span", { class: "card-top" }, time.timeElement(post.scheduled_at, time.clock(post.scheduled_at)), statusBadge(post.status), repeatBadge(post)),
     typeBadge(post),
     h("span", { class: "card-text" }, excerpt(post.content, mode === "week" ? 120 : 60)),
+    post.author ? h("span", { class: "card-author", title: `Written by ${post.author.name}${post.approved_by ? `, approved by ${post.approved_by.name}` : ""}` }, "by ", post.author.name, post.approved_by ? ` · approved by ${post.approved_by.name}` : "") : null,
     mediaThumbs(images),
     post.stats?.impressions != null
       ? h(

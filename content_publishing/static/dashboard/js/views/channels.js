@@ -24,7 +24,7 @@ const DAYS = [
 const ZONES = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
 
 export async function showChannels(view, route, session) {
-  const write = session.can("posts:write");
+  const write = session.can("posts:write") && session.atLeast("editor"); // channels are an editor's
   const editor = h("div", { class: "panel-slot" });
   const messages = h("div", { class: "messages", tabindex: "-1" });
   const body = h("div", {}, loading());
@@ -168,7 +168,7 @@ function cameBack(query, channels, messages) {
 function linkedinPanel(channel, session, act) {
   const status = channel.connection?.status ?? "none";
   const publish = session.can("posts:publish");
-  const write = session.can("posts:write");
+  const write = session.can("posts:write") && session.atLeast("editor");
   const live = status === "connected" || status === "expiring";
   const connectLabel = status === "none" || status === "revoked" ? "Connect LinkedIn" : "Reconnect";
   const pages = channel.connection?.organizations ?? [];
@@ -218,7 +218,7 @@ function linkedinPanel(channel, session, act) {
 }
 
 function channelCard(channel, session, act) {
-  const write = session.can("posts:write");
+  const write = session.can("posts:write") && session.atLeast("editor");
   const slots = DAYS.map(([day, name]) => [name, channel.slots.filter((s) => s.day === day).map((s) => s.time).sort()]).filter(([, times]) => times.length);
   const upcoming = h("div", { class: "upcoming" });
   const details = h("details", { class: "upcoming-slots" }, h("summary", {}, "Next 7 days of slots"), upcoming);
@@ -248,6 +248,8 @@ function channelCard(channel, session, act) {
       h("div", { class: "field" }, h("dt", {}, "Time zone"), h("dd", {}, channel.timezone)),
       h("div", { class: "field" }, h("dt", {}, "Slots"), h("dd", {}, slots.length ? h("ul", { class: "plain" }, slots.map(([name, times]) => h("li", {}, h("strong", {}, name), " ", times.join(", ")))) : h("span", { class: "muted" }, "none"))),
       h("div", { class: "field" }, h("dt", {}, "Guards"), h("dd", {}, `at least ${channel.min_gap_minutes} min apart; ${channel.daily_cap ? `at most ${channel.daily_cap} a day` : "no daily cap"}`)),
+      channel.recycle_after_days ? h("div", { class: "field" }, h("dt", {}, "Recycling"), h("dd", {}, `a copy at least ${channel.recycle_after_days} days after the original`)) : null,
+      channel.utm ? h("div", { class: "field" }, h("dt", {}, "UTM tags"), h("dd", {}, h("code", { class: "channel-utm" }, channel.utm))) : null,
     ),
     linkedinPanel(channel, session, act),
     details,
@@ -289,6 +291,8 @@ function channelForm(channel, channels, { saved, cancel, proposed }) {
   const zone = h("input", { id: "ch-timezone", name: "timezone", value: channel?.timezone ?? time.ZONE, list: "ch-zones", autocomplete: "off", spellcheck: "false" });
   const gap = h("input", { id: "ch-min_gap_minutes", name: "min_gap_minutes", type: "number", min: 0, max: 1440, value: String(channel?.min_gap_minutes ?? 0), inputmode: "numeric" });
   const cap = h("input", { id: "ch-daily_cap", name: "daily_cap", type: "number", min: 1, max: 100, value: channel?.daily_cap ?? "", inputmode: "numeric", placeholder: "no cap" });
+  const recycleAfter = h("input", { id: "ch-recycle_after_days", name: "recycle_after_days", type: "number", min: 1, max: 365, value: channel?.recycle_after_days ?? "", inputmode: "numeric", placeholder: "no wait" });
+  const utm = h("input", { id: "ch-utm", name: "utm", maxlength: 500, value: channel?.utm ?? "", autocomplete: "off", spellcheck: "false", placeholder: "utm_source=linkedin&utm_medium=social&utm_campaign={channel}" });
   const slotEditor = h("div", { class: "slot-editor" });
   const syncType = () => {
     const isBrand = type.value === "brand";
@@ -376,6 +380,8 @@ function channelForm(channel, channels, { saved, cancel, proposed }) {
       slots,
       min_gap_minutes: Number(gap.value || 0),
       daily_cap: cap.value === "" ? null : Number(cap.value),
+      recycle_after_days: recycleAfter.value === "" ? null : Number(recycleAfter.value),
+      utm: utm.value.trim() || null,
     };
     try {
       let result;
@@ -410,6 +416,8 @@ function channelForm(channel, channels, { saved, cancel, proposed }) {
       h("datalist", { id: "ch-zones" }, ZONES.map((z) => h("option", { value: z }))),
       field("min_gap_minutes", "Minimum gap (minutes)", gap, "No two planned posts of the channel closer than this; 0: no gap."),
       field("daily_cap", "Daily cap", cap, "At most this many planned posts in one local day; empty: no cap."),
+      field("recycle_after_days", "Recycle after (days)", recycleAfter, "A recycled copy of a published post goes out this many days after it at the soonest; empty: no wait."),
+      field("utm", "UTM tags", utm, "Added to each link of the channel's posts when they go out, never to the text you write. {channel} is the channel's id, {post_id} the post's; empty: none."),
     ),
     h("fieldset", { class: "form-field" }, h("legend", {}, "Weekly posting slots"), slotEditor),
     problem,

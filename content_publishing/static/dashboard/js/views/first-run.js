@@ -36,10 +36,12 @@ export function firstSteps(progress, session, full) {
         1,
         channelDone,
         "Set up a channel with posting times",
-        progress.channels && !channelDone
+        !session.atLeast("editor") && !channelDone
+          ? "An editor or higher sets the workspace's channels up; until then posts go to the personal profile."
+          : progress.channels && !channelDone
           ? "You have a channel; give it the weekly times you like to post at, and Add to queue fills them."
           : "Your personal profile or a company page, its time zone, and the weekly times you like to post at. Add to queue fills them for you.",
-        write ? h("a", { class: `button${channelDone ? "" : " button-primary"}`, href: progress.channels ? "#/channels" : "#/channels?new=personal" }, progress.channels ? "Open Channels" : "Set up a channel") : null,
+        write && session.atLeast("editor") ? h("a", { class: `button${channelDone ? "" : " button-primary"}`, href: progress.channels ? "#/channels" : "#/channels?new=personal" }, progress.channels ? "Open Channels" : "Set up a channel") : null,
       ),
       step(2, postDone, "Write a post", "Write it once, see it as LinkedIn will show it, then schedule it, add it to the queue, or keep it as a draft.", write ? h("a", { class: `button${!postDone && channelDone ? " button-primary" : ""}`, href: "#/posts/new" }, "Write a post") : null),
       step(

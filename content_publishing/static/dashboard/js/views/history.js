@@ -1,8 +1,8 @@
 // A post's history (GET /api-v2-posts-history/ID) for people: each entry a
 // sentence, "Scheduled for Tue 1 Dec, 09:00 by demo (svc_live_AbCd…)", its
-// times in the reader's zone with UTC on hover. The API's entries name
-// fields and keys, not people; every key that changed a post is its
-// owner's, so the owner's name is the signed-in user's.
+// times in the reader's zone with UTC on hover. Each entry names the member
+// whose key made it (`member`); an entry without one (a service from before
+// members) is the workspace's, named as the signed-in workspace.
 import { h } from "../dom.js";
 import * as time from "../time.js";
 
@@ -40,7 +40,7 @@ export function timeline(entries, me) {
 /** "by demo (svc_live_AbCd…)", or "by the service" (the dispatcher, a lease running out). */
 function who(entry, me) {
   if (!entry.key_prefix) return h("span", { class: "timeline-who" }, "by the service");
-  return h("span", { class: "timeline-who" }, "by ", me?.user ?? "a key", " (", h("code", {}, `${entry.key_prefix}…`), ")");
+  return h("span", { class: "timeline-who" }, "by ", entry.member?.name ?? me?.user ?? "a key", " (", h("code", {}, `${entry.key_prefix}…`), ")");
 }
 
 /** The time an entry's detail names ("for 2026-12-01T08:00:00.000000Z"), as a <time>. */
@@ -64,6 +64,11 @@ function sentence(entry) {
       const [, n, after] = /occurrence (\d+) of the series, after post ([0-9a-f-]{36})/.exec(entry.detail ?? "") ?? [];
       return n ? [`Made as occurrence ${n} of its series, when `, h("a", { href: `#/posts/${after}` }, "the one before"), " finished"] : "Made as the next occurrence of its series";
     }
+    case "recycled": {
+      const [, original] = /recycled from post ([0-9a-f-]{36})/.exec(entry.detail ?? "") ?? [];
+      const from = original ? h("a", { href: `#/posts/${original}` }, "a published post") : "a published post";
+      return ["Recycled from ", from, ", queued for ", at ?? "its channel's next free slot"];
+    }
     case "updated":
       return `Edited${changed(entry)}`;
     case "scheduled":
@@ -74,6 +79,14 @@ function sentence(entry) {
       return ["Added to the queue: its channel's slot of ", at ?? "the next free time"];
     case "unscheduled":
       return entry.status_from === "Failed" ? "Put back to draft after failing" : "Unscheduled, back to draft";
+    case "submitted":
+      return "Submitted for review";
+    case "approved":
+      return "Approved";
+    case "changes_requested":
+      return "Sent back to draft: changes asked for (see the comments)";
+    case "returned_to_draft":
+      return "Back to draft: what was reviewed changed, or approvals were turned off";
     case "claimed":
       if (entry.key_prefix) return "Claimed by the automation to publish";
       return (entry.detail ?? "").startsWith("by the service's own publisher") ? "Taken to publish on LinkedIn" : "Pushed to the automation's webhook to publish";

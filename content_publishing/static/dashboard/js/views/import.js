@@ -10,11 +10,12 @@ import { heading, notify, statusBadge } from "../widgets.js";
 const COLUMNS = ["type", "brand_id", "content", "scheduled_at", "media_urls", "queue", "repeat", "document_title", "first_comment"];
 // The placeholder and the template to download: a queued tip with its link in
 // the first comment, a scheduled brand post, and a document post (a PDF of the
-// media library, named by its id; its title is needed to schedule it).
+// media library, named by its id; its title is needed to schedule it). Kept
+// the same as the template in docs/planning.md.
 const EXAMPLE = [
   COLUMNS.join(","),
   "personal,,Monday tip: plan the week,,,true,,,The checklist we use: example.com/plan",
-  'brand,acme-corp,"Launch day, at last",2030-01-07T09:00:00Z,,,,,',
+  'brand,acme-corp,"Launch day, at last",2030-01-07 09:00,,,,,',
   "brand,acme-corp,Our Q3 report in ten slides,,media:<id of a PDF in your media library>,,,Q3 in ten slides,Questions welcome below",
   "",
 ].join("\n");
@@ -65,7 +66,7 @@ export async function showImport(view) {
         { class: "hint" },
         "A header row, then one post a row. Columns: ",
         COLUMNS.map((c, n) => [n ? ", " : "", h("code", {}, c)]),
-        ". A row with scheduled_at is scheduled, one with queue = true takes its channel's next free slot, any other is a draft. media_urls are separated by spaces: links, or media:<id> for an item of your media library; a document (a PDF) needs its document_title to be scheduled. first_comment is posted right after the post. All or nothing: one bad row and nothing is stored, with every bad row named below. At most 1,000 rows. ",
+        ". Separated by commas or semicolons. A row with scheduled_at is scheduled (a time like 2030-01-07 09:00 is in its channel's time zone; or give an offset, 2030-01-07T09:00:00+01:00), one with queue = true takes its channel's next free slot, any other is a draft. media_urls are separated by spaces: links, or media:<id> for an item of your media library; a document (a PDF) needs its document_title to be scheduled. first_comment is posted right after the post. All or nothing: one bad row and nothing is stored, with every bad row named below. At most 1,000 rows. ",
         templateLink(),
       ),
       h("div", { class: "form-field" }, h("label", { for: "import-file" }, "CSV file"), file),
@@ -76,10 +77,11 @@ export async function showImport(view) {
   );
 }
 
-/** The example as a file to fill in with a spreadsheet (one address for the page's life). */
+/** The example as a file to fill in with a spreadsheet (one address for the
+ * page's life), with a byte-order mark so that Excel reads it as UTF-8. */
 let templateUrl = null;
 function templateLink() {
-  templateUrl ??= URL.createObjectURL(new Blob([EXAMPLE], { type: "text/csv" }));
+  templateUrl ??= URL.createObjectURL(new Blob(["\ufeff" + EXAMPLE], { type: "text/csv" }));
   const url = templateUrl;
   return h("a", { href: url, download: "posts-template.csv", id: "import-template" }, "Download the template (CSV)");
 }

@@ -11,6 +11,7 @@ import { explain, fieldErrors } from "../explain.js";
 import { COMMENT_LIMIT, LINKEDIN_LIMIT, formatNumber, graphemeCount, linkedinLength } from "../text.js";
 import * as time from "../time.js";
 import { channelOf, heading, loading, notify } from "../widgets.js";
+import { hashtagSets } from "./composer-hashtags.js";
 import { mediaEditor } from "./composer-media.js";
 import { renderPreview, replaceMention } from "./linkedin-preview.js";
 
@@ -119,13 +120,17 @@ function postForm(initial, channels, start, session, reload) {
   const previewSpot = h("div", { class: "preview-spot" });
   const preview = h("aside", { class: "panel preview-panel", "aria-labelledby": "preview-title" }, h("h2", { id: "preview-title" }, "LinkedIn preview"), h("div", { class: "preview-body" }, h("p", { class: "muted" }, "Write something to see it as LinkedIn will show it.")));
 
-  const editable = !post || ["Draft", "Scheduled", "Failed"].includes(post.status);
+  const editable = !post || ["Draft", "In review", "Approved", "Scheduled", "Failed"].includes(post.status);
   const canPublish = session.can("posts:publish");
-  const schedulable = canPublish && (!post || ["Draft", "Failed"].includes(post.status));
+  // Where posts need an approval, a draft is submitted for review rather
+  // than scheduled (an approved post is scheduled from its page).
+  const schedulable = canPublish && !session.approvals && (!post || ["Draft", "Failed"].includes(post.status));
+  const submittable = session.approvals && (!post || post.status === "Draft");
   const save = h("button", { type: "submit", class: "button", value: "save" }, post ? "Save changes" : "Save draft");
   const schedule = schedulable ? h("button", { type: "submit", class: "button button-primary", value: "schedule" }, "Schedule") : null;
   const queue = schedulable ? h("button", { type: "submit", class: "button", value: "queue" }, "Add to queue") : null;
-  const buttons = [save, schedule, queue].filter(Boolean);
+  const submit = submittable ? h("button", { type: "submit", class: "button button-primary", value: "submit" }, "Submit for review") : null;
+  const buttons = [save, submit, schedule, queue].filter(Boolean);
 
   const form = h(
     "form",
@@ -140,6 +145,7 @@ function postForm(initial, channels, start, session, reload) {
     ),
     brandField,
     h("div", { class: "form-field" }, h("label", { for: "content" }, "Content"), content, counter),
+    hashtagSets(content, () => content.dispatchEvent(new Event("input"))),
     media.element,
     h(
       "div",
@@ -155,7 +161,7 @@ function postForm(initial, channels, start, session, reload) {
       { class: "form-field" },
       h("label", { for: "scheduled_at" }, "Publish at"),
       when,
-      h("p", { class: "hint", id: "when-hint" }, `Your time zone: ${time.ZONE}. Needed to schedule; Add to queue takes the channel's next free slot instead.`),
+      h("p", { class: "hint", id: "when-hint" }, session.approvals ? `Your time zone: ${time.ZONE}. When it should go out: kept with the post for when it is approved and scheduled.` : `Your time zone: ${time.ZONE}. Needed to schedule; Add to queue takes the channel's next free slot instead.`),
     ),
     repeat.element,
     problem,
@@ -256,7 +262,8 @@ function postForm(initial, channels, start, session, reload) {
     }
     const channelId = channelOf(values);
     const channel = channels.find((c) => c.id === channelId) ?? { id: channelId, name: values.type === "brand" ? values.brand_id : "Your profile", missing: true };
-    const shown = { ...values, media: media.shown() };
+    // Links as they go out: with the channel's UTM tags, as the service's preview said.
+    const shown = { ...values, content: asSent(values.content, served.links, "content"), first_comment: values.first_comment && asSent(values.first_comment, served.links, "first_comment"), media: media.shown() };
     show(body, renderPreview(shown, served, channel, { content: linkedinCount, comment: commentCount }, previewActions), served.problem ? h("p", { class: "muted preview-problem" }, `The service could not check it: ${served.problem}`) : null);
   }
   async function refreshPreview() {
@@ -268,7 +275,7 @@ function postForm(initial, channels, start, session, reload) {
     try {
       const { data } = await call("POST", "/api-v2-posts-preview", { body: request });
       if (asked !== previewAsked) return;
-      served = { author: data.linkedin_request.body.author, warnings: data.warnings, problem: null };
+      served = { author: data.linkedin_request.body.author, warnings: data.warnings, links: data.links, problem: null };
       countCharacters(data.linkedin_request.body.commentary.length);
       const commented = data.linkedin_request.after?.find((step) => step.ref === "first_comment");
       countComment(commented ? commented.body.message.text.length : undefined);
@@ -347,6 +354,11 @@ function postForm(initial, channels, start, session, reload) {
           post = (await call("PATCH", `/api-v2-posts-item/${post.id}`, { body: { status: "Scheduled", scheduled_at: at }, version: post.version })).data;
         }
       }
+      if (action === "submit") {
+        stage = "submit";
+        post = (await call("POST", `/api-v2-posts-review/${post.id}`, { body: { action: "submit" }, version: post.version })).data.post;
+        session.recount();
+      }
       if (action === "queue") {
         stage = "queue";
         post = (await call("POST", "/api-v2-posts-queue", { body: { post_id: post.id }, version: post.version })).data;
@@ -355,6 +367,7 @@ function postForm(initial, channels, start, session, reload) {
         save: initial ? `Saved (version ${post.version}).` : "Draft saved. Schedule it when it is ready.",
         schedule: `Scheduled for ${time.local(post.scheduled_at)}.`,
         queue: `Added to the queue: ${time.local(post.scheduled_at)}.`,
+        submit: "Submitted for review: an editor approves it or asks for changes.",
       };
       notify(done[action]);
       location.hash = `#/posts/${post.id}`;
@@ -483,4 +496,21 @@ function lockedNote(post, session) {
     return h("p", { class: "alert alert-warning" }, `A ${post.status} post cannot be edited.`);
   }
   return null;
+}
+
+/** `text` with each link of `field` that the service's preview named
+ *  (`links`: [{field, url, sent}], in the order they appear) as it goes out.
+ *  Each is looked for after the one before, so that a link that begins a
+ *  longer one is not taken for it; one the text no longer holds is left. */
+export function asSent(text, links, field) {
+  let out = text;
+  let from = 0;
+  for (const link of links ?? []) {
+    if (link.field !== field) continue;
+    const at = out.indexOf(link.url, from);
+    if (at < 0) continue;
+    out = out.slice(0, at) + link.sent + out.slice(at + link.url.length);
+    from = at + link.sent.length;
+  }
+  return out;
 }

@@ -10,6 +10,7 @@ import { channelOf, confirmAction, countdown, heading, loading, notify, repeatBa
 import { chartFigure, count, figureTable, lineChart, percent } from "../charts.js";
 import { timeline } from "./history.js";
 import { mediaLayout } from "./linkedin-preview.js";
+import { commentThread, mayApprove, mayReview, requestChangesPanel, review } from "./review.js";
 import { earliest, schedulePanel } from "./schedule.js";
 
 export async function showPost(view, route, session) {
@@ -75,7 +76,7 @@ export async function showPost(view, route, session) {
     try {
       await call("DELETE", path, { version: post.version });
       notify("The post was deleted.");
-      location.hash = `#/queue/${post.status}`;
+      location.hash = ["In review", "Approved"].includes(post.status) ? "#/review" : `#/queue/${post.status}`; // the queue has no tab of those
     } catch (error) {
       failedIn(where)(error);
     }
@@ -116,9 +117,32 @@ export async function showPost(view, route, session) {
       heading("Post", h("div", { class: "badges" }, statusBadge(post.status), typeBadge(post), repeatBadge(post))),
       actionBar(post, session, {
         openSchedule,
+        review: (action, done) => reviewed(action, done).catch(failedIn(messages)),
+        openChanges: (opener) => {
+          if (opener.getAttribute("aria-expanded") === "true") return closeSchedule(opener);
+          held = true;
+          opener.setAttribute("aria-expanded", "true");
+          show(
+            panel,
+            requestChangesPanel(post, {
+              done: (answer) => {
+                post = answer.post;
+                session.recount();
+                held = false;
+                render();
+                page.querySelector("h1").focus();
+                notify(`Sent back to draft with your comment (version ${post.version}).`);
+              },
+              cancel: () => closeSchedule(opener),
+              failed: (error) => explain(error, reloadButton()),
+            }),
+          );
+          panel.querySelector("textarea").focus();
+        },
         change: (body, done) => change(body, done).catch(failedIn(messages)),
         remove: () => remove(messages),
         duplicate: () => duplicate(messages),
+        recycle: () => recycle(messages),
       }),
       messages,
       repeatAt ? plannedRepeat(post, repeatAt, route.query.get("n")) : null,
@@ -134,6 +158,7 @@ export async function showPost(view, route, session) {
           postMedia(post, library),
           firstComment(post),
           post.status === "Published" ? statsSlot : null,
+          commentThread(post), // a team talks about any post, approvals or not
           historySlot,
         ),
         fieldList(post),
@@ -181,6 +206,29 @@ export async function showPost(view, route, session) {
     notify(same ? `${done} (version ${post.version}).` : `Added to the queue: ${time.local(post.scheduled_at)} (version ${post.version}).`);
   }
 
+  // A copy queued on the channel (POST /api-v2-posts-recycle/ID): the
+  // channel's next free slot, or the service's word on when it may go out.
+  async function recycle(where) {
+    try {
+      const { data } = await call("POST", `/api-v2-posts-recycle/${post.id}`, { idempotencyKey: newIdempotencyKey() });
+      notify(`Recycled: a copy is queued for ${time.local(data.scheduled_at)}.`);
+      location.hash = `#/posts/${data.id}`;
+    } catch (error) {
+      failedIn(where)(error);
+    }
+  }
+
+  /** Submit for review or approve, on the version shown. */
+  async function reviewed(action, done) {
+    const answer = await review(post, action);
+    post = answer.post;
+    session.recount();
+    held = false;
+    render();
+    page.querySelector("h1").focus();
+    notify(`${done} (version ${post.version}).`);
+  }
+
   async function duplicate(where) {
     const body = { type: post.type, content: post.content, media_urls: post.media_urls, media_alt: post.media_alt };
     for (const name of ["document_title", "first_comment"]) if (post[name]) body[name] = post[name];
@@ -200,14 +248,14 @@ export async function showPost(view, route, session) {
 
 /** The buttons this key may use on a post in this status; a line on what it lacks. */
 function actionBar(post, session, act) {
-  const write = session.can("posts:write");
+  const write = session.mayChange(post); // a contributor: their own drafts only
   const publish = write && session.can("posts:publish");
   const button = (text, onclick, extra = "") => h("button", { type: "button", class: `button ${extra}`, onclick }, text);
   const opener = (text, mode, extra = "") =>
     h("button", { type: "button", class: `button ${extra}`, "aria-expanded": "false", "aria-controls": "schedule-panel", onclick: (event) => act.openSchedule(mode, event.currentTarget) }, text);
   const edit = h("a", { class: "button", href: `#/posts/${post.id}/edit` }, "Edit");
   const del = button("Delete", act.remove, "button-danger");
-  const dup = write && button("Duplicate", act.duplicate);
+  const dup = session.can("posts:write") && button("Duplicate", act.duplicate);
   const byStatus = {
     Draft: [publish && opener("Schedule…", "schedule", "button-primary"), write && edit, dup, write && del],
     Scheduled: [
@@ -225,16 +273,29 @@ function actionBar(post, session, act) {
       write && del,
     ],
     Publishing: [],
-    Published: [dup],
+    Published: [write && button("Recycle", act.recycle, "button-primary"), dup],
   };
-  const actions = byStatus[post.status].filter(Boolean);
+  if (session.approvals) {
+    // Scheduling waits for an approval: a Draft is submitted, an editor
+    // (never its author) approves it or sends it back with a comment.
+    const reviewer = mayReview(post, session);
+    const changes = (primary) => h("button", { type: "button", class: `button ${primary ? "button-primary" : ""}`, "aria-expanded": "false", "aria-controls": "schedule-panel", onclick: (event) => act.openChanges(event.currentTarget) }, "Request changes…");
+    byStatus.Draft = [write && button("Submit for review", () => act.review("submit", "Submitted for review"), "button-primary"), write && edit, dup, write && del];
+    byStatus["In review"] = [mayApprove(post, session) && button("Approve", () => act.review("approve", "Approved"), "button-primary"), reviewer && changes(false), write && edit, dup, write && del];
+    byStatus.Approved = [publish && opener("Schedule…", "schedule", "button-primary"), reviewer && changes(false), write && edit, dup, write && del];
+    // Unscheduled, an approved post keeps its approval (back to Approved, not Draft).
+    if (post.approved_by) byStatus.Scheduled[1] = publish && button("Unschedule", () => act.change({ status: "Approved" }, "Unscheduled: back to Approved"));
+  }
+  const actions = (byStatus[post.status] ?? [dup]).filter(Boolean); // a status this page does not know: Duplicate only
   const lacking = ["posts:write", "posts:publish"].filter((scope) => !session.can(scope));
   const changeable = !["Publishing", "Published"].includes(post.status);
+  const theirs = session.can("posts:write") && !write && post.author?.id !== session.me.member?.id; // a contributor's view of another's post
   return h(
     "div",
     { class: "action-bar" },
     actions.length ? h("div", { class: "actions", role: "group", "aria-label": "Actions" }, actions) : null,
-    changeable && lacking.length
+    changeable && theirs ? h("p", { class: "hint", dataset: { contributor: "" } }, "As a contributor you change only your own drafts; duplicate this one to make a draft of your own.") : null,
+    changeable && !theirs && lacking.length
       ? h("p", { class: "hint" }, `This key lacks ${lacking.join(" and ")}, so ${lacking.includes("posts:write") ? "it can only look at posts" : "it cannot schedule, unschedule or retry"}.`)
       : null,
   );
@@ -255,6 +316,10 @@ function stateNote(post) {
       );
     case "Published":
       return h("p", { class: "state-note state-published" }, "Live: ", post.live_url ? outsideLink(post.live_url) : "no link given", ".");
+    case "In review":
+      return h("p", { class: "state-note" }, "Waiting for a review: an editor or higher, not its author, approves it or asks for changes. A change of its text, media, first comment or channel takes it back to Draft.");
+    case "Approved":
+      return h("p", { class: "state-note" }, `Approved by ${post.approved_by?.name ?? "an editor"}`, post.approved_at ? [" ", time.timeElement(post.approved_at)] : null, ": it may be scheduled. A change of its text, media, first comment or channel takes it back to Draft.");
     case "Failed":
       return h("div", { class: "state-note state-failed" }, h("p", { class: "alert-title" }, "Publishing failed"), h("p", { class: "error-text" }, post.last_error || "No error was given."));
     default:
@@ -266,6 +331,13 @@ function fieldList(post) {
   const when = (iso) => (iso ? [time.timeElement(iso), h("span", { class: "utc" }, time.utc(iso))] : none());
   const rows = [
     ["Status", post.status],
+    ["Author", post.author ? h("span", { dataset: { field: "author" } }, post.author.name) : none()],
+    ...(post.reviewer || post.approved_by
+      ? [
+          ["Approved by", post.approved_by ? h("span", { dataset: { field: "approved-by" } }, post.approved_by.name, post.approved_at ? [", ", time.timeElement(post.approved_at)] : null) : none()],
+          ["Last reviewed by", post.reviewer ? h("span", { dataset: { field: "reviewer" } }, post.reviewer.name) : none()],
+        ]
+      : []),
     ["Type", post.type === "brand" ? "Brand" : "Personal"],
     ["Brand", post.brand_id ?? none()],
     [
@@ -275,6 +347,7 @@ function fieldList(post) {
     ["Published at", when(post.published_at)],
     ["LinkedIn post", post.linkedin_post_id ? h("code", {}, post.linkedin_post_id) : none()],
     ["Live URL", post.live_url ? outsideLink(post.live_url) : none()],
+    ...(post.recycled_from ? [["Recycled from", h("a", { href: `#/posts/${post.recycled_from}` }, "the published post")]] : []),
     ["Last error", post.last_error ? h("span", { class: "error-text" }, post.last_error) : none()],
     ["Media", post.media_urls.length ? h("ul", { class: "plain" }, post.media_urls.map((url) => h("li", {}, outsideLink(url)))) : none()],
     ["Document title", post.document_title ?? none()],

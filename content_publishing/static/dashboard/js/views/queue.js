@@ -73,7 +73,7 @@ export async function showQueue(view, route, session) {
     view,
     heading(
       "Queue",
-      write ? h("div", { class: "toolbar" }, h("a", { class: "button", href: "#/import" }, "Import CSV"), h("a", { class: "button button-primary", href: "#/posts/new" }, "New post")) : null,
+      write ? h("div", { class: "toolbar" }, session.atLeast("editor") ? h("a", { class: "button", href: "#/import" }, "Import CSV") : null, h("a", { class: "button button-primary", href: "#/posts/new" }, "New post")) : null,
     ),
     tabs,
     filterSlot,
