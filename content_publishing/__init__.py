@@ -32,6 +32,8 @@ Where each rule lives:
     bounded.py      the child process with memory, CPU and time limits that images and PDFs use
     documents.py    a PDF of the library: checked by parsing it, written anew without metadata
     webhooks/       events, endpoint rules and the SSRF guard, secrets, sending
+    notifications.py who hears of which event (email, the workspace's chat), queued with it
+    notifier.py     sending notifications in the dispatcher process: SMTP, the chat webhook
     dispatcher.py   the dispatcher process: pushes due posts, works the outbox
     http/           the HTTP layer: a blueprint per endpoint group, the OpenAPI document
     serving/        access log, gunicorn worker, body cap, metrics

@@ -1,4 +1,4 @@
-"""`flask --app app dispatch`: push due posts and deliver the webhook outbox.
+"""`flask --app app dispatch`: push due posts, deliver the webhook outbox and send notifications.
 
 One loop, several threads:
 
@@ -13,7 +13,10 @@ One loop, several threads:
   first round and then hourly it forgets the delivery log older than
   FLASK_DELIVERY_LOG_DAYS, a batch per round;
 - a pool of delivery threads sends each leased delivery, once the round
-  that leased it has committed, and hands the attempt back to the loop.
+  that leased it has committed, and hands the attempt back to the loop;
+- the notifier's threads (notifier.py) lease, send and record notifications
+  (email over SMTP, the workspaces' chats) one by one, on their own; the
+  purge forgets the sent ones with the delivery log.
 
 Several dispatchers may run at once, on one host or several: a delivery is
 leased to one of them at a time (FLASK_DISPATCH_LEASE_SECONDS), renewed by a
@@ -46,6 +49,7 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from content_publishing import logs, posts, timestamps
+from content_publishing.notifier import Notifier
 from content_publishing.publisher import Publisher
 from content_publishing.schemas import media_refs
 from content_publishing.store import outbox
@@ -90,6 +94,7 @@ class Dispatcher:
         self.delivered = 0
         self.next_due = None  # scheduled_at of the next post to push, when due within a poll
         self.publisher = Publisher.of(app, self.name, self.stopping)  # the service's own posts
+        self.notifier = Notifier(app, self.name, self.stopping, self.sender)  # email and chat
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -102,6 +107,7 @@ class Dispatcher:
         threading.Thread(target=self._keep, daemon=True, name="keep-leases").start()
         if self.publisher is not None:
             self.publisher.start()
+        self.notifier.start()
         log.info("dispatcher %s started", self.name)
         deadline = None if seconds is None else time.monotonic() + seconds
         while not self.stopping.is_set():
@@ -275,7 +281,7 @@ class Dispatcher:
         days = self.config["DELIVERY_LOG_DAYS"]
         before = timestamps.later(timestamps.now_text(), -86400 * days)
         found = outbox.purgeable(before, outbox.PURGE_BATCH)  # a read: no lock yet
-        deleted = 0
+        deleted = 0 if found else self.notifier.purge(before)  # the sent notifications last
         if found:
             with transaction():
                 deleted = outbox.purge(*found, before)
@@ -298,6 +304,7 @@ class Dispatcher:
         grace = time.monotonic() + self.config["DISPATCH_GRACE_SECONDS"]
         if self.publisher is not None:  # its posts in flight, then the deliveries
             self.publisher.wait(self.config["DISPATCH_GRACE_SECONDS"])
+        self.notifier.wait(max(grace - time.monotonic(), 0))  # and the notifications
         with self.app.app_context():
             while time.monotonic() < grace:
                 self.record()

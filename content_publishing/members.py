@@ -1,19 +1,24 @@
-"""A workspace's members: inviting one, changing a role or an email,
-removing one, and an invitation taken up (docs/api.md, "Members and roles").
+"""A workspace's members: inviting one, changing a role, an email or what
+they want to be notified of, removing one and an invitation taken up
+(docs/api.md, "Members and roles").
 
 The rules: only an owner makes, changes or removes an owner (an admin does
 everything else); a workspace keeps at least one owner (409 last_owner); a
 removed member's keys are all revoked with them, at once; an invitation
-works once, for INVITE_DAYS. Keys and tokens are made by the caller (the
+works once, for INVITE_DAYS; a member changes their own email and
+notifications whatever their role, and only members:manage changes anyone
+else's. Keys and tokens are made by the caller (the
 view or the CLI) and come here as hashes: plain values, never the request.
 """
 
-from content_publishing import roles, timestamps
+from content_publishing import notifications, roles, timestamps
 from content_publishing.errors import conflict, invite_gone, last_owner, not_found
 from content_publishing.store import keys as key_store
 from content_publishing.store import members as member_store
 
 INVITE_DAYS = 7
+MANAGE = "members:manage"
+OWN = {"email", "notify"}  # what a member may change of their own record, whatever their role
 
 
 def _check_owner_change(grant, what):
@@ -44,8 +49,25 @@ def add(workspace_id, grant, fields, token_hash, now):
     return member, expires_at
 
 
+def may_change(grant, member_id, fields):
+    """403 unless `grant` may change these fields of member `member_id`:
+    members:manage changes anyone; a member, their own email and notify."""
+    if grant is None or MANAGE in grant:
+        return
+    if grant.member_id == member_id and set(fields) <= OWN:
+        return
+    if grant.member_id == member_id:
+        raise roles.refused(grant.role, "change their own role")
+    grant.require(MANAGE)
+    raise roles.missing(grant, MANAGE)
+
+
 def change(workspace_id, grant, member, changes, now):
-    """A member's new role or email; the last owner keeps the role."""
+    """A member's new role, email or notify (the events they want); the
+    last owner keeps the role."""
+    may_change(grant, member["id"], changes)
+    if "notify" in changes:
+        changes = {**changes, "notify": notifications.stored(changes["notify"])}
     changes = {k: v for k, v in changes.items() if member.get(k) != v}
     if member["removed_at"] is not None:
         raise conflict(

@@ -10,6 +10,7 @@ request or being silently ignored.
 import ipaddress
 import os
 import re
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from flask.cli import NoAppException
 from marshmallow import ValidationError
@@ -87,6 +88,10 @@ def defaults(instance_path):
         "DISPATCH_WORKERS": 16,
         "DISPATCH_GRACE_SECONDS": 8,
         "SECRETS_KEY": None,
+        # Notifications: email over SMTP (off without SMTP_URL)
+        "SMTP_URL": None,
+        "SMTP_PASSWORD_FILE": None,
+        "MAIL_FROM": None,
         # The LinkedIn request handed to automations (linkedin.py)
         "LINKEDIN_VERSION": "202610",
         "LINKEDIN_API_BASE": "https://api.linkedin.com",
@@ -275,6 +280,7 @@ def check(config, instance_path):
     config["DATABASE"] = database(config["DATABASE"], instance_path)
     _check_kinds(config)
     _linkedin_client(config, instance_path)
+    smtp(config)
     if config["DISPATCH_LEASE_SECONDS"] < config["WEBHOOK_TIMEOUT_SECONDS"] + 3:
         raise SettingError(
             "FLASK_DISPATCH_LEASE_SECONDS must exceed FLASK_WEBHOOK_TIMEOUT_SECONDS by 3 or more: "
@@ -352,3 +358,77 @@ def _linkedin_client(config, instance_path):
         )
     config["LINKEDIN_CLIENT_ID"], config["LINKEDIN_CLIENT_SECRET"] = client_id, secret
     config["LINKEDIN_CLIENT_SECRET_FILE"] = None  # read: a second check finds the secret alone
+
+
+SMTP_SCHEMES = {"smtp": 25, "smtps": 465}  # scheme -> its port when the URL names none
+SMTP_SHAPE = (
+    "smtp://user:password@host:587?starttls=true, or smtps://user:password@host:465 (implicit TLS)"
+)
+
+
+def smtp(config):
+    """FLASK_SMTP_URL, FLASK_SMTP_PASSWORD_FILE and FLASK_MAIL_FROM, as
+    config["SMTP"]: {host, port, tls ("implicit", "starttls" or None), user,
+    password, sender}, or None (no email is sent). The password comes from
+    the URL, or from the file (a container's or systemd's secret), never
+    both; config["SMTP_URL"] keeps the URL without it, so that no log or
+    dump of the settings shows it."""
+    url = str(config["SMTP_URL"] or "").strip()
+    if config.get("SMTP") and url == config["SMTP"]["url"]:
+        return  # checked already (its password was taken out of the URL)
+    path = str(config["SMTP_PASSWORD_FILE"] or "").strip() or None
+    if not url:
+        config["SMTP"] = None
+        return
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+        query = parse_qs(parts.query, strict_parsing=bool(parts.query))
+    except ValueError:
+        raise SettingError(f"FLASK_SMTP_URL must be like {SMTP_SHAPE}") from None
+    starttls = query.pop("starttls", ["false"])
+    if (
+        parts.scheme not in SMTP_SCHEMES
+        or not parts.hostname
+        or query
+        or starttls not in (["true"], ["false"])
+        or (parts.scheme == "smtps" and starttls == ["true"])
+        or parts.path not in ("", "/")
+    ):
+        raise SettingError(f"FLASK_SMTP_URL must be like {SMTP_SHAPE}")
+    password = unquote(parts.password) if parts.password is not None else None
+    if password and path:
+        raise SettingError(
+            "FLASK_SMTP_URL has a password and FLASK_SMTP_PASSWORD_FILE is set: give it one way"
+        )
+    if path:
+        try:
+            with open(path, encoding="utf-8") as file:
+                password = file.read().strip() or None
+        except OSError as error:
+            raise SettingError(
+                f"FLASK_SMTP_PASSWORD_FILE cannot be read: {error.strerror} ({path})"
+            ) from None
+    sender = str(config["MAIL_FROM"] or "").strip()
+    if "@" not in sender or any(c in sender for c in "\r\n"):
+        raise SettingError(
+            "FLASK_MAIL_FROM must be the address notifications come from (such as "
+            "Publishing <publishing@example.com>) when FLASK_SMTP_URL is set"
+        )
+    user = unquote(parts.username) if parts.username else None
+    config["SMTP"] = {
+        "host": parts.hostname,
+        "port": port or (587 if starttls == ["true"] else SMTP_SCHEMES[parts.scheme]),
+        "tls": "implicit"
+        if parts.scheme == "smtps"
+        else ("starttls" if starttls == ["true"] else None),
+        "user": user,
+        "password": password,
+        "sender": sender,
+    }
+    shown = f"{parts.username}@" if user else ""
+    config["SMTP_URL"] = config["SMTP"]["url"] = (
+        f"{parts.scheme}://{shown}{parts.netloc.rpartition('@')[2]}"
+        + (f"?{parts.query}" if parts.query else "")
+    )
+    config["SMTP_PASSWORD_FILE"] = None  # read: a second check finds the password alone

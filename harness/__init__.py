@@ -19,6 +19,7 @@
     loopback      LoopbackServer: the in-process HTTP server the two above share
     linkedin_rules    what LinkedIn checks in a request (headers, bodies, escaping)
     mailbox       Mailbox: an SMTP server that keeps the mail it is sent
+    smtp_sink     SmtpSink: aiosmtpd on loopback, keeping mail, asking a login, refusing on cue
     n8n           install() a pinned n8n with Node 24; N8n: start, import, execute, kill
     n8n_workflows the n8n kit's workflows, written once; writes integrations/n8n/*.json
     supabase_js   invoke(): supabase-js's functions.invoke calls (supabase_invoke.mjs), Node 24

@@ -19,6 +19,7 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "webhook_attempts",
     "webhook_deliveries",
     "webhook_events",
+    "notifications",
     "webhook_endpoints",
     "idempotency_keys",
     "article_idempotency_keys",
@@ -49,6 +50,7 @@ IDENTITIES = (
     ("api_keys", "id"),
     ("webhook_attempts", "id"),
     ("post_history", "id"),
+    ("notifications", "id"),
     ("post_comments", "id"),
 )
 

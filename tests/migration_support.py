@@ -106,7 +106,16 @@ def _post(n, **values):
 
 ROWS = [
     ("workspaces", {"id": 1, "name": "alice", "created_at": T0}, 1),
-    ("workspaces", {"id": 2, "name": "bob", "created_at": T1}, 1),
+    (
+        "workspaces",
+        {
+            "id": 2,
+            "name": "bob",
+            "chat_webhook_url": "https://chat.example/hooks/b",
+            "created_at": T1,
+        },
+        1,
+    ),
     # Each workspace's owner, of its name and id, which the migration to
     # version 15 makes (EARLIER); carol, an editor invited since.
     (
@@ -143,6 +152,7 @@ ROWS = [
             "name": "carol",
             "email": "carol@example.com",
             "role": "editor",
+            "notify": '["post.failed"]',  # since version 18: the events she wants
             "created_at": T2,
             "removed_at": None,
         },
@@ -745,6 +755,28 @@ ROWS = [
             "version": 1,
         },
         17,
+    ),
+    (
+        "notifications",
+        {
+            "id": 1,
+            "workspace_id": 1,
+            "member_id": 3,
+            "kind": "email",
+            "recipient": "carol@example.com",
+            "event": "post.failed",
+            "post_id": POST(1),
+            "body": '{"event":"post.failed","workspace":"alice","actor":null}',
+            "outcome": "sent",
+            "attempt_count": 1,
+            "next_attempt_at": None,
+            "lease_owner": None,
+            "lease_expires_at": None,
+            "last_error": None,
+            "created_at": T2,
+            "updated_at": T2,
+        },
+        18,
     ),
 ]
 

@@ -21,8 +21,20 @@ import pytest
 from PIL import Image
 
 from harness import Client, Receiver, free_port, read_posts, serve
-from harness.api import CALLBACK, CHANNELS, CLAIM, DELIVERIES, HISTORY, ITEM, MEDIA, POSTS, STATS
+from harness.api import (
+    CALLBACK,
+    CHANNELS,
+    CLAIM,
+    DELIVERIES,
+    HISTORY,
+    ITEM,
+    ME,
+    MEDIA,
+    POSTS,
+    STATS,
+)
 from harness.claims import past, schedule_posts
+from harness.smtp_sink import SmtpSink
 from tests.conftest import live_database_for
 from tests.dispatch_support import (
     SERVER_ENV,
@@ -40,6 +52,7 @@ from tests.linkedin_support import (
     leaked,
     linkedin_for,
 )
+from tests.test_notifications_live import mailed
 
 PUBLISHER_ENV = {
     "FLASK_LINKEDIN_TIMEOUT_SECONDS": "2",
@@ -217,10 +230,11 @@ def test_a_refused_refresh_fails_the_post_and_disconnects_the_channel(
     server, user, linkedin, dispatchers
 ):
     personal(user, linkedin)
-    with Receiver() as receiver:
+    with Receiver() as receiver, Receiver() as chat, SmtpSink() as sink:
         add_endpoint(user, receiver.url, ["channel.disconnected", "post.failed"])
+        address, mail_env = mailed(user, sink, chat)
         linkedin.accounts.revoke_all()  # the member removed the app at LinkedIn
-        dispatchers()
+        dispatchers(**mail_env)
         post = due(user, "Never sent with a dead token")
         done = settled(user, post)
         assert done["status"] == "Failed"
@@ -241,6 +255,17 @@ def test_a_refused_refresh_fails_the_post_and_disconnects_the_channel(
         assert not linkedin.posts_with("Also not sent")
         time.sleep(0.3)
         assert [a.type for a in receiver.arrivals].count("channel.disconnected") == 1
+        # The owner (an admin and up) is mailed of both, once each; the chat hears of both.
+        subjects = sorted(
+            m["Subject"]
+            for m in sink.wait_for(lambda m: len(m) >= 3 and m, what="the owner's mail")
+        )
+        assert [m.envelope_to for m in sink.messages] == [[address]] * 3
+        assert subjects == [
+            f"[{user.get(ME).json['workspace']['name']}] A post failed to publish",
+        ] * 2 + [f"[{user.get(ME).json['workspace']['name']}] The channel Me was disconnected"]
+        texts = [a.json["text"] for a in chat.wait_for(lambda a: len(a) >= 3)]
+        assert sum("The channel Me was disconnected" in t for t in texts) == 1
 
 
 def test_429_gives_the_post_back_until_retry_after(server, user, linkedin, dispatchers):

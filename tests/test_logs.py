@@ -258,7 +258,13 @@ def send_everything(server, receiver, run):
     run.secrets.append(accepted["key"])
     item = f"{V1}/members-item/{invited['id']}"
     send("PATCH", member_item, item, body={"role": "editor"}, expect=200)
+    send("PATCH", member_item, item, body={"notify": ["post.failed"]}, expect=200)
     send("DELETE", member_item, item, expect=204)
+    # The workspace's chat webhook: its URL is the chat's secret, never logged.
+    chat = f"{receiver.url}/services/T0/B0/{uuid.uuid4().hex}"
+    run.secrets.append(chat)
+    send("PATCH", f"{V1}/workspace", body={"chat_webhook_url": chat}, expect=200)
+    send("GET", f"{V1}/workspace", expect=200)
 
     # Approvals and comments: the marker in a post, a review's comment and a
     # comment of the post.

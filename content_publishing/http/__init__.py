@@ -17,7 +17,7 @@ webhooks.py   webhook endpoints and the delivery log
 me.py         GET /me: the calling key
 members.py    a workspace's members, and taking up an invitation (no key)
 reviews.py    a post's review (submit, approve, request changes) and its comments
-workspace.py  the workspace's settings
+workspace.py  the workspace's settings: approvals, its chat webhook
 health.py     GET /health, without a key
 metrics.py    GET /metrics (FLASK_METRICS=1)
 docs.py       the OpenAPI document and the docs page

@@ -2,12 +2,14 @@
 
 GET    /functions/v1/members              the members (posts:read: every member sees who is in)
 POST   /functions/v1/members              invite one: the member and a single-use invite_url
-PATCH  /functions/v1/members-item/{id}    change a member's role or email
+PATCH  /functions/v1/members-item/{id}    change a member's role, email or notifications (their own
+                                          email and notifications: any member)
 DELETE /functions/v1/members-item/{id}    remove a member: every key of theirs revoked at once
 POST   /functions/v1/invites-accept       (no key) take up an invitation: the member's first key
 
 Changing members needs members:manage, a scope only an owner's or an
-admin's role allows (roles.py); the rules of owners and the last owner are
+admin's role allows (roles.py), except a member's own email and
+notifications, which any member changes (members.may_change); the rules of owners and the last owner are
 the domain's (members.py). The invitation's token and the first key are
 made here, and only their hashes go to the store.
 """
@@ -99,15 +101,17 @@ def invite_member(body):
 
 @bp.patch("/members-item/<member_id>")
 @doc(
-    "Change a member's role or email",
+    "Change a member's role, email or notifications",
     body=member_update_schema,
     response=member_schema,
     errors=[409],
-    description="Owners and admins (members:manage); only an owner makes an owner or changes "
-    "an owner's role (403 forbidden). Demoting the last owner is a 409 `last_owner`. A new "
-    "role takes effect on the member's next request, on every worker.",
+    description="Every member changes their own `email` and `notify` (the notification "
+    "events they want by email), whatever their role; anything else, and anyone else's, "
+    "needs members:manage (owners and admins; 403 otherwise). Only an owner makes an owner "
+    "or changes an owner's role (403 forbidden). Demoting the last owner is a 409 "
+    "`last_owner`. A new role takes effect on the member's next request, on every worker.",
 )
-@require_scope(MANAGE)
+@require_scope("posts:read")
 def update_member_item(member_id, body):
     with transaction():
         member = _member(member_id, lock=True)

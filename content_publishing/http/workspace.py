@@ -1,13 +1,14 @@
 """The caller's workspace and its settings.
 
-GET    /functions/v1/workspace   the workspace: its name and settings (posts:read)
+GET    /functions/v1/workspace   the workspace: its name and settings (approvals, the chat
+                                 webhook of notifications) (posts:read)
 PATCH  /functions/v1/workspace   change its settings (members:manage: owners and admins)
 
 The settings and what a change of each does are the domain's
 (workspaces.py); a new setting needs nothing here.
 """
 
-from flask import Blueprint, g
+from flask import Blueprint, current_app, g
 
 from content_publishing import timestamps, workspaces
 from content_publishing.auth import require_scope
@@ -16,6 +17,7 @@ from content_publishing.http.common import check_if_match, lead_seconds, render,
 from content_publishing.schemas.workspace import workspace_schema, workspace_update_schema
 from content_publishing.store import workspaces as workspace_store
 from content_publishing.store.db import transaction
+from content_publishing.webhooks import rules as webhook_rules
 
 bp = Blueprint("workspace", __name__)
 
@@ -43,10 +45,14 @@ def get_workspace():
     request_headers=["If-Match"],
     description='Owners and admins (members:manage). `approvals`: "required" makes every post '
     'pass a review before it may be scheduled; "off" (the default) takes every In review and '
-    "Approved post back to Draft.",
+    "Approved post back to Draft. `chat_webhook_url`: where every notification event is "
+    "posted; the SSRF guard checks it (a 400 naming it), as it does a webhook endpoint's URL.",
 )
 @require_scope("members:manage")
 def update_workspace(body):
+    webhook_rules.check_destination(  # before the transaction: it may wait for DNS
+        body.get("chat_webhook_url"), webhook_rules.guard(current_app.config), "chat_webhook_url"
+    )
     with transaction():
         now = timestamps.now_text()
         found = workspace_store.lock_workspace(g.workspace_id)

@@ -15,14 +15,16 @@ racing an approve either lands first (and the approve finds a Draft, or a
 stale version) or after (and takes the post back to Draft).
 
 A comment belongs to its post and its member; `@<member name>` mentions a
-member still in the workspace. Each function returns what a notification
-needs (`Reviewed.notify`, a comment's `mentions`): the notifications'
-outbox is written by the caller of these functions in the same transaction.
+member still in the workspace. Each review's move and each comment that
+names members notifies whom it concerns (notifications.py: review.requested,
+post.approved, post.changes_requested, comment.mentioned), in the same
+transaction; `Reviewed.notify` and a comment's `mentions` say who they are.
 """
 
 import re
 from dataclasses import dataclass, field
 
+from content_publishing import notifications
 from content_publishing.errors import conflict, validation_error
 from content_publishing.posts.moves import APPROVAL
 from content_publishing.posts.writes import write
@@ -30,6 +32,11 @@ from content_publishing.roles import at_least, check_post_write, check_review
 from content_publishing.store import comments as comment_store
 from content_publishing.store import workspaces as workspace_store
 
+EVENTS = {  # action: the notification it sends
+    "submit": "review.requested",
+    "approve": "post.approved",
+    "request_changes": "post.changes_requested",
+}
 MOVES = {  # action: (the status it starts from, the status it makes, its history action)
     "submit": (("Draft",), "In review", "submitted"),
     "approve": (("In review",), "Approved", "approved"),
@@ -90,6 +97,10 @@ def review(workspace_id, post, action, comment, grant, lead_seconds, now, actor=
     made = None
     if comment:
         made = add_comment(workspace_id, changed, member, comment, now)
+    said = comment if action == "request_changes" else None
+    notifications.notify(
+        workspace_id, EVENTS[action], now, post=changed, actor=member, comment=said
+    )
     return Reviewed(changed, made, _concerned(workspace_id, changed, action, member))
 
 
@@ -112,7 +123,18 @@ def add_comment(workspace_id, post, member_id, body, now):
     `mentions` are the ids of the members it names as @<name> (besides its
     writer), for the notifications."""
     mentions = [m for m in mentioned(workspace_id, body) if m != member_id]
-    return comment_store.add(workspace_id, post["id"], member_id, body, mentions, now)
+    made = comment_store.add(workspace_id, post["id"], member_id, body, mentions, now)
+    if mentions:
+        notifications.notify(
+            workspace_id,
+            "comment.mentioned",
+            now,
+            post=post,
+            actor=member_id,
+            mentioned=mentions,
+            comment=body,
+        )
+    return made
 
 
 def mentioned(workspace_id, body):

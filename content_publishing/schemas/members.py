@@ -1,13 +1,35 @@
 """A workspace's members: the record, the invitation and change bodies, and
 taking up an invitation."""
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields, pre_dump, validate
 
 from content_publishing.schemas.common import Text, Timestamp
 
 ROLES = ("owner", "admin", "editor", "contributor", "viewer")  # as roles.ROLES
 NAME_MAX = 100
 EMAIL_MAX = 254
+EVENTS = (  # as notifications.EVENTS
+    "review.requested",
+    "post.approved",
+    "post.changes_requested",
+    "comment.mentioned",
+    "post.failed",
+    "channel.disconnected",
+)
+
+
+def notify_field(**kwargs):
+    return fields.List(
+        fields.String(validate=validate.OneOf(EVENTS)),
+        validate=validate.Length(max=len(EVENTS) * 2),
+        metadata={
+            "description": "The notification events the member wants by email: any of "
+            + ", ".join(EVENTS)
+            + ". Every one by default (and null sets that again); [] for none. The "
+            "workspace's chat hears of every event whatever members choose."
+        },
+        **kwargs,
+    )
 
 
 def email_field(**kwargs):
@@ -32,6 +54,7 @@ class MemberSchema(Schema):
         validate=validate.OneOf(ROLES),
         metadata={"description": "What the member's keys may do, within their scopes."},
     )
+    notify = notify_field(dump_only=True)
     created_at = Timestamp(dump_only=True)
     removed_at = Timestamp(
         dump_only=True,
@@ -40,6 +63,16 @@ class MemberSchema(Schema):
             "description": "When the member was removed (every key revoked); null: a member."
         },
     )
+
+    @pre_dump
+    def _wanted(self, member, **kwargs):
+        return self.finish_render(dict(member))
+
+    def finish_render(self, shown):
+        """A member's notify is kept as None while they want every event."""
+        if "notify" in shown and shown["notify"] is None:
+            shown["notify"] = list(EVENTS)
+        return shown
 
 
 class InvitedMemberSchema(MemberSchema):
@@ -65,6 +98,7 @@ class MemberBriefSchema(Schema):
 class MemberUpdateSchema(Schema):
     role = fields.String(validate=validate.OneOf(ROLES))
     email = email_field()
+    notify = notify_field(allow_none=True)
 
 
 class MembersSchema(Schema):

@@ -3,7 +3,7 @@ field of both (and a column of store/workspaces.py's SETTINGS)."""
 
 from marshmallow import Schema, fields, validate
 
-from content_publishing.schemas.common import Timestamp
+from content_publishing.schemas.common import HttpUrl, Timestamp
 
 APPROVALS = ("off", "required")
 
@@ -21,12 +21,25 @@ def approvals_field(**kwargs):
     )
 
 
+def chat_webhook_field(**kwargs):
+    return HttpUrl(
+        allow_none=True,
+        metadata={
+            "description": "A Slack-compatible incoming webhook (Slack, Mattermost, Rocket.Chat, "
+            'Discord\'s /slack endpoint), posted {"text": ...} for every notification event; '
+            "checked by the SSRF guard when saved and at every message. null: none."
+        },
+        **kwargs,
+    )
+
+
 class WorkspaceSettingsSchema(Schema):
     """The workspace as its settings route shows it."""
 
     id = fields.Integer(dump_only=True)
     name = fields.String(dump_only=True)
     approvals = approvals_field(dump_only=True)
+    chat_webhook_url = chat_webhook_field(dump_only=True)
     created_at = Timestamp(dump_only=True)
     updated_at = Timestamp(dump_only=True, allow_none=True)
     version = fields.Integer(dump_only=True)
@@ -36,6 +49,7 @@ class WorkspaceUpdateSchema(Schema):
     """PATCH body: each setting optional."""
 
     approvals = approvals_field()
+    chat_webhook_url = chat_webhook_field()
 
 
 workspace_schema = WorkspaceSettingsSchema()

@@ -51,6 +51,7 @@ The modules:
     idempotency.py       Idempotency-Key records of creates and imports
     webhooks.py          webhook endpoints
     outbox.py            events, their deliveries and attempts
+    notifications.py     the notification outbox, members' preferences, the workspace's chat
     deliveries.py        the delivery log users read and the metrics count
     records.py           reading and changing one owned row, and a page of them
     paging.py            a page of a user's rows plus its total

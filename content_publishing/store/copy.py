@@ -50,6 +50,7 @@ TABLES = (
     "stats_collections",
     "channel_queue_holes",
     "hashtag_sets",
+    "notifications",
 )
 IDENTITY_TABLES = (
     "workspaces",
@@ -58,6 +59,7 @@ IDENTITY_TABLES = (
     "webhook_attempts",
     "post_history",
     "post_comments",
+    "notifications",
 )  # ids the target must go on from
 COUNTS = "SELECT workspace_id, kind, status, {total} AS n FROM content_counts GROUP BY workspace_id, kind, status"
 

@@ -1,17 +1,29 @@
 """Members of a workspace, their invitations, and the revocation of a
 member's keys (migration 0014 says what each table holds)."""
 
+import json
+
 from content_publishing.store.db import dialect, execute, one, rows, value
 
-COLUMNS = "id, workspace_id, name, email, role, created_at, removed_at"
+COLUMNS = "id, workspace_id, name, email, role, notify, created_at, removed_at"
+
+
+def decoded(member):
+    """A member's row with notify decoded (a list of events; None: every one)."""
+    if member is not None and member.get("notify") is not None:
+        return {**member, "notify": json.loads(member["notify"])}
+    return member
 
 
 def list_members(workspace_id):
     """The workspace's members, the removed ones included (they still name
     authors), oldest first."""
-    return rows(
-        f"SELECT {COLUMNS} FROM members WHERE workspace_id = ? ORDER BY id", (workspace_id,)
-    )
+    return [
+        decoded(m)
+        for m in rows(
+            f"SELECT {COLUMNS} FROM members WHERE workspace_id = ? ORDER BY id", (workspace_id,)
+        )
+    ]
 
 
 def list_all(workspace_id=None):
@@ -26,15 +38,17 @@ def list_all(workspace_id=None):
 
 
 def get_member(workspace_id, member_id):
-    return one(
-        f"SELECT {COLUMNS} FROM members WHERE workspace_id = ? AND id = ?",
-        (workspace_id, member_id),
+    return decoded(
+        one(
+            f"SELECT {COLUMNS} FROM members WHERE workspace_id = ? AND id = ?",
+            (workspace_id, member_id),
+        )
     )
 
 
 def get_any_member(member_id):
     """A member of any workspace (the CLI names members by id alone)."""
-    return one(f"SELECT {COLUMNS} FROM members WHERE id = ?", (member_id,))
+    return decoded(one(f"SELECT {COLUMNS} FROM members WHERE id = ?", (member_id,)))
 
 
 def lock_workspace(workspace_id):
@@ -75,11 +89,16 @@ def insert_member(workspace_id, name, email, role, now):
 
 
 def update_member(member_id, changes):
-    """Write `changes` (role, email); the new record."""
+    """Write `changes` (role, email, notify: a list of events, None for
+    every one); the new record."""
+    if "notify" in changes and changes["notify"] is not None:
+        changes = {**changes, "notify": json.dumps(changes["notify"])}
     assignments = ", ".join(f"{column} = ?" for column in changes)
-    return one(
-        f"UPDATE members SET {assignments} WHERE id = ? RETURNING {COLUMNS}",
-        (*changes.values(), member_id),
+    return decoded(
+        one(
+            f"UPDATE members SET {assignments} WHERE id = ? RETURNING {COLUMNS}",
+            (*changes.values(), member_id),
+        )
     )
 
 
@@ -95,8 +114,8 @@ def remove_member(member_id, now):
         "UPDATE member_invites SET used_at = ? WHERE member_id = ? AND used_at IS NULL",
         (now, member_id),
     )
-    return one(
-        f"UPDATE members SET removed_at = ? WHERE id = ? RETURNING {COLUMNS}", (now, member_id)
+    return decoded(
+        one(f"UPDATE members SET removed_at = ? WHERE id = ? RETURNING {COLUMNS}", (now, member_id))
     )
 
 

@@ -3,8 +3,10 @@ a version, as every record the API changes is."""
 
 from content_publishing.store.db import dialect, one, rows
 
-COLUMNS = "id, name, approvals, created_at, updated_at, version"
-SETTINGS = frozenset({"approvals"})  # the columns a PATCH of the workspace may write
+COLUMNS = "id, name, approvals, chat_webhook_url, created_at, updated_at, version"
+SETTINGS = frozenset(
+    {"approvals", "chat_webhook_url"}
+)  # the columns a PATCH of the workspace may write
 
 
 def get_workspace(workspace_id):

@@ -9,6 +9,10 @@
     channel.disconnected  a channel's LinkedIn connection expired, or LinkedIn refused to
                           refresh it: its posts cannot be published until it is reconnected
 
+post.failed and channel.disconnected notify the workspace's members too
+(notifications.py), in the same transaction, whether or not an endpoint
+wants them.
+
 An event is written to the outbox (store/outbox.py) in the transaction of
 the change that causes it, with one delivery per enabled endpoint of the
 user that wants it; with no such endpoint nothing is written. The body is
@@ -20,6 +24,7 @@ fixed when the event is written, so every attempt sends the same bytes:
 import json
 import uuid
 
+from content_publishing import notifications
 from content_publishing.schemas.articles import article_schema
 from content_publishing.schemas.channels import channel_schema
 from content_publishing.schemas.common import render
@@ -60,6 +65,8 @@ def post_changed(workspace_id, before, after, now):
     event_type = POST_EVENTS.get(after["status"])
     if event_type and before["status"] != after["status"]:
         emit(workspace_id, event_type, render(post_schema, after), now, post_id=after["id"])
+        if event_type == "post.failed":
+            notifications.notify(workspace_id, "post.failed", now, post=after)
 
 
 def article_changed(workspace_id, before, after, now):
@@ -71,6 +78,8 @@ def channel_changed(workspace_id, event_type, channel, now):
     """channel.expiring or channel.disconnected, with the channel record
     (its `connection` included, never a token)."""
     emit(workspace_id, event_type, render(channel_schema, channel), now)
+    if event_type == "channel.disconnected":
+        notifications.notify(workspace_id, "channel.disconnected", now, channel=channel)
 
 
 def ping(workspace_id, endpoint_id, now):

@@ -35,17 +35,17 @@ def guard(config):
     return sender.Guard.of(config)
 
 
-def check_destination(url, guard):
-    """400 naming `url` unless the SSRF guard lets webhooks go there. Before
-    the transaction: it may wait for DNS."""
+def check_destination(url, guard, field="url"):
+    """400 naming `field` unless the SSRF guard lets webhooks go to `url`
+    (a chat's webhook too). Before the transaction: it may wait for DNS."""
     if url is None:
         return
     try:
         sender.check_destination(url, guard)
     except sender.Unreachable as e:
-        raise validation_error({"url": [f"Cannot be reached: {e}."]}) from None
+        raise validation_error({field: [f"Cannot be reached: {e}."]}) from None
     except sender.Refused as e:
-        raise validation_error({"url": [f"Not a public address: {e}."]}) from None
+        raise validation_error({field: [f"Not a public address: {e}."]}) from None
 
 
 def _one_post_due(workspace_id, endpoint_id, events, enabled):

@@ -403,6 +403,16 @@ class Sender:
             "User-Agent": USER_AGENT,
             **(extra_headers or {}),
         }
+        return self._post(url, body, headers, moment)
+
+    def post_json(self, url, body):
+        """POST `body`, a JSON text, unsigned (a chat's incoming webhook: its
+        URL is its secret), under the same guard and deadline as a delivery;
+        the attempt, as send() returns it."""
+        headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
+        return self._post(url, body, headers, datetime.now(UTC))
+
+    def _post(self, url, body, headers, moment):
         started = time.monotonic()
         attempt = {
             "attempted_at": moment,
