@@ -113,6 +113,7 @@ class Dispatcher:
         while not self.stopping.is_set():
             busy = self._tick()
             if deadline is not None and time.monotonic() >= deadline:
+                self.stopping.set()  # as SIGTERM does: the threads take no more work
                 break
             if not busy:
                 self._wait(self._until_next())
