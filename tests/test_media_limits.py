@@ -27,9 +27,12 @@ MB = 1024 * 1024
 WORKER_MEMORY_CAP = 400 * MB
 
 
+WORKERS = 2
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, live_backend):
-    with live_server(tmp_path_factory, live_backend, "media-limits", workers=2) as server:
+    with live_server(tmp_path_factory, live_backend, "media-limits", workers=WORKERS) as server:
         yield server
 
 
@@ -79,13 +82,23 @@ def memory(pid):
     return fields["VmRSS"], fields["VmHWM"]
 
 
+def booted_workers(server, count=WORKERS, timeout=30):
+    """The pids of the server's `count` workers, once all have booted: on a
+    loaded machine gunicorn may still be starting the last one, which the
+    watch would otherwise take for a replacement."""
+    deadline = time.monotonic() + timeout
+    while len(pids := server.worker_pids()) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return pids
+
+
 class WorkerWatch:
     """Samples every worker's VmRSS while a block runs; after it, their
     VmHWM (the peak of each worker's whole life) and their pids."""
 
     def __init__(self, server):
         self.server = server
-        self.pids = sorted(server.worker_pids())
+        self.pids = sorted(booted_workers(server))
         self.peak_rss = 0
         self.running = True
         self.thread = threading.Thread(target=self._sample, daemon=True)
