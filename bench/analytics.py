@@ -165,6 +165,9 @@ def seed_analytics(path, posts):
                     "slots": [],
                     "min_gap_minutes": 0,
                     "daily_cap": None,
+                    "publisher": "automation",
+                    "recycle_after_days": None,
+                    "utm": None,
                 },
                 timestamps.to_text(now),
             )
