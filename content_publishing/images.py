@@ -109,8 +109,11 @@ def _decoded_anew(data, pillow_format):
         raise Refused(f"The body is not a {pillow_format} image.") from None
     except Image.DecompressionBombError:
         raise Refused(f"A frame of the image has more than {MAX_PIXELS:,} pixels.") from None
-    except (OSError, SyntaxError, ValueError, EOFError) as e:
-        raise Refused(f"The image is damaged or cut off ({type(e).__name__}).") from None
+    except (OSError, SyntaxError, ValueError, EOFError) as e:  # a decoder out of memory too
+        raise Refused(
+            f"The image is damaged or cut off, or needs more than {_mib()} MiB to be decoded "
+            f"({type(e).__name__})."
+        ) from None
     try:  # an animation's later frames are decoded here, as they are written
         return _rewritten(image, pillow_format, frames)
     except Image.DecompressionBombError:
