@@ -18,17 +18,18 @@ A comment belongs to its post and its member; `@<member name>` mentions a
 member still in the workspace. Each review's move and each comment that
 names members notifies whom it concerns (notifications.py: review.requested,
 post.approved, post.changes_requested, comment.mentioned), in the same
-transaction; `Reviewed.notify` and a comment's `mentions` say who they are.
+transaction (notifications.notify works out who they are); a comment's
+`mentions` are the members it names.
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from content_publishing import notifications
 from content_publishing.errors import conflict, validation_error
 from content_publishing.posts.moves import APPROVAL
 from content_publishing.posts.writes import write
-from content_publishing.roles import at_least, check_post_write, check_review
+from content_publishing.roles import check_post_write, check_review
 from content_publishing.store import comments as comment_store
 from content_publishing.store import workspaces as workspace_store
 
@@ -46,13 +47,11 @@ MOVES = {  # action: (the status it starts from, the status it makes, its histor
 
 @dataclass
 class Reviewed:
-    """A review's outcome: the post as it now is, the comment a request for
-    changes made, and whom the change concerns (member ids): editors and up
-    for a submit, the author for an approval or a request for changes."""
+    """A review's outcome: the post as it now is, and the comment a request
+    for changes made."""
 
     post: dict
     comment: dict | None = None
-    notify: list = field(default_factory=list)
 
 
 def review(workspace_id, post, action, comment, grant, lead_seconds, now, actor=None):
@@ -101,21 +100,7 @@ def review(workspace_id, post, action, comment, grant, lead_seconds, now, actor=
     notifications.notify(
         workspace_id, EVENTS[action], now, post=changed, actor=member, comment=said
     )
-    return Reviewed(changed, made, _concerned(workspace_id, changed, action, member))
-
-
-def _concerned(workspace_id, post, action, member):
-    """Whom a review's move concerns, never its maker: editors and up of a
-    submitted post, or its author."""
-    if action == "submit":
-        found = [
-            m["id"]
-            for m in workspace_store.active_members(workspace_id)
-            if at_least(m["role"], "editor")
-        ]
-    else:
-        found = [post["created_by"]] if post.get("created_by") is not None else []
-    return [m for m in found if m != member]
+    return Reviewed(changed, made)
 
 
 def add_comment(workspace_id, post, member_id, body, now):
