@@ -52,15 +52,31 @@ def on_starting(server):
         from content_publishing.store.db import check_database
 
         try:
-            config = create_app().config
+            app = create_app()
         except ValueError as e:  # settings.SettingError
             problem = str(e)
         else:
-            problem = check_database(config)
+            problem = check_database(app.config) or _secrets_key(app)
     if problem:
         print(f"error: cannot start: {problem}", file=sys.stderr, flush=True)
         on_exit(server)
         sys.exit(1)
+
+
+def _secrets_key(app):
+    """sealing.check_key: a start without the key file that sealed what the
+    database holds is refused (a short read, closed before the fork)."""
+    from content_publishing import sealing
+    from content_publishing.store import sealed
+    from content_publishing.store.db import dispose_db
+
+    with app.app_context():
+        try:
+            return sealing.check_key(
+                app.config, app.instance_path, lambda: sealed.any_stored(app.config)
+            )
+        finally:
+            dispose_db()
 
 
 def when_ready(server):

@@ -12,9 +12,21 @@ PostgreSQL.
               503 busy answers, and every post in a slot of its own (the rule
               the channel's row lock holds).
 
+    calendar  GET /api-v2-posts-occurrences over a quarter with 40 series
+              whose rule never repeats, beside one weekly series:
+              milliseconds per request (median of 20). The rule is
+              FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=30 from a February, which
+              the API takes and which searches its whole bound of 1,000
+              months: the worst case. (FREQ=MONTHLY;BYMONTHDAY=30;BYDAY=1MO is
+              refused now, and one stored before is known to name no date
+              without a search; tests/test_occurrences.py has it.)
+    header    an import whose CSV header has 50,000 columns (390 KB): a 400
+              naming the column limit, milliseconds per request (median of 5).
+
 Python threads, not wrk: each request changes what the next one may take.
 The targets (docs/performance.md): at least 300 requests/s with 10,000
-queued, at most 1.2x the time per request with 100, and no 503.
+queued, at most 1.2x the time per request with 100, and no 503; the
+calendar and the wide header each answered within 300 ms.
 Called by bench/run.py (`--only planning`).
 """
 
@@ -34,6 +46,9 @@ SHALLOW, DEEP = 100, 10_000
 WARM_UP = 100  # queue requests before the timed runs
 TARGET_QUEUE_RPS = 300
 TARGET_QUEUE_FLAT = 1.2
+TARGET_ANSWER_MS = 300  # the calendar with 40 series that never repeat; a 50,000-column header
+NO_FEBRUARY = "FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=30"  # from a February: never met
+OCCURRENCES = "/functions/v1/api-v2-posts-occurrences"
 # 14 times a day, every day: 98 of the 100 slots a channel may have.
 SLOTS = [
     {"day": day, "time": f"{hour:02d}:00"}
@@ -55,6 +70,8 @@ def run(args, tmp, totals, results, servers, fresh_pg=None):
     label = "PostgreSQL" if fresh_pg else "SQLite"
     with Client(service.url, key, timeout=120) as client:
         figures = {"import": _imports(args, client, label)}
+        figures["calendar"] = _calendar(client, label)
+        figures["header"] = _wide_header(client, label)
         narrow = type(args)(**{**vars(args), "connections": QUEUERS})
         before = wrk(narrow, ceiling, "ceiling.lua", args.duration, {}, totals, "queue ceiling")
         figures["queue"] = _queues(args, client, service.url, key, label)
@@ -69,6 +86,7 @@ def run(args, tmp, totals, results, servers, fresh_pg=None):
     )
     (results["postgresql"] if fresh_pg else results)["planning"] = figures
     ok = figures["import"]["ok"] and q["failed"] == 0 and q["shared_slots"] == 0
+    ok &= figures["calendar"]["ok"] and figures["header"]["ok"]
     log(
         f"  {'PASS' if ok else 'FAIL'}  {label} planning: imports and queue requests all "
         "answered, one post per slot"
@@ -91,6 +109,58 @@ def _imports(args, client, label):
         f"{len(seconds)}), {rows / median:,.0f} rows/s"
     )
     return {"rows": rows, "seconds": median, "rows_per_s": rows / median, "ok": ok}
+
+
+def _calendar(client, label):
+    """The quarter's repeats with 40 series that never repeat beside a
+    weekly one: ms per request, and whether only the weekly one's came."""
+    rows = [series_row(f"feb-{n}", "2031-02-10T09:00:00Z", NO_FEBRUARY) for n in range(40)]
+    rows.append(series_row("weekly", "2031-06-02T07:00:00Z", "FREQ=WEEKLY;BYDAY=MO"))
+    made = client.post(IMPORT, {"posts": rows})
+    if made.status != 201:
+        raise RuntimeError(f"importing the calendar's series: {made}")
+    weekly = made.json["data"][-1]["series_id"]
+    path = f"{OCCURRENCES}?from=2031-06-01T00:00:00Z&to=2031-09-01T00:00:00Z"
+    seconds, ok = [], True
+    for _ in range(20):
+        t0 = time.monotonic()
+        r = client.get(path)
+        seconds.append(time.monotonic() - t0)
+        ok &= r.status == 200 and {f["series_id"] for f in r.json["data"]} == {weekly}
+    ms = statistics.median(seconds) * 1000
+    log(
+        f"{label} planning: the calendar's quarter with 40 series that never repeat and a "
+        f"weekly one in {ms:.0f} ms (median of {len(seconds)}; max {max(seconds) * 1000:.0f})"
+    )
+    return {"ms": ms, "ok": ok}
+
+
+def series_row(brand, at, repeat):
+    return {
+        "type": "brand",
+        "brand_id": brand,
+        "content": f"A series of {brand}.",
+        "scheduled_at": at,
+        "repeat": repeat,
+    }
+
+
+def _wide_header(client, label):
+    """A 50,000-column header: ms per 400, and whether it named the limit."""
+    header = ",".join(["type", "content", *(f"col{n}" for n in range(49_998))])
+    body = (header + "\npersonal,x\n").encode()
+    seconds, ok = [], True
+    for _ in range(5):
+        t0 = time.monotonic()
+        r = client.post(IMPORT, body, headers={"Content-Type": "text/csv"})
+        seconds.append(time.monotonic() - t0)
+        ok &= r.status == 400 and "at most 100" in r.json["error"]["message"]
+    ms = statistics.median(seconds) * 1000
+    log(
+        f"{label} planning: an import with a {len(body) // 1000:,} KB header of 50,000 columns "
+        f"refused in {ms:.0f} ms (median of {len(seconds)})"
+    )
+    return {"ms": ms, "ok": ok}
 
 
 def _queues(args, client, url, key, label):
@@ -216,6 +286,17 @@ def shared_slots(client, channel):
 def report(results, check):
     """The queue targets, for bench/run.py's target table."""
     for label, where in (("SQLite", results), ("PostgreSQL", results.get("postgresql", {}))):
+        for name, what in (
+            ("calendar", "the calendar with 40 series that never repeat"),
+            ("header", "an import with a 50,000-column header (400)"),
+        ):
+            found = where.get("planning", {}).get(name)
+            if found:
+                check(
+                    found["ok"] and found["ms"] <= TARGET_ANSWER_MS,
+                    f"{label} {what} answered within {TARGET_ANSWER_MS} ms: {found['ms']:.0f} ms"
+                    + ("" if found["ok"] else " (a wrong answer)"),
+                )
         q = where.get("planning", {}).get("queue")
         if not q:
             continue

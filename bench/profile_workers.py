@@ -1,6 +1,5 @@
 """Profile the service's gunicorn workers under one bench scenario with py-spy.
 
-    .venv/bin/pip install py-spy        # not in requirements.txt: a bench-only tool
     python -m bench.profile_workers get         # or list, create, patch, callback, mixed
     python -m bench.profile_workers list --seconds 10 --top 40 --raw /tmp/list.txt
 
@@ -22,6 +21,10 @@ import threading
 from pathlib import Path
 
 from bench import run, seed
+from bench.config import SCENARIOS
+from bench.measure import write_ids
+from bench.scenarios import start_server
+from bench.wrk import Totals, wrk
 from harness import BIN, create_key
 from harness import ROOT as PROJECT
 
@@ -40,36 +43,37 @@ def main(argv=None):
         description=__doc__,
         formatter_class=argparse.RawTextHelpFormatter,
     )
-    p.add_argument("scenario", choices=[s[0] for s in run.SCENARIOS])
+    p.add_argument("scenario", choices=[s[0] for s in SCENARIOS])
     p.add_argument("--seconds", type=int, default=8)
     p.add_argument("--top", type=int, default=30)
     p.add_argument("--rate", type=int, default=200, help="py-spy samples per second")
     p.add_argument("--raw", help="also keep py-spy's collapsed stacks in this file")
+    p.add_argument("--drafts", type=int, default=10_000, help="posts seeded (default 10,000)")
     a = p.parse_args(argv)
     spy = shutil.which("py-spy") or str(BIN / "py-spy")
     if not Path(spy).exists():
-        sys.exit("error: py-spy is not installed: .venv/bin/pip install py-spy")
-    name, label, where, script, id_list = next(s for s in run.SCENARIOS if s[0] == a.scenario)
+        sys.exit("error: py-spy is not installed: make install-test (requirements-test.txt)")
+    name, label, where, script, id_list = next(s for s in SCENARIOS if s[0] == a.scenario)
     args = run.parse_args([])
     tmp = Path(tempfile.mkdtemp(prefix="bench-profile-"))
     servers = []
     try:
         db = tmp / "bench.sqlite"
         seeded = seed.seed_main(
-            db, 10_000, 20_000 if id_list == "scheduled" else 0, progress=lambda m: None
+            db, a.drafts, 2 * a.drafts if id_list == "scheduled" else 0, progress=lambda m: None
         )
         key = create_key(db, seed.CALLER)
         sargs = {"key": key}
         if id_list == "drafts":
-            sargs["ids"] = run.write_ids(tmp / "ids.txt", seeded["drafts"])
+            sargs["ids"] = write_ids(tmp / "ids.txt", seeded["drafts"])
         elif id_list == "scheduled":
-            sargs["ids"] = run.write_ids(
+            sargs["ids"] = write_ids(
                 tmp / "ids.txt", [f"{pid} {n}" for n, pid in enumerate(seeded["scheduled"], 1)]
             )
         env = {"FLASK_SQLITE_SYNCHRONOUS": "NORMAL" if where == "normal" else "FULL"}
-        server = run.start_server(tmp, "profile", db, servers, env=env)
-        totals = run.Totals()
-        run.wrk(args, server, script, 1, sargs, totals, "warm-up")
+        server = start_server(tmp, "profile", db, servers, env=env)
+        totals = Totals()
+        wrk(args, server, script, 1, sargs, totals, "warm-up")
         raw = tmp / "profile.txt"
         cmd = [
             spy,
@@ -90,9 +94,7 @@ def main(argv=None):
         spy_proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         result = {}
         t = threading.Thread(
-            target=lambda: result.update(
-                run.wrk(args, server, script, a.seconds, sargs, totals, name)
-            )
+            target=lambda: result.update(wrk(args, server, script, a.seconds, sargs, totals, name))
         )
         t.start()
         t.join()

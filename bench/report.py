@@ -1,7 +1,7 @@
 """What a run prints at the end: resident memory, the targets met or
 missed, the figures side by side, the request counts."""
 
-from bench import analytics, handoff, planning
+from bench import analytics, handoff, planning, publisher
 from bench import search as bench_search
 from bench.config import (
     SCENARIOS,
@@ -50,6 +50,7 @@ def report_targets(args, results, totals):
         log("  (throughput, latency and growth targets are not judged in a smoke run)")
     else:
         handoff.report(args, results, check)
+        publisher.report(results, check)
         planning.report(results, check)
         bench_search.report(results, check)
         bench_search.report(results.get("postgresql", {}), check, "PostgreSQL ")

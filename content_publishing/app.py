@@ -2,16 +2,20 @@
 
 import os
 
+import orjson
 from flask import Flask, current_app, request
+from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 from werkzeug.exceptions import NotFound
 
 from content_publishing import dispatcher, errors, logs, settings
+from content_publishing.cli import accounts as accounts_cli
 from content_publishing.cli import backup as backup_cli
 from content_publishing.cli import copy as copy_cli
 from content_publishing.cli import keys as keys_cli
 from content_publishing.cli import members as members_cli
 from content_publishing.cli import schema as schema_cli
+from content_publishing.cli import secrets as secrets_cli
 from content_publishing.cli import webhooks as webhooks_cli
 from content_publishing.http.apidoc import check_declarations
 from content_publishing.schemas import media_refs
@@ -33,6 +37,37 @@ CORS_METHODS = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"]
 CORS_EXPOSE_HEADERS = ["ETag", "Location", "X-Request-ID"]
 
 
+class FastJSON(DefaultJSONProvider):
+    """Flask's JSON out through orjson: a page of 20 posts cost 2.84 ms of CPU
+    in process with the json module and 1.99 ms with orjson
+    (docs/performance.md). Keys keep their order (sort_keys off), non-ASCII
+    text goes out as UTF-8; a value orjson does not take (an integer past 64
+    bits, say) goes out through the json module, as before. JSON in is read
+    as before (http/common.py: json_body)."""
+
+    sort_keys = False
+    # Dates and dataclasses go to Flask's own `default`, shown as before.
+    OPTIONS = (
+        orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+    )
+
+    def dumps(self, obj, **kwargs):
+        if kwargs:
+            return super().dumps(obj, **kwargs)
+        try:
+            return orjson.dumps(obj, default=self.default, option=self.OPTIONS).decode()
+        except TypeError:
+            return super().dumps(obj)
+
+    def response(self, *args, **kwargs):
+        obj = self._prepare_response_obj(args, kwargs)
+        try:
+            body = orjson.dumps(obj, default=self.default, option=self.OPTIONS)
+        except TypeError:
+            body = super().dumps(obj).encode()
+        return self._app.response_class(body + b"\n", mimetype=self.mimetype)
+
+
 def create_app(test_config=None):
     """Create and configure the app.
 
@@ -49,7 +84,7 @@ def create_app(test_config=None):
     else:
         app.config.from_mapping(test_config)
     settings.check(app.config, app.instance_path)
-    app.json.sort_keys = False
+    app.json = FastJSON(app)
     os.makedirs(app.instance_path, exist_ok=True)
 
     app.wsgi_app = logs.RequestIds(app.wsgi_app)
@@ -61,7 +96,9 @@ def create_app(test_config=None):
     metrics.init_app(app)
     keys_cli.init_app(app)
     members_cli.init_app(app)
+    accounts_cli.init_app(app)
     webhooks_cli.init_app(app)
+    secrets_cli.init_app(app)
     backup_cli.init_app(app)
     dispatcher.init_app(app)
     copy_cli.init_app(app)
@@ -79,7 +116,16 @@ def create_app(test_config=None):
     app.after_request(_vary_on_origin)
     app.after_request(_no_sniffing)
 
-    from content_publishing.http import api, dashboard, docs, health, linkedin, media, members
+    from content_publishing.http import (
+        api,
+        connect,
+        dashboard,
+        docs,
+        health,
+        media,
+        members,
+        session,
+    )
     from content_publishing.http import metrics as metrics_page
 
     app.register_blueprint(health.bp)
@@ -88,9 +134,10 @@ def create_app(test_config=None):
     app.register_blueprint(docs.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(dashboard.root)
-    app.register_blueprint(linkedin.callback)
+    app.register_blueprint(connect.callback)
     app.register_blueprint(media.files)
     app.register_blueprint(members.invites)
+    app.register_blueprint(session.public)
     app.register_blueprint(api.bp)
     check_declarations(app)
     return app

@@ -1,7 +1,7 @@
 """The article lifecycle: Draft <-> Published, with no extra scope.
 
 Publishing sets published_at and going back to Draft clears it. Articles are
-published by the user (their live_url set by PATCH), not by the automation.
+published by a member (its live_url set by PATCH), not by the automation.
 
 Every change to an article is written here with the event it causes, inside
 the caller's transaction (as for posts, posts.py).

@@ -114,12 +114,25 @@ def _identify(record):
     """The request's workspace, member and permissions (roles.Grant: the
     key's scopes as its member's role allows them)."""
     g.workspace_id = record["workspace_id"]
-    g.user_name = record["user_name"]
+    g.workspace_name = record["workspace_name"]
     g.member_id = record["member_id"]
-    g.member_name = record["member_name"]
     g.key_id = record["id"]
+    g.actor = roles.Actor(record["id"], record["member_id"])
     g.scopes = _grant(record)
-    logs.identify(record["id"], record["user_name"])
+    logs.identify(record["id"], record["workspace_name"])
+
+
+def identify_session(record):
+    """The request's workspace, member and permissions by a session
+    (http/cookies.py): no key, and the member's role's every scope."""
+    g.workspace_id = record["workspace_id"]
+    g.workspace_name = record["workspace_name"]
+    g.member_id = record["member_id"]
+    g.key_id = None
+    g.session = record
+    g.actor = roles.Actor(None, record["member_id"])
+    g.scopes = roles.Grant(roles.ROLE_SCOPES[record["role"]], record["role"], record["member_id"])
+    logs.identify(None, record["workspace_name"])
 
 
 def _grant(record):
@@ -174,20 +187,26 @@ def _touch_later(record, moment, now):
 def touch_after_response(response):
     """after_request hook: schedule the write for when the response closes."""
     touch = g.pop("touch_key", None)
-    if touch is None:
-        return response
+    if touch is not None:
+        write_after_response(response, key_store.touch_key, touch, "last_used_at for key")
+    return response
+
+
+def write_after_response(response, store_write, args, what):
+    """Run store_write(*args) in its own transaction once `response` has gone
+    (a key's or a session's last use): the request already succeeded, so a
+    failure is logged with `what` and args[0], never answered."""
     app = current_app._get_current_object()
 
     def write():
         with app.app_context():
             try:
                 with transaction():
-                    key_store.touch_key(*touch)
+                    store_write(*args)
             except Exception:  # the request already succeeded; never fail it late
-                log.warning("could not record last_used_at for key %s", touch[0], exc_info=True)
+                log.warning("could not record %s %s", what, args[0], exc_info=True)
 
     response.call_on_close(write)
-    return response
 
 
 def authorize():
@@ -214,6 +233,15 @@ def ensure_scope(scope, role=None):
 
 
 ANY_VALID_KEY = ""  # the declared scope of a view that any valid key may call
+
+
+def keyless(view):
+    """View decorator of a view outside the API blueprint that needs no key
+    nor session (signing in; its password or token is the capability): the
+    API document says so."""
+    view.required_scope = ANY_VALID_KEY
+    view.keyless = True
+    return view
 
 
 def any_valid_key(view):

@@ -6,7 +6,7 @@ One loop, several threads:
   a post due before the next one, the loop reads what there is to do, then
   does it in one transaction: records what the senders finished (the
   attempt, the delivery's next step: delivered, retry at a time, gave up;
-  for post.due the handoff's acknowledgement), hands due posts of users
+  for post.due the handoff's acknowledgement), hands due posts of workspaces
   with an enabled post.due endpoint to that endpoint (a claim, written with
   its post.due event), turns handoffs whose lease ran out into Failed posts
   (with their post.failed events), and leases ready deliveries; in its
@@ -14,7 +14,7 @@ One loop, several threads:
   FLASK_DELIVERY_LOG_DAYS, a batch per round;
 - a pool of delivery threads sends each leased delivery, once the round
   that leased it has committed, and hands the attempt back to the loop;
-- the notifier's threads (notifier.py) lease, send and record notifications
+- the notifier's threads (notifications/sending.py) lease, send and record notifications
   (email over SMTP, the workspaces' chats) one by one, on their own; the
   purge forgets the sent ones with the delivery log.
 
@@ -42,21 +42,21 @@ import socket
 import threading
 import time
 import uuid
-from email.utils import parsedate_to_datetime
 
 import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from content_publishing import logs, posts, timestamps
-from content_publishing.notifier import Notifier
-from content_publishing.publisher import Publisher
+from content_publishing import logs, posts, sealing, timestamps
+from content_publishing.notifications.sending import Notifier
+from content_publishing.outbound import Guard, Sender, retry_delay
+from content_publishing.publisher.loop import Publisher
 from content_publishing.schemas import media_refs
 from content_publishing.store import outbox
+from content_publishing.store import sealed as sealed_store
 from content_publishing.store.db import dispose_db, needs_database, transaction
 from content_publishing.webhooks import rules as webhook_rules
-from content_publishing.webhooks import secrets as webhook_secrets
-from content_publishing.webhooks.sender import Guard, Sender
+from content_publishing.webhooks.delivery import deliver
 
 log = logging.getLogger("dispatcher")
 CALLBACK_PATH = "/functions/v1/make-post-callback"
@@ -65,10 +65,14 @@ PUSH_BATCH = 50  # due posts handed over per round: small, so that sending start
 # it, so that no thread waits for the loop's next commit. A delivery that
 # waited too long for its lease is given back unsent (_lease_too_short).
 IN_FLIGHT = 4
-RETRY_AFTER_CAP = 86400
 LEASE_MARGIN = 2  # seconds kept between the end of an attempt and the end of its lease
 PURGE_INTERVAL = 3600  # seconds between two purges of the delivery log
 GIVE_BACK = "give back"  # a result that is not an attempt: return the lease unused
+
+
+class Unsendable(str):
+    """A result that is not an attempt: the delivery can never be sent as it
+    is (its endpoint's secret cannot be opened), so it fails, saying why."""
 
 
 class Dispatcher:
@@ -195,7 +199,7 @@ class Dispatcher:
         return self.config["DISPATCH_WORKERS"] * IN_FLIGHT - held
 
     def _push_due(self, now):
-        """Due posts of users with an enabled post.due endpoint, handed to it
+        """Due posts of workspaces with an enabled post.due endpoint, handed to it
         with their post.due events (inside the round's transaction)."""
         handoff = posts.Handoff(
             callback_url=self.config["PUBLIC_URL"].rstrip("/") + CALLBACK_PATH,
@@ -326,7 +330,9 @@ class Dispatcher:
             self.name,
             self.delivered,
             left,
-            f"; {self.publisher.published} published at LinkedIn" if self.publisher else "",
+            f"; {self.publisher.published} published by the service itself"
+            if self.publisher
+            else "",
         )
         return 0
 
@@ -345,13 +351,25 @@ class Dispatcher:
                 reason = self._reason_not_to_send(delivery, now)
                 attempt = None
                 if reason is None:
-                    attempt = self.sender.send(
-                        delivery["url"],
-                        delivery["event_id"],
-                        delivery["body"],
-                        [self._unseal(s) for s in webhook_rules.signing_secrets(delivery, now)],
-                        webhook_rules.delivery_headers(delivery, self._unseal),
-                    )
+                    try:
+                        secrets = [
+                            self._unseal(s) for s in webhook_rules.signing_secrets(delivery, now)
+                        ]
+                        headers = webhook_rules.delivery_headers(delivery, self._unseal)
+                    except ValueError as error:  # the secrets key cannot open them
+                        reason = Unsendable(
+                            f"not sent: {error}; rotate the endpoint's secret (PATCH "
+                            "/webhooks-item/{id} with rotate_secret: true)"
+                        )
+                    else:
+                        attempt = deliver(
+                            self.sender,
+                            delivery["url"],
+                            delivery["event_id"],
+                            delivery["body"],
+                            secrets,
+                            headers,
+                        )
                 self.results.put((delivery, attempt, reason))
             except Exception:
                 log.exception("delivery %s failed; it will be tried again", delivery["id"])
@@ -383,7 +401,7 @@ class Dispatcher:
     def _unseal(self, sealed):
         if sealed not in self.secrets:
             with self.app.app_context():
-                self.secrets[sealed] = webhook_secrets.unseal(sealed)
+                self.secrets[sealed] = sealing.unseal(sealed)
         return self.secrets[sealed]
 
     def _record(self, done, now):
@@ -396,6 +414,11 @@ class Dispatcher:
         delivered = {}
         for delivery, attempt, reason in done:
             if reason is GIVE_BACK:
+                continue
+            if isinstance(reason, Unsendable):
+                outbox.fail(delivery["id"], self.name, str(reason), now)
+                if delivery["event_type"] == "post.due":
+                    posts.note_delivery_error(delivery["post_id"], _handoff_id(delivery), reason)
                 continue
             if reason is not None:
                 outbox.cancel(delivery["id"], self.name, reason, now)
@@ -445,7 +468,7 @@ class Dispatcher:
             }
         delay = self.schedule[made] * (1 + random.uniform(0, 0.1))
         if attempt["status_code"] in (429, 503):
-            delay = _retry_after(attempt["retry_after"], delay)
+            delay = retry_delay(attempt["retry_after"], delay)
         return {
             "outcome": "pending",
             "next_attempt_at": timestamps.later(now, delay),
@@ -458,20 +481,6 @@ def _handoff_id(delivery):
     return json.loads(delivery["body"])["data"]["handoff_id"]
 
 
-def _retry_after(value, default):
-    """Seconds from a Retry-After header (seconds or an HTTP date), capped; else default."""
-    if not value:
-        return default
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            seconds = parsedate_to_datetime(value).timestamp() - time.time()
-        except (TypeError, ValueError):
-            return default
-    return min(max(seconds, 0.0), RETRY_AFTER_CAP)
-
-
 @click.command("dispatch")
 @click.option("--name", help="This dispatcher's name in the leases (default: host:pid:random).")
 @click.option("--seconds", type=float, help="Stop after this long (default: run until SIGTERM).")
@@ -480,6 +489,11 @@ def _retry_after(value, default):
 def dispatch_command(name, seconds):
     """Push due posts to post.due endpoints and deliver webhook events, until SIGTERM."""
     app = current_app._get_current_object()
+    problem = sealing.check_key(
+        app.config, app.instance_path, lambda: sealed_store.any_stored(app.config)
+    )
+    if problem:
+        raise click.ClickException(problem)
     logs.configure(app.config["LOG_FORMAT"])  # the service's format (FLASK_LOG_FORMAT)
     dispose_db()  # the loop and each thread open their own connections
     raise SystemExit(Dispatcher(app, name).run(seconds))

@@ -40,9 +40,10 @@ CODES = {
 }
 # Codes beside each status's own, each raised by its helper below:
 # validation_error (400), forbidden (403), schedule_conflict, no_free_slot,
-# not_published, too_soon, last_owner, approval_required and
-# linkedin_not_configured (409), invite_used and invite_expired (410),
-# search_too_broad (503). The OpenAPI text (content_publishing/http/apidoc.py,
+# not_published, too_soon, last_owner, approval_required,
+# owner_approval_required and linkedin_not_configured (409), invite_used and invite_expired (410),
+# search_too_broad (503); of accounts (docs/accounts.md): sign_in_failed and
+# second_factor_required (401), csrf_failed (403), link_used and link_expired (410). The OpenAPI text (content_publishing/http/apidoc.py,
 # ERROR_TEXT) and docs/api.md's table name every code.
 
 # The codes of items refused one by one inside a 200 answer (a batch of
@@ -50,7 +51,7 @@ CODES = {
 # the same {"code", "message", "details"} shape as the envelope's.
 ITEM_CODES = {
     "validation_error": "A field of the item is invalid; details names it.",
-    "not_found": "No such post of the caller (unknown, or another user's).",
+    "not_found": "No such post of the caller (unknown, or another workspace's).",
     "not_published": "The post is not Published, so it has no figures yet.",
 }
 
@@ -68,7 +69,7 @@ class ApiError(Exception):
 
 
 def error_response(status, code, message, details=None, headers=None):
-    # One line per refused request, with its id (logs.py): what a user who
+    # One line per refused request, with its id (logs.py): what a person who
     # quotes the id was told, and why. The details can echo what was sent,
     # so they stay out of the log; so does a validation error's message,
     # which quotes them (an unknown field's name is the client's text too).
@@ -148,7 +149,8 @@ def linkedin_not_configured():
     return ApiError(
         409,
         "The service is not set up to sign in to LinkedIn: its operator must set "
-        f'{" and ".join(LINKEDIN_SETTINGS)} (docs/linkedin.md, "Connecting a channel").',
+        f'{" and ".join(LINKEDIN_SETTINGS)} (docs/linkedin-connect.md, "Setting it up: a '
+        'LinkedIn app").',
         "linkedin_not_configured",
         {"settings": list(LINKEDIN_SETTINGS)},
     )
@@ -214,9 +216,42 @@ def approval_required(message, details=None):
     return ApiError(409, message, "approval_required", details)
 
 
+def owner_approval_required(message, details=None):
+    """409 owner_approval_required: the post goes out on a colleague's
+    personal profile and has not their approval (posts/approvals.py)."""
+    return ApiError(409, message, "owner_approval_required", details)
+
+
 def invite_gone(code, message):
     """410 invite_used or invite_expired: an invitation works once, for 7 days."""
     return ApiError(410, message, code)
+
+
+def sign_in_failed(message="The email or the password is wrong."):
+    """401 sign_in_failed: the same answer for an unknown address as for a
+    wrong password (accounts/signin.py)."""
+    return ApiError(401, message, "sign_in_failed")
+
+
+def second_factor_required(message):
+    """401 second_factor_required: the password was right; send `code` too."""
+    return ApiError(401, message, "second_factor_required", {"code": ["Required."]})
+
+
+def csrf_failed(message):
+    """403 csrf_failed: a write by cookie without the session's X-CSRF-Token
+    or from another site's Origin (cookies.py)."""
+    return ApiError(403, message, "csrf_failed")
+
+
+def link_gone(code, message):
+    """410 link_used or link_expired: a sign-in link works once, for its minutes."""
+    return ApiError(410, message, code)
+
+
+def rate_limited(message, retry_after):
+    """429 rate_limited with Retry-After (seconds): too many failed sign-ins."""
+    return ApiError(429, message, "rate_limited", headers={"Retry-After": str(retry_after)})
 
 
 def insufficient_scope(scope):

@@ -18,7 +18,7 @@ def fingerprint(fields):
 
 
 def create_once(keys, workspace_id, key, fields, insert, get, now):
-    """`insert()` the record, unless `key` was used before by this user.
+    """`insert()` the record, unless `key` was used before by this workspace.
 
     `keys` is the resource's idempotency-key store (store.idempotency); run
     inside the caller's transaction. Returns the record; the same key with
@@ -49,7 +49,7 @@ def create_once(keys, workspace_id, key, fields, insert, get, now):
 
 
 def run_once(keys, workspace_id, key, fields, run, get, now):
-    """`run()` the work once per key of this user, for work that a racer
+    """`run()` the work once per key of this workspace, for work that a racer
     must not start again (an import: a second run would find the first
     one's posts in its channel's plan and refuse them).
 

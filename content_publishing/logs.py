@@ -5,8 +5,9 @@ characters of `A-Z a-z 0-9 . _ : / + = @ -` (what tracing tools send: UUIDs,
 W3C trace ids, base64), else a new UUID. Brackets, quotes, spaces and the
 like are refused so that an id can never close or fake a field of a log line. The answer carries it back, the
 access line names it (accesslog.py), and so does every log record made while
-the request runs, with the key's id and user once auth.py knows them (never
-the key). A user who quotes the id of a failed request leads straight to its
+the request runs, with the key's id and workspace (`user`, as GET /me names
+it) once auth.py knows them (never
+the key). A person who quotes the id of a failed request leads straight to its
 lines.
 
 The id is taken in a WSGI wrapper rather than in a Flask hook, so that every
@@ -60,19 +61,23 @@ TEXT_DATE = "[%Y-%m-%d %H:%M:%S %z]"  # gunicorn's own
 
 
 # The code and state LinkedIn sends the browser back with (the sign-in's
-# callback, http/linkedin.py): short-lived and single use, but a sign-in's
+# callback, http/connect.py): short-lived and single use, but a sign-in's
 # all the same, so they stay out of every log too.
 SIGN_IN = re.compile(r"(linkedin/callback\?[^\s\"]*)")
 SIGN_IN_VALUE = re.compile(r"(?<=[?&])(code|state)=[^&\s\"]*", re.IGNORECASE)
+INVITE_PATH = re.compile(r"(?<=/invites/)[^/?\s\"]+")  # GET /functions/v1/invites/{token}
 
 
 def redact(text):
     """`text` with every key, webhook secret and header token in it written
     as `svc_live_[redacted]`, `whsec_[redacted]` or `whtok_[redacted]`,
-    however it was spelled, and a sign-in's code and state as `[redacted]`."""
+    however it was spelled, a sign-in's code and state, and an invitation's
+    token in its path, as `[redacted]`."""
     text = SECRET.sub(_redacted, text)
     if "linkedin/callback?" in text:
         text = SIGN_IN.sub(lambda m: SIGN_IN_VALUE.sub(r"\1=[redacted]", m[0]), text)
+    if "/invites/" in text:
+        text = INVITE_PATH.sub("[redacted]", text)
     return text
 
 
@@ -146,7 +151,8 @@ def end():
 
 
 def identify(key_id, user):
-    """The key's id and user, once authentication knows them (auth.py)."""
+    """The key's id and its workspace's name (`user` in a log line, as GET
+    /me names it), once authentication knows them (auth.py)."""
     context = _current.get()
     if context is not None:
         context.key_id, context.user = key_id, user

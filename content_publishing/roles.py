@@ -38,14 +38,15 @@ ROLE_SCOPES = {
     "viewer": frozenset({"posts:read", "articles:read"}),
 }
 # What each role may do, in the words a refusal uses.
-DESCRIBED = {
-    "owner": "everything, including the members and the workspace",
-    "admin": "everything except changing owners",
-    "editor": "write, schedule, queue, import, publish and approve posts, and manage channels,"
-    " media and webhooks",
-    "contributor": "create and edit their own drafts, upload media, comment and submit their"
-    " drafts for review",
-    "viewer": "read and comment",
+DESCRIBED = {  # what each may do, read after "may"
+    "owner": "do everything, including inviting members and changing the workspace's settings",
+    "admin": "do everything but change owners: invite members, change the workspace's settings,"
+    " approve posts",
+    "editor": "write, schedule, queue, import and publish posts, approve colleagues' posts or ask"
+    " for changes, and set up channels, media and webhooks",
+    "contributor": "write drafts, change and submit them for review (an editor approves them),"
+    " upload media and set its alt text, save hashtag sets, and comment",
+    "viewer": "read posts and comment on them",
 }
 
 
@@ -118,19 +119,29 @@ def check_post_write(grant, post, what="change this post"):
         raise refused(grant.role, f"{what}: it is {post['status']}, not a Draft")
 
 
-def check_review(grant, post, action):
-    """Who may make a review's move (docs/api.md, "Approvals"): its author
-    or an editor or higher submits; an editor or higher approves or asks for
-    changes, and never approves their own post."""
-    if not isinstance(grant, Grant):
+def check_maker(grant, maker, what):
+    """What a member made for the workspace to share (a library item's alt
+    text, a hashtag set) is changed by its maker or an editor or higher;
+    one made before its maker was recorded (`maker` None), by an editor or
+    higher only."""
+    if not isinstance(grant, Grant) or at_least(grant.role, "editor"):
         return
-    if action == "submit":
-        if grant.member_id != post.get("created_by"):
-            grant.require_role("editor", "submit another member's post for review")
-        return
-    grant.require_role("editor", "approve posts or ask for changes")
-    if action == "approve" and grant.member_id == post.get("created_by"):
-        raise forbidden(
-            "A member may not approve their own post: another editor, admin or owner approves it.",
-            {"role": grant.role, "author": post.get("created_by")},
-        )
+    if maker is None or maker != grant.member_id:
+        raise refused(grant.role, f"{what}: another member made it")
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who makes a request's changes, as the history records them: its key
+    (None for a session, which has none) and its member."""
+
+    key_id: int | None
+    member_id: int | None
+
+
+def check_own_scopes(grant, scopes):
+    """A member makes keys of their own with at most what `grant` allows
+    (their role's scopes; a key's, its own too): 403 forbidden naming the
+    role, or insufficient_scope naming the first scope the key lacks."""
+    for scope in scopes:
+        grant.require(scope)

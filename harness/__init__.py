@@ -27,6 +27,8 @@
     nginx         Nginx(Process): the shipped deploy/nginx.conf in front of a server
     slowloris     SlowClients: connections that send a request head a byte at a time
     sqlite_direct the few checks that must open the SQLite file itself
+    mcp_client    the MCP server (content_publishing/mcp/) over HTTP, and the MCP SDK's
+                  client over stdio and HTTP (imported by its tests alone: the SDK is an extra)
 
 Kept in one place so that "start the service", "send a request" and "no
 acknowledged write was lost" mean the same thing in every tool, and a

@@ -15,6 +15,7 @@ import contextlib
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 
 from harness.api import CLAIM, IMPORT
 from harness.http_client import Client
@@ -49,8 +50,10 @@ def schedule_posts(url, key, times, content="due", threads=4):
 
 
 def past(i):
-    """The i-th of a row of distinct times long past: due at once, in order."""
-    return f"2020-01-01T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"
+    """The i-th of a row of distinct times long past, a minute apart (no two
+    posts of a channel share a minute): due at once, in order."""
+    moment = datetime(2020, 1, 1, tzinfo=UTC) + timedelta(minutes=i)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class Claims:

@@ -36,6 +36,9 @@ Behaviours a test asks for, each for the posts whose commentary holds a
 text (`on`):
 
 - `fail_on(on, status, message)`: that answer; nothing is created;
+- `fail_after_create_on(on, status, message)`: the post is created, then
+  that answer (a 5xx of LinkedIn's after the write: the outcome the caller
+  cannot know);
 - `rate_limit_on(on, retry_after, times)`: 429 with `Retry-After`, the
   first `times` times; nothing is created;
 - `drop_on(on)`: the connection is closed unanswered; nothing is created;
@@ -48,18 +51,21 @@ text (`on`):
   unanswered until its Hold is released (a test kills the client before
   the post is sent);
 - `fail_comment_on(on, status, message)`: a comment whose text holds `on`;
+- `hold_comment_on(on)`: such a comment made, then held unanswered until
+  its Hold is released (a test kills the client meanwhile);
 - `set_figures(urn, impressions=, members_reached=, reactions=, comments=,
   reshares=, clicks=)`: what the two statistics endpoints answer for a post
   the stand-in holds (0 for what is not set); a page's statistics name only
   the page's own posts, and reading them needs r_organization_admin (or
   rw_organization_admin) on a page the member administers; a member's post's
   socialActions need r_member_social (the stand-in's own token reads all);
-- `made_elsewhere(author, commentary)`: a post made at LinkedIn without
-  the service, held as any other;
+- `made_elsewhere(author, commentary, seconds_ago)`: a post made at
+  LinkedIn without the service (that long ago), held as any other;
 - `fail_statistics_for(urn, status, message, times)`: a statistics call
   naming `urn` gets that answer, the first `times` times (None: always).
 
-Every request is recorded in `received`, in order; `created` are the posts
+Every request is recorded in `received`, in order (each with the time it
+came and, once written, the time its answer went: `answered`); `created` are the posts
 made (a held or delayed one as soon as it is made), `comments` the comments
 made and `uploads` every upload by URN.
 """
@@ -110,6 +116,7 @@ class Received:
         self.error = None
         self.at = time.monotonic()
         self.wall = time.time()  # to compare with the service's timestamps
+        self.answered = None  # time.time() once its answer was written (bench/publisher.py)
 
     @property
     def commentary(self):
@@ -164,6 +171,7 @@ class Hold:
 @dataclass
 class Behaviours:
     failures: list = field(default_factory=list)  # (on, status, message)
+    failures_after_create: list = field(default_factory=list)  # (on, status, message)
     rate_limits: list = field(default_factory=list)  # [on, retry_after, times left]
     drops: list = field(default_factory=list)
     delays: list = field(default_factory=list)  # (on, seconds)
@@ -172,6 +180,7 @@ class Behaviours:
     comment_failures: list = field(default_factory=list)  # (on, status, message)
     statistics_failures: list = field(default_factory=list)  # [urn, status, message, times left]
     upload_holds: list = field(default_factory=list)  # each holds one PUT of bytes
+    comment_holds: list = field(default_factory=list)
 
 
 class Answer(Exception):
@@ -209,6 +218,9 @@ class LinkedInStandIn(LoopbackServer):
             (text, status, message or f"The stand-in refuses posts with {text}")
         )
 
+    def fail_after_create_on(self, text, status=500, message=None):
+        self.on.failures_after_create.append((text, status, message or "Internal Server Error"))
+
     def rate_limit_on(self, text, retry_after=3, times=1):
         self.on.rate_limits.append([text, retry_after, times])
 
@@ -239,19 +251,24 @@ class LinkedInStandIn(LoopbackServer):
             (text, status, message or f"The stand-in refuses comments with {text}")
         )
 
+    def hold_comment_on(self, text):
+        hold = Hold(text)
+        self.on.comment_holds.append(hold)
+        return hold
+
     def set_figures(self, urn, **figures):
         unknown = set(figures) - set(FIGURES)
         assert not unknown, f"not a figure: {unknown}"
         with self.lock:
             self.figures[urn] = {**self.figures.get(urn, {}), **figures}
 
-    def made_elsewhere(self, author, commentary):
+    def made_elsewhere(self, author, commentary, seconds_ago=0):
         """A post the author made at LinkedIn without the service (an
-        automation with its own token, say); its URN."""
+        automation with its own token, say), `seconds_ago`; its URN."""
         urn = f"urn:li:share:{self._new_id()}"
         with self.lock:
             self.posts[urn] = {"author": author, "commentary": commentary}
-            self.made_at[urn] = int(time.time() * 1000)
+            self.made_at[urn] = int((time.time() - seconds_ago) * 1000)
         return urn
 
     def fail_statistics_for(self, urn, status=500, message=None, times=1):
@@ -414,6 +431,9 @@ class LinkedInStandIn(LoopbackServer):
         with self.lock:
             self.posts[urn] = received.body
             self.made_at[urn] = int(time.time() * 1000)
+        for text, status, message in self.on.failures_after_create:
+            if text in commentary:
+                raise Answer(status, "STAND_IN_FAILURE", message)  # made all the same
         return 201, {"x-restli-id": urn, "x-linkedin-id": urn}, None
 
     def list_posts(self, received):
@@ -653,6 +673,15 @@ class LinkedInStandIn(LoopbackServer):
 
         return self.serve(Handler)
 
+    def _is_comment_with(self, text, received):
+        body = received.body if isinstance(received.body, dict) else {}
+        message = body.get("message") if isinstance(body.get("message"), dict) else {}
+        return (
+            received.method == "POST"
+            and received.path.endswith("/comments")
+            and text in str(message.get("text") or "")
+        )
+
     def _matches(self, texts, received):
         return received.is_post and any(t in (received.commentary or "") for t in texts)
 
@@ -684,6 +713,10 @@ class LinkedInStandIn(LoopbackServer):
             if hold is not None:
                 hold.holding.set()
                 hold.released.wait()
+        for hold in self.on.comment_holds:
+            if status == 201 and self._is_comment_with(hold.text, received):
+                hold.holding.set()
+                hold.released.wait()
         for text, seconds in self.on.delays:
             if status == 201 and self._matches([text], received):
                 time.sleep(seconds)
@@ -711,5 +744,6 @@ class LinkedInStandIn(LoopbackServer):
             handler.send_header("Content-Length", str(len(payload)))
             handler.end_headers()
             handler.wfile.write(payload)
+            received.answered = time.time()
         except OSError:
             handler.close_connection = True  # the client went away while held

@@ -196,7 +196,7 @@ class N8n:
                 "N8N_PORT": str(self.port),
                 "N8N_RUNNERS_BROKER_PORT": str(free_port()),
                 "N8N_HOST": "127.0.0.1",
-                "WEBHOOK_URL": f"{self.url}/",
+                "N8N_WEBHOOK_URL": f"{self.url}/",
                 "N8N_DIAGNOSTICS_ENABLED": "false",
                 "N8N_VERSION_NOTIFICATIONS_ENABLED": "false",
                 "N8N_PERSONALIZATION_ENABLED": "false",

@@ -35,6 +35,14 @@ LINKEDIN_TIMEOUT_MS = 30000
 # workflow: n8n keeps a shorter wait in memory, so that `n8n execute` and a
 # scheduled run wait alike; the post then waits for the next run.
 CLAIM_MAX_WAIT = 60
+# After an unknown outcome: how long the workflow waits before it looks for
+# the post among the author's newest ones (LinkedIn may list a new post a
+# moment later), and how much earlier than the send a post found may have
+# been made (LinkedIn's clock and n8n's differ); as the service's own
+# publisher does (publisher/run.py).
+CHECK_DELAY_SECONDS = 5
+CLOCK_ALLOWANCE_MS = 5000
+POSTS_CHECKED = 50
 
 
 # --- the JavaScript of the Code nodes --------------------------------------------------------
@@ -229,6 +237,7 @@ return [{json: {
   url: fill(plan.plan.url, refs, true),
   headers: headersOf(plan.plan),
   body: fill(plan.plan.body, refs, false),
+  sent_at: Date.now(),  // an unknown outcome looks for posts made since
 }}];
 """
 )
@@ -239,7 +248,8 @@ POST_OUTCOME = (
 // What LinkedIn's answer to the post proves. 201: published. 429, or no
 // connection at all: nothing was created, so the post is given back, after
 // Retry-After. Another 4xx: refused, Failed. A 5xx, a timeout or a dropped
-// connection: the post may exist, so it is reported so and never retried blind.
+// connection: the outcome is unknown; the post is never sent again blind,
+// but looked for among the author's newest posts (the next nodes).
 const plan = $('Plan').first().json;
 const r = $input.first().json;
 const out = {post_id: plan.post_id};
@@ -255,13 +265,69 @@ if (status === 201 && r.headers && r.headers['x-restli-id']) {
   Object.assign(out, {outcome: 'give_back', retry_after: retryAfter(null, plan.max_wait), last_error: said(r)});
 } else {
   Object.assign(out, {
-    outcome: 'failed',
-    last_error: `Outcome unknown: ${said(r)}. LinkedIn may have created the post: `
-      + "check the author's feed before retrying it (the kit never retries it blind).",
+    outcome: 'unknown',
+    why: said(r),
+    sent_at: $('Fill in the URNs').first().json.sent_at,
   });
 }
 return [{json: out}];
 """
+)
+
+FIND_URL = r"""={{ (() => {
+  const plan = $('Plan').first().json.plan;
+  const author = encodeURIComponent(plan.body.author || '');
+  return `${plan.url}?q=author&author=${author}&count=POSTS_CHECKED`;
+})() }}""".replace("POSTS_CHECKED", str(POSTS_CHECKED))
+
+FOUND_OUTCOME = (
+    SAID
+    + r"""
+// After an unknown outcome: the author's newest posts, read with the
+// channel's own LinkedIn token. Those with exactly the commentary sent, made
+// since it was sent (less the clocks' allowance), are the candidates: one is
+// this post, Published with its URN; none, Failed (most likely never made);
+// more than one, Failed naming each, for a person to choose.
+const plan = $('Plan').first().json;
+const unknown = $('Post outcome').first().json;
+const r = $input.first().json;
+const author = plan.plan.body.author;
+const out = {post_id: plan.post_id};
+const start = `Outcome unknown: ${unknown.why}`;
+let body = r.body;
+if (typeof body === 'string') { try { body = JSON.parse(body); } catch (_) { body = null; } }
+if (!(r.statusCode >= 200 && r.statusCode < 300) || !body || !Array.isArray(body.elements)) {
+  Object.assign(out, {
+    outcome: 'failed',
+    last_error: `${start}. LinkedIn may have created the post, and it could not be checked `
+      + `(${said(r)}): check the author's feed before retrying it (the kit never retries it blind).`,
+  });
+  return [{json: out}];
+}
+const since = Number(unknown.sent_at) - CLOCK_ALLOWANCE_MS;
+const found = body.elements
+  .filter((e) => e && e.commentary === plan.plan.body.commentary
+    && Number(e.createdAt || e.publishedAt || 0) >= since && e.id)
+  .map((e) => e.id);
+if (found.length === 1) {
+  Object.assign(out, {outcome: 'published', linkedin_post_id: found[0]});
+} else if (found.length === 0) {
+  Object.assign(out, {
+    outcome: 'failed',
+    last_error: `${start}. The post is not among the newest posts of ${author} on LinkedIn: `
+      + 'it was most likely not published. Look on LinkedIn, then retry it, or mark it '
+      + 'Published if it is there.',
+  });
+} else {
+  Object.assign(out, {
+    outcome: 'failed',
+    last_error: `${start}. ${found.length} posts of ${author} on LinkedIn have its text, made `
+      + `since it was sent: ${found.join(' and ')}. Which is this one cannot be told: look on `
+      + 'LinkedIn, then report it Published with its URN, or retry it if neither is.',
+  });
+}
+return [{json: out}];
+""".replace("CLOCK_ALLOWANCE_MS", str(CLOCK_ALLOWANCE_MS))
 )
 
 ONE_ITEM_PER_STEP = (
@@ -288,7 +354,8 @@ AFTER_OUTCOME = (
     + r"""
 // The post is live whatever happens here: a refused first comment is
 // reported beside it (first_comment_error), never as a failed post.
-const outcome = {...$('Post outcome').first().json};
+const found = $('Found on LinkedIn?');
+const outcome = {...(found.isExecuted ? found.first().json : $('Post outcome').first().json)};
 const steps = $('One item per step').all().map((item) => item.json);
 const answers = $input.all().map((item) => item.json);
 for (const [i, step] of steps.entries()) {
@@ -366,7 +433,7 @@ if (item.body && item.body.type === 'post.failed') {
   text = `A LinkedIn post failed (${post.type}${post.brand_id ? ' ' + post.brand_id : ''}, `
     + `scheduled ${post.scheduled_at || 'unscheduled'}).\n\n"${excerpt}"\n\n`
     + `Why: ${post.last_error || 'no reason given'}\n\n`
-    + `Open it: ${settings.dashboardUrl || ''}#post=${post.id} (post id ${post.id})`;
+    + `Open it: ${settings.dashboardUrl || ''}#/posts/${post.id} (post id ${post.id})`;
 } else {
   const run = item.execution || {};
   const workflow = item.workflow || {};
@@ -689,6 +756,29 @@ def publish_plan(wf, plan_js, x=0, y=300):
         notes="The post, text escaped by the service, URNs filled in.",
     )
     outcome = code(wf, "Post outcome", (x + 2400, y), POST_OUTCOME)
+    unknown = condition(wf, "Outcome unknown?", (x + 2400, y + 440), "$json.outcome === 'unknown'")
+    check_wait = wf.add(
+        "Wait before the check",
+        "n8n-nodes-base.wait",
+        1.1,
+        (x + 2600, y + 440),
+        {"amount": CHECK_DELAY_SECONDS, "unit": "seconds"},
+        webhookId=_id(wf.key, "check-wait-webhook"),
+    )
+    find = http(
+        wf,
+        "Look for it on LinkedIn",
+        (x + 2800, y + 440),
+        method="GET",
+        url=FIND_URL,
+        credential=LINKEDIN,
+        headers="={{ JSON.stringify({...Object.fromEntries(Object.entries($('Plan').first().json"
+        ".plan.headers || {}).filter(([k]) => !['authorization', 'content-type']"
+        ".includes(k.toLowerCase()))), 'X-RestLi-Method': 'FINDER'}) }}",
+        linkedin=True,
+        notes="The author's newest posts, with the channel's own token.",
+    )
+    found = code(wf, "Found on LinkedIn?", (x + 3000, y + 440), FOUND_OUTCOME)
     steps_due = condition(
         wf,
         "Comment to add?",
@@ -802,7 +892,12 @@ def publish_plan(wf, plan_js, x=0, y=300):
         (uploaded, route, 1),
         (fill, publish, 0),
         (publish, outcome, 0),
-        (outcome, steps_due, 0),
+        (outcome, unknown, 0),
+        (unknown, check_wait, 0),
+        (unknown, steps_due, 1),
+        (check_wait, find, 0),
+        (find, found, 0),
+        (found, steps_due, 0),
         (steps_due, per_step, 0),
         (steps_due, route, 1),
         (per_step, send_step, 0),
@@ -848,7 +943,7 @@ def _rule(wf, name, outcome):
 CLAIM_ABOUT = """## Claim and publish
 Every minute: claim one due post (`api-v2-posts-claim`, limit 1), run its publish plan (uploads, the post, the first comment), report it, then claim the next, up to `claimLimit` posts a run. A post is reported as soon as LinkedIn answers it, so a crash leaves at most the one post in flight to its lease.
 
-LinkedIn's 429 (or no connection at all) gives the post back after `Retry-After` and ends the run; a 4xx is `Failed` with LinkedIn's message; a 5xx or a timeout is reported `Failed` as an unknown outcome, never retried blind.
+LinkedIn's 429 (or no connection at all) gives the post back after `Retry-After` and ends the run; a 4xx is `Failed` with LinkedIn's message; a 5xx or a timeout is an unknown outcome, never retried blind: the post is looked for among the author's newest posts, and reported Published with the URN found (or `Failed`, saying why).
 
 Credentials: **Content Publishing API key** (Header Auth, `X-API-Key`) and **LinkedIn access token** (Header Auth, `Authorization: Bearer ...`). Set `baseUrl` in **Settings**."""
 
@@ -1001,7 +1096,7 @@ def notify_workflow():
             ("chatWebhookUrl", "https://hooks.slack.com/services/T000/B000/XXXX", "string"),
             ("mailTo", "social@example.com", "string"),
             ("mailFrom", "n8n@example.com", "string"),
-            ("dashboardUrl", "https://publishing.example.com/dashboard", "string"),
+            ("dashboardUrl", "https://publishing.example.com/functions/v1/dashboard", "string"),
         ],
         include_other=True,
         notes="notifyBy: chat or mail.",

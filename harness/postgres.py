@@ -16,6 +16,10 @@ import psycopg
 DEFAULT_URL = "postgresql://127.0.0.1:5432/test"
 TABLES = (  # children first, so that foreign keys never object; the counts after
     # the rows whose triggers keep them
+    "sessions",
+    "sign_in_links",
+    "sign_in_failures",
+    "recovery_codes",
     "webhook_attempts",
     "webhook_deliveries",
     "webhook_events",
@@ -42,6 +46,7 @@ TABLES = (  # children first, so that foreign keys never object; the counts afte
     "api_keys",
     "member_invites",
     "members",
+    "accounts",
     "workspaces",
 )
 IDENTITIES = (
@@ -52,6 +57,9 @@ IDENTITIES = (
     ("post_history", "id"),
     ("notifications", "id"),
     ("post_comments", "id"),
+    ("accounts", "id"),
+    ("sessions", "id"),
+    ("sign_in_failures", "id"),
 )
 
 

@@ -9,24 +9,44 @@ that is about SQLite itself carries `@pytest.mark.sqlite_only`; a test of
 input refused before the store is reached (a BAD_* table, a malformed
 header) carries `@pytest.mark.backend_independent` and runs on SQLite only
 too, because its PostgreSQL half would repeat the same code path.
+
+Kinds of test, marked here from what each test uses (pytest_collection_modifyitems),
+so that a developer can run one kind alone (`-m browser`, `-m live`):
+`browser`, a test that drives Chromium (the `browser` or `page` fixture);
+`live`, a test that starts a real server process (gunicorn, the MCP server
+over HTTP, nginx), found from its fixtures and the functions of its module
+they call, and checked when it runs: a server started by a test without the
+mark fails it. The PostgreSQL half of a live test runs in `make test` only in
+a module marked `both_backends`, where what is proven is the store's locking
+(races, claims, several dispatchers); elsewhere it is marked `slow` (`make
+test-slow`), since the in-process tests run on both backends. And the
+modules start longest first (tests/module_seconds.txt), so that pytest-xdist,
+which hands out modules in collection order, does not start the longest last.
 """
 
+import collections
 import contextlib
 import copy
 import importlib
+import inspect
 import json
 import os
 import shutil
 import sqlite3
 import threading
+import types
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
+from argon2 import PasswordHasher
+from argon2 import profiles as argon2_profiles
 from flask.testing import FlaskClient
 
 from content_publishing import settings, timestamps
+from content_publishing.accounts import passwords
 from content_publishing.app import create_app
 from content_publishing.auth import SCOPES
 from content_publishing.store.db import dispose_db, init_db
@@ -36,8 +56,35 @@ from tests.system import unavailable
 BACKENDS = ("sqlite", "postgresql")
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--module-seconds",
+        metavar="FILE",
+        help="write each test module's seconds (its tests' setup, call and teardown) "
+        "to FILE, as tests/module_seconds.txt holds them",
+    )
+
+
+_module_time = collections.Counter()
+
+
+def pytest_runtest_logreport(report):
+    _module_time[Path(report.nodeid.split("::")[0]).stem] += report.duration
+
+
+def pytest_sessionfinish(session):
+    """--module-seconds: in the process that runs the session (under
+    pytest-xdist the workers' reports arrive there too)."""
+    path = session.config.getoption("module_seconds")
+    if path and _module_time and not hasattr(session.config, "workerinput"):
+        lines = [f"{name} {seconds:.1f}" for name, seconds in _module_time.most_common()]
+        Path(path).write_text(MODULE_SECONDS_HEADER + "\n".join(lines) + "\n")
+
+
 def pytest_configure(config):
     importlib.import_module("harness.flask_cli").run_setup_command = setup_command_in_process
+    process = importlib.import_module("harness.process").Process
+    process.launch = _launch_checked(process.launch)
     config.addinivalue_line("markers", "sqlite_only: runs on the SQLite backend only")
     config.addinivalue_line("markers", "fresh_app: changes the app itself; gets one of its own")
     config.addinivalue_line(
@@ -50,17 +97,139 @@ def _one_backend(item):
     return item.get_closest_marker("sqlite_only") or item.get_closest_marker("backend_independent")
 
 
+# Fixtures that mean a browser, or a real server, whatever else the test does.
+BROWSER_FIXTURES = {"browser", "page"}
+LIVE_FIXTURES = {"live_backend", "live_database", "dashboard_gunicorn"} | BROWSER_FIXTURES
+# The names that start a real server (harness.serve, Gunicorn, ...), with the
+# tests' own helpers that do (tests/conftest.py, tests/*_support.py).
+STARTS_SERVER = {
+    "serve",
+    "Gunicorn",
+    "McpHttpServer",
+    "Nginx",
+    "live_server",
+    "dashboard_server",
+    "dispatch_server",
+}
+_starts = {}
+
+
+def _names(code):
+    """The global and attribute names `code` and the functions in it use."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names(const)
+    return names
+
+
+def _starts_a_server(func):
+    """True if `func` uses a name of STARTS_SERVER, or a function of the
+    tests (in tests/) that does, however deep."""
+    code = getattr(inspect.unwrap(func), "__code__", None)
+    if code is None:
+        return False
+    if code not in _starts:
+        _starts[code] = False  # while it is looked at: a function that calls itself
+        names = _names(code)
+        found = (inspect.unwrap(func).__globals__.get(name) for name in names)
+        _starts[code] = bool(names & STARTS_SERVER) or any(
+            inspect.isfunction(f) and f.__module__.startswith("tests.") and _starts_a_server(f)
+            for f in found
+        )
+    return _starts[code]
+
+
+def _is_live(item):
+    names = set(item.fixturenames)
+    if names & LIVE_FIXTURES or item.get_closest_marker("live"):
+        return True
+    funcs = [item.function]
+    for name in names:
+        funcs += [d.func for d in item._fixtureinfo.name2fixturedefs.get(name, ())]
+    return any(_starts_a_server(func) for func in funcs)
+
+
+MODULE_SECONDS_HEADER = """\
+# Seconds each test module kept a pytest process busy (its tests' setup, call
+# and teardown), longest first: tests/conftest.py starts the longest modules
+# first. Written by `make test ARGS="--module-seconds=tests/module_seconds.txt"`
+# (docs/performance.md); a module not listed counts as the median.
+"""
+
+
+def _module_seconds():
+    """Each module's measured seconds (tests/module_seconds.txt): how long it
+    keeps one pytest process busy."""
+    seconds = {}
+    for line in (Path(__file__).parent / "module_seconds.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, value = line.split()
+            seconds[name] = float(value)
+    return seconds
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m chooses by marks
 def pytest_collection_modifyitems(config, items):
-    """A sqlite_only or backend_independent test has no PostgreSQL half to run."""
+    """Marks each test's kind (browser, live; the PostgreSQL half of a live
+    test outside a both_backends module is slow); drops the PostgreSQL half
+    of a sqlite_only or backend_independent test, which has none to run;
+    then puts the modules in order, longest first, each module's tests kept
+    in the order pytest gave them (its module-scoped servers set up once)."""
     keep, drop = [], []
     for item in items:
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec else {}
         backend = params.get("backend") or params.get("live_backend")
-        (drop if backend == "postgresql" and _one_backend(item) else keep).append(item)
+        if backend == "postgresql" and _one_backend(item):
+            drop.append(item)
+            continue
+        keep.append(item)
+        if set(item.fixturenames) & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if _is_live(item):
+            item.add_marker(pytest.mark.live)
+            if backend == "postgresql" and not item.get_closest_marker("both_backends"):
+                item.add_marker(pytest.mark.slow)
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    seconds = _module_seconds()
+    default = sorted(seconds.values())[len(seconds) // 2] if seconds else 0.0
+    modules = {}
+    for item in keep:
+        modules.setdefault(item.path.stem, []).append(item)
+    order = sorted(modules, key=lambda name: -seconds.get(name, default))  # stable
+    items[:] = [item for name in order for item in modules[name]]
+
+
+# The test running now, for the check that only a `live` test starts a server.
+_running = []
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    _running.append(item)
+    try:
+        return (yield)
+    finally:
+        _running.pop()
+
+
+# The harness's processes that are servers (the others are clients and commands).
+SERVER_PROCESSES = {"Gunicorn", "McpHttpServer", "Nginx"}
+
+
+def _launch_checked(launch):
+    def checked(process):
+        item = _running[-1] if _running else None
+        if type(process).__name__ in SERVER_PROCESSES and item is not None:
+            assert item.get_closest_marker("live"), (
+                f"{item.nodeid} starts {process.name} but is not marked live: "
+                "mark it @pytest.mark.live (or teach tests/conftest.py's STARTS_SERVER the call)"
+            )
+        return launch(process)
+
+    return checked
 
 
 _CLI_RUNNER = threading.Lock()  # Click's runner swaps sys.stdout while it runs
@@ -98,6 +267,25 @@ def setup_command_in_process(database, *args, env=None):
     if result.exit_code != 0:
         raise RuntimeError(failed + result.output) from result.exception
     return result.stdout
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cheap_password_hashes():
+    """Passwords hashed in this pytest process (the in-process tests, and the
+    setup commands run in it) use argon2-cffi's CHEAPEST parameters, still
+    Argon2id: a hash or a check with the service's RFC 9106 ones costs about
+    0.14 s of CPU, test_accounts' share of that was 19 of its 21 CPU-s, and
+    what the in-process tests prove is the rules, not the cost. A hash
+    carries its parameters, so a server checks these as cheaply. Every
+    server a test starts hashes with the service's own parameters, and
+    test_dashboard_accounts checks them in the hash a real gunicorn stored."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            passwords, "_hasher", PasswordHasher.from_parameters(argon2_profiles.CHEAPEST)
+        )
+        passwords._nothing.cache_clear()  # the hash of nothing, made anew with these
+        yield
+    passwords._nothing.cache_clear()
 
 
 @pytest.fixture(scope="session")
@@ -146,6 +334,20 @@ def live_server(tmp_path_factory, live_backend, name, **serve_options):
     with live_database_for(live_backend) as database:
         with serve(tmp, database=database, **serve_options) as server:
             yield server
+
+
+@pytest.fixture(scope="session")
+def dashboard_gunicorn(tmp_path_factory):
+    """One gunicorn of this pytest process for the dashboard's browser modules
+    (tests/dashboard_support.py's SERVER_ENV, on SQLite; media URLs on its
+    own origin, since gunicorn sets FLASK_PUBLIC_URL to the address it
+    bound), instead of one per module: a start costs two workers' imports.
+    They share the server, never a workspace: each test makes a user of its
+    own (new_user), who is a workspace of their own."""
+    from tests.dashboard_support import dashboard_server
+
+    with dashboard_server(tmp_path_factory) as server:
+        yield server
 
 
 @pytest.fixture
@@ -403,6 +605,23 @@ def caller(client, make_key):
         return Caller(client, make_key(user, scopes, **kw))
 
     return make
+
+
+def together(work, count):
+    """`work(i)` for each i below `count`, each in a thread of its own (the
+    racers of a test that meet at a threading.Barrier with a timeout); their
+    results in order. A thread's own error is raised here, in the test,
+    rather than left in a thread the test would wait on for ever; the
+    BrokenBarrierError of the threads that gave up waiting for it only when
+    no thread raised anything else."""
+    with ThreadPoolExecutor(count) as pool:
+        futures = [pool.submit(work, i) for i in range(count)]
+    errors = [future.exception() for future in futures if future.exception()]
+    if errors:
+        raise next(
+            (e for e in errors if not isinstance(e, threading.BrokenBarrierError)), errors[0]
+        )
+    return [future.result() for future in futures]
 
 
 def assert_error(response, status, code):

@@ -4,6 +4,7 @@ recorded, signing in, screenshots (at phone width with the layout checks)
 and the checks every view must pass (assert_clean)."""
 
 import contextlib
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -83,10 +84,30 @@ def tab(browser, server, viewport=None, **context_options):
 
 def sign_in(page, server, key):
     page.goto(server.url + DASHBOARD)
+    unfold_key_sign_in(page)
     page.fill("#key-input", key)
     page.click("#sign-in-button")
     page.locator("#keybar").wait_for()
     page.locator(".view h1").wait_for()
+
+
+def unfold_key_sign_in(page):
+    """People sign in with email and password; the key's form is folded
+    under "Sign in with an API key" (docs/accounts.md)."""
+    page.locator("#person-sign-in-form").wait_for()
+    if page.locator("#key-sign-in").get_attribute("open") is None:
+        page.click("#key-sign-in summary")
+
+
+def suggested(options, expected, timeout=15):
+    """Wait until the @ suggestions (`options`, a locator) are `expected`:
+    the list follows the typing a moment later, and under load it may still
+    show what "@" alone found (every page and person) when the last letter
+    is in."""
+    deadline = time.monotonic() + timeout
+    while options.all_text_contents() != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert options.all_text_contents() == expected
 
 
 def shoot(page, name):
@@ -110,6 +131,13 @@ def shoot_at_phone_width(page, name, ready, before=None, back=VIEWPORT):
     the window is `back` to its width."""
     page.set_viewport_size(PHONE)
     page.locator(ready).first.wait_for()
+    # `ready` may still be the wide page's (a chart redraws for the new width
+    # a moment after the resize): give the reflow up to 5 s before measuring.
+    fits = f"() => document.documentElement.scrollWidth <= {PHONE['width']}"
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # only where browsers run
+
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(fits, timeout=5000)
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"{name}: the page is {width} px wide"
     header = page.locator("header.topbar").bounding_box()
@@ -195,6 +223,9 @@ def assert_clean(page, server):
     assert page.api_requests
     for request in page.api_requests:
         sent = {name for name in request.all_headers() if not name.startswith("sec-")}
+        keyless = request.url == server.url + API + "/me" or "/invites/" in request.url
+        if keyless and not sent & {"x-api-key", "cookie"}:
+            continue  # is this browser signed in as a person? what is this invitation?
         assert "x-api-key" in sent, request.url
         assert sent - BROWSER_HEADERS <= set(CORS_ALLOW_HEADERS), (request.url, sent)
     stored = page.evaluate("() => JSON.stringify(localStorage)")
@@ -210,3 +241,29 @@ def wait_until_delivered(page):
         if page.locator("tbody tr .outcome-delivered").count():
             return
     raise AssertionError("the redelivery never read delivered")
+
+
+def patch_answered(response):
+    """Any answer to a PATCH: a move taken (200) or refused (409, 412)."""
+    return response.request.method == "PATCH"
+
+
+def patched(response):
+    return patch_answered(response) and response.ok
+
+
+def drop(page, source, target, tries=3, answered=patched):
+    """Drag `source` onto `target` until the dashboard sends its PATCH (and
+    it is `answered` so): on a loaded machine a drag can begin on a card
+    the calendar is drawing anew, and then nothing is dropped (and nothing
+    sent, so a retry is safe)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # when a test drags
+
+    for attempt in range(tries):
+        try:
+            with page.expect_response(answered, timeout=5000):
+                page.drag_and_drop(source, target)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise

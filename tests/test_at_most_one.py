@@ -13,10 +13,16 @@ the channel's posts by the channel they belong to; a brand_id can never be
 `personal`, which once let brand posts onto the personal channel's lock
 without being counted.
 
+One personal channel per member: twelve creates of a member's profile at
+once make one (the unique index channels_member), and twelve members
+creating theirs at once each get one, one of them the id `personal` (its
+primary key: the others take an id of their own).
+
 One demo key, only while no key exists (`flask keys demo`, which `make run`
 runs): the demo user's row is locked before the count.
 """
 
+import importlib
 import threading
 
 import pytest
@@ -24,6 +30,9 @@ import pytest
 from harness import Client, create_key, flask_cli, init_database
 from harness.api import CHANNELS, HOOK, HOOKS, IMPORT, ITEM, POSTS
 from tests.conftest import live_database_for, live_server
+
+# The PostgreSQL half of the live tests runs in make test too: the database's own unique indexes and row locks, raced.
+pytestmark = pytest.mark.both_backends
 
 RACERS = 12
 
@@ -37,7 +46,7 @@ def server(tmp_path_factory, live_backend):
 def race(url, key, requests):
     """Send `requests` [(method, path, body)] at once, one thread each, all
     released by one barrier; their statuses in order."""
-    barrier = threading.Barrier(len(requests))
+    barrier = threading.Barrier(len(requests), timeout=60)
     statuses = [None] * len(requests)
 
     def send(i, method, path, body):
@@ -131,7 +140,7 @@ def test_concurrent_demo_keys_make_one_key(tmp_path, live_backend):
     with live_database_for(live_backend) as url:
         database = init_database(url or tmp_path / "demo.sqlite")
         outputs = [None] * 8
-        barrier = threading.Barrier(len(outputs))
+        barrier = threading.Barrier(len(outputs), timeout=60)
 
         def demo(i):
             barrier.wait()
@@ -145,3 +154,58 @@ def test_concurrent_demo_keys_make_one_key(tmp_path, live_backend):
         created = [o for o in outputs if "Created demo key" in o]
         assert len(created) == 1, outputs
         assert flask_cli(database, "keys", "list").count("demo") == 1
+
+
+def member_keys(server, workspace, count):
+    """`flask members add` for `count` editors of `workspace`: their keys."""
+    setup = importlib.import_module("harness.flask_cli")
+    return [
+        setup.run_setup_command(
+            server.database,
+            "members",
+            "add",
+            "--workspace",
+            workspace,
+            "--name",
+            f"m{n}",
+            "--role",
+            "editor",
+        )
+        .strip()
+        .splitlines()[-1]
+        for n in range(count)
+    ]
+
+
+def personal_channels(client):
+    return [c for c in client.get(f"{CHANNELS}?limit=100").json["data"] if c["kind"] == "personal"]
+
+
+def test_concurrent_creates_of_a_members_profile_make_one(server):
+    key = create_key(server.database, user="profiled")
+    body = {"type": "personal", "name": "Me"}
+    statuses = race(server.url, key, [("POST", CHANNELS, body)] * RACERS)
+    assert sorted(statuses) == [201] + [409] * (RACERS - 1), statuses
+    assert len(personal_channels(Client(server.url, key))) == 1
+
+
+def test_members_creating_their_profiles_at_once_each_get_one(server):
+    owner = create_key(server.database, user="team-of-twelve")
+    keys = member_keys(server, "team-of-twelve", RACERS)
+    barrier = threading.Barrier(RACERS, timeout=60)
+    statuses = [None] * RACERS
+
+    def send(i):
+        client = Client(server.url, keys[i], timeout=30)
+        barrier.wait()
+        statuses[i] = client.post(CHANNELS, {"type": "personal", "name": f"m{i}"}).status
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(RACERS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert statuses == [201] * RACERS, statuses
+    made = personal_channels(Client(server.url, owner))
+    assert len({c["member"]["id"] for c in made}) == RACERS
+    assert sum(c["id"] == "personal" for c in made) == 1

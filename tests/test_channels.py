@@ -26,6 +26,11 @@ def test_create_the_personal_channel_with_defaults(api):
     assert channel == {
         "id": "personal",
         "type": "personal",
+        "kind": "personal",  # since many personal channels: whose profile it is
+        "member_id": channel["member"]["id"],
+        "member": {"id": channel["member"]["id"], "name": "alice", "removed_at": None},
+        "others_may_post": True,
+        "approvals": "workspace",
         "name": "Me",
         "author_urn": None,
         "timezone": "UTC",

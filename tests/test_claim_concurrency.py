@@ -6,6 +6,9 @@ from harness import Client, create_key, serve
 from harness.api import POSTS
 from harness.claims import drain, past, schedule_posts
 
+# The PostgreSQL half of the live tests runs in make test too: claims racing: each store's locking hands a post out once.
+pytestmark = pytest.mark.both_backends
+
 
 # 400 due posts: 16 claimers of 10 contend over some 3 rounds each; under
 # `make test-slow`, 2000 over some 12 rounds.

@@ -17,6 +17,9 @@ from harness import (
     serve,
 )
 
+# The PostgreSQL half of the live tests runs in make test too: concurrent writers: each store's transactions lose nothing.
+pytestmark = pytest.mark.both_backends
+
 
 def scenario(tmp_path, database, threads, seconds, shared=6, scheduled=40):
     ledger = Ledger()

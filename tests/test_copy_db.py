@@ -394,3 +394,32 @@ def test_the_copy_and_the_test_harness_name_every_table(tmp_path):
         }
     assert found - made_from_rows == set(copy.TABLES)
     assert found - {"key_generation", "schema_version"} == set(postgres.TABLES)
+
+
+def test_a_person_signs_in_on_the_copy_as_before(tmp_path, target_url):
+    """Accounts, sessions and the second-factor rows are copied: a person
+    whose account was made on SQLite signs in on the PostgreSQL copy with the
+    same password, and the session they had goes on working there."""
+    from tests.test_accounts import PASSWORD, account
+
+    original = make_app(str(tmp_path / "source.sqlite"))
+    new_key(original, "alice")
+    browser = original.test_client()
+    signed = account(browser, original.test_cli_runner(), name="carol")
+    cookie = browser.get_cookie("cps_session").value
+    result = original.test_cli_runner().invoke(args=["copy-db", "--to", target_url])
+    assert result.exit_code == 0, result.output
+    assert "accounts: 1 rows" in result.output and "sessions: 1 rows" in result.output
+
+    copy = make_app(target_url)
+    kept = copy.test_client()
+    kept.set_cookie("cps_session", cookie)
+    me = kept.get(f"{API}/me")
+    assert me.status_code == 200, me.get_json()
+    assert me.get_json()["session"]["csrf_token"] == signed["csrf_token"]
+    fresh = copy.test_client()
+    r = fresh.post(f"{API}/session", json={"email": "carol@example.com", "password": PASSWORD})
+    assert r.status_code == 200, r.get_json()
+    assert fresh.get(f"{API}/me").get_json()["member"]["name"] == "carol"
+    # New sessions get ids after the copied one.
+    assert fresh.get(f"{API}/sessions").status_code == 200

@@ -25,7 +25,6 @@ from tests.dashboard_support import (
     at,
     check_days_stacked,
     check_tab_strip,
-    dashboard_server,
     local_input,
     new_user,
     shoot,
@@ -35,10 +34,10 @@ from tests.dashboard_support import (
 )
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with dashboard_server(tmp_path_factory) as server:
-        yield server
+@pytest.fixture
+def server(dashboard_gunicorn):
+    """The dashboard's gunicorn of this pytest process (tests/conftest.py)."""
+    return dashboard_gunicorn
 
 
 @pytest.fixture

@@ -14,20 +14,20 @@ from tests.dashboard_support import (
     SERVER_ENV,
     assert_clean,
     at,
-    dashboard_server,
     new_user,
     shoot,
     shoot_at_phone_width,
     sign_in,
     tab,
+    unfold_key_sign_in,
     wait_until_delivered,
 )
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with dashboard_server(tmp_path_factory) as server:
-        yield server
+@pytest.fixture
+def server(dashboard_gunicorn):
+    """The dashboard's gunicorn of this pytest process (tests/conftest.py)."""
+    return dashboard_gunicorn
 
 
 @pytest.fixture
@@ -42,10 +42,11 @@ def test_refused_keys_are_explained_and_forgotten(browser, server, user):
     _, key = user
     with tab(browser, server) as page:
         page.goto(server.url + DASHBOARD)
-        page.locator("#key-input:focus").wait_for()
+        page.locator("#signin-email:focus").wait_for()  # people sign in by email
         shoot(page, "sign-in")
+        unfold_key_sign_in(page)
         page.fill("#key-input", "svc_live_short")
-        page.get_by_role("button", name="Sign in").click()
+        page.click("#sign-in-button")
         alert = page.locator("#sign-in-problem [role=alert]")
         alert.wait_for()
         assert "The service does not accept this key." in alert.text_content()
@@ -104,6 +105,7 @@ def test_read_only_key_sees_no_edit_actions_and_a_forced_edit_is_explained(brows
 
         # At phone width: the scopes fold behind a button that the keyboard opens.
         page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
+        page.click("#confirm-yes")  # leaving the edit that was not saved asks first
 
         def open_scopes(page):
             toggle = page.locator("#scopes-toggle")

@@ -12,7 +12,7 @@ Screenshots land in test-artifacts/dashboard-linkedin-*.png.
 
 import io
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -24,7 +24,7 @@ from harness.linkedin_signin import ADA, environment, leaked, linkedin_for
 from tests.browser_support import ARTIFACTS
 from tests.conftest import live_database_for
 from tests.dashboard_support import ZONE, new_user, shoot, sign_in, tab
-from tests.dispatch_support import DISPATCH_ENV, at, dispatcher_starter, wait_until
+from tests.dispatch_support import DISPATCH_ENV, dispatcher_starter, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +161,11 @@ def test_connect_publish_and_reconnect(browser, server):
             {
                 "type": "personal",
                 "content": f"After the revoke {server.backend}",
-                "scheduled_at": at(-1),
+                # due now, two minutes before the first: no two posts of a channel share a minute
+                "scheduled_at": (
+                    datetime.fromisoformat(api.get(ITEM + post_id).json["scheduled_at"])
+                    - timedelta(minutes=2)
+                ).isoformat(),
             },
         )
         failed = api.patch(ITEM + r.json["id"], {"status": "Scheduled"}).json

@@ -17,7 +17,6 @@ from tests.dashboard_support import (
     WIDE,
     ZONE,
     assert_clean,
-    dashboard_server,
     new_user,
     shoot,
     shoot_at_phone_width,
@@ -28,10 +27,10 @@ from tests.dashboard_support import (
 MEMBERS = f"{API}/members"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with dashboard_server(tmp_path_factory) as server:
-        yield server
+@pytest.fixture
+def server(dashboard_gunicorn):
+    """The dashboard's gunicorn of this pytest process (tests/conftest.py)."""
+    return dashboard_gunicorn
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from harness import Answer, Client, Dispatcher, Receiver
 from harness.api import API, CHANNELS, DASHBOARD, ITEM, POSTS
@@ -25,7 +24,7 @@ from tests.dashboard_support import (
     WIDE,
     ZONE,
     assert_clean,
-    dashboard_server,
+    drop,
     new_user,
     shoot,
     shoot_at_phone_width,
@@ -37,10 +36,10 @@ LONG_URL = "https://example.com/events/spring-webinar-2026/registration/" + "x" 
 TOUCH = {"has_touch": True, "is_mobile": True}
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with dashboard_server(tmp_path_factory) as server:
-        yield server
+@pytest.fixture
+def server(dashboard_gunicorn):
+    """The dashboard's gunicorn of this pytest process (tests/conftest.py)."""
+    return dashboard_gunicorn
 
 
 @pytest.fixture
@@ -56,30 +55,23 @@ def next_monday(hour):
     return monday.replace(hour=hour, minute=0, second=0, microsecond=0)
 
 
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def days_ahead(days, hour):
+    """`days` days from today at `hour`:00 in the browser's zone: a slot day
+    picked from today, so that which slot is free first never depends on
+    the day of the week a test runs."""
+    now = datetime.now(ZoneInfo(ZONE))
+    return (now + timedelta(days=days)).replace(hour=hour, minute=0, second=0, microsecond=0)
+
+
 def day_key(moment):
     return moment.astimezone(ZoneInfo(ZONE)).strftime("%Y-%m-%d")
 
 
 def iso(moment):
     return moment.astimezone(UTC).isoformat()
-
-
-def patched(response):
-    return response.request.method == "PATCH" and response.ok
-
-
-def drop(page, source, target, tries=3):
-    """Drag `source` onto `target` until the dashboard sends its PATCH: on a
-    loaded machine a drag can begin on a card the calendar is drawing anew,
-    and then nothing is dropped (and nothing sent, so a retry is safe)."""
-    for attempt in range(tries):
-        try:
-            with page.expect_response(patched, timeout=5000):
-                page.drag_and_drop(source, target)
-            return
-        except PlaywrightTimeout:
-            if attempt == tries - 1:
-                raise
 
 
 def stamp(moment):
@@ -407,9 +399,17 @@ def test_composer_channel_counting_and_spacing_refusals(browser, server, user):
 def test_bulk_queue_reschedule_change_channel_then_move_to_the_next_slot(browser, server, user):
     name, key = user
     api = Client(server.url, key)
-    acme(api)
-    monday = next_monday(10)
-    wednesday = monday.replace(hour=14) + timedelta(days=2)
+    # Slots on the day after tomorrow at 10:00 and two days later at 14:00:
+    # whatever today is, those are the channel's first two free slots.
+    first_slot = days_ahead(2, 10)
+    second_slot = days_ahead(4, 14)
+    acme(
+        api,
+        slots=[
+            {"day": WEEKDAYS[first_slot.weekday()], "time": "10:00"},
+            {"day": WEEKDAYS[second_slot.weekday()], "time": "14:00"},
+        ],
+    )
     first, second = (made(api, f"Tip {n}: plan your week", "acme") for n in (1, 2))
     with tab(browser, server, viewport=WIDE) as page:
         sign_in(page, server, key)
@@ -421,7 +421,7 @@ def test_bulk_queue_reschedule_change_channel_then_move_to_the_next_slot(browser
             page.locator("[data-bulk=queue]").click()
         page.locator(".empty", has_text="No draft posts.").wait_for()
         times = sorted(api.get(ITEM + p["id"]).json["scheduled_at"] for p in (first, second))
-        assert [datetime.fromisoformat(t) for t in times] == [monday, wednesday]
+        assert [datetime.fromisoformat(t) for t in times] == [first_slot, second_slot]
         queued = [r for r in page.api_requests if r.url.endswith("/api-v2-posts-queue")]
         assert len(queued) == 2 and all(r.headers.get("if-match") for r in queued)
 
@@ -437,8 +437,8 @@ def test_bulk_queue_reschedule_change_channel_then_move_to_the_next_slot(browser
         page.locator("#notice", has_text="2 of 2 moved by 2 days").wait_for()
         times = sorted(api.get(ITEM + p["id"]).json["scheduled_at"] for p in (first, second))
         assert [datetime.fromisoformat(t) for t in times] == [
-            monday + timedelta(days=2),
-            wednesday + timedelta(days=2),
+            first_slot + timedelta(days=2),
+            second_slot + timedelta(days=2),
         ]
 
         # Change channel: the first to the personal profile.
@@ -451,17 +451,19 @@ def test_bulk_queue_reschedule_change_channel_then_move_to_the_next_slot(browser
         assert (stored["type"], stored["brand_id"]) == ("personal", None)
         assert api.get(ITEM + second["id"]).json["brand_id"] == "acme"
 
-        # Move to… the next free slot, from the keyboard: Monday 10:00 is free again.
+        # Move to… the next free slot, from the keyboard: the first slot is free again.
         page.goto(f"{server.url}{DASHBOARD}#/posts/{second['id']}")
         page.get_by_role("button", name="Move to…").click()
         take = page.locator("[data-next-slot]")
         take.wait_for()
-        assert take.get_attribute("data-next-slot") == stamp(monday)
+        assert take.get_attribute("data-next-slot") == stamp(first_slot)
         shoot(page, "plan-move-to")
         take.focus()
         page.keyboard.press("Enter")
         page.locator("#notice", has_text="next free slot").wait_for()
-        assert datetime.fromisoformat(api.get(ITEM + second["id"]).json["scheduled_at"]) == monday
+        assert (
+            datetime.fromisoformat(api.get(ITEM + second["id"]).json["scheduled_at"]) == first_slot
+        )
 
         # Its history, in sentences, times in the reader's zone and UTC on hover.
         entries = page.locator(".timeline-entry")
@@ -472,7 +474,7 @@ def test_bulk_queue_reschedule_change_channel_then_move_to_the_next_slot(browser
         assert sentences[1].startswith("Added to the queue: its channel's slot of ")
         assert sentences[2].startswith("Moved to ")  # by two days
         assert re.fullmatch(
-            rf"Moved to Mon,? {monday.day} {monday:%b}.*, 10:00 by {name} \(svc_live_\w{{4}}…\)\.",
+            rf"Moved to {first_slot:%a},? {first_slot.day} {first_slot:%b}.*, 10:00 by {name} \(svc_live_\w{{4}}…\)\.",
             sentences[-1],
         ), sentences[-1]
         moved = entries.nth(len(sentences) - 1).locator(".timeline-sentence time")

@@ -18,14 +18,15 @@ from PIL import Image
 from pypdf import PdfWriter
 
 from content_publishing.linkedin import escape
-from harness import Client, free_port
+from harness import Client
 from harness.api import API, CHANNELS, DASHBOARD, ITEM, POSTS
 from tests.dashboard_support import (
     WIDE,
     ZONE,
     assert_clean,
-    dashboard_server,
+    drop,
     new_user,
+    patch_answered,
     shoot,
     shoot_at_phone_width,
     sign_in,
@@ -33,13 +34,11 @@ from tests.dashboard_support import (
 )
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    port = free_port()
-    # Media URLs on this server's own origin: the page's policy shows those.
-    env = {"FLASK_PUBLIC_URL": f"http://127.0.0.1:{port}"}
-    with dashboard_server(tmp_path_factory, env=env, port=port) as server:
-        yield server
+@pytest.fixture
+def server(dashboard_gunicorn):
+    """The dashboard's gunicorn of this pytest process (tests/conftest.py),
+    whose media URLs are on its own origin: the page's policy shows those."""
+    return dashboard_gunicorn
 
 
 @pytest.fixture
@@ -288,8 +287,10 @@ def test_month_calendar_compose_for_a_day_and_drag_to_reschedule(browser, server
         shoot(page, "planner-month")
 
         # Dragged to the 12th: the same time of day, that day.
-        page.drag_and_drop(
-            f"[data-post-id='{weekly['id']}']", f"section[data-date='{date(12)}'] .day-head"
+        drop(
+            page,
+            f"[data-post-id='{weekly['id']}']",
+            f"section[data-date='{date(12)}'] .day-head",
         )
         page.locator(f"section[data-date='{date(12)}'] [data-post-id='{weekly['id']}']").wait_for()
         page.locator("#notice", has_text="Moved to").wait_for()
@@ -300,8 +301,11 @@ def test_month_calendar_compose_for_a_day_and_drag_to_reschedule(browser, server
         assert patches and patches[-1].headers["if-match"] == f'"{weekly["version"]}"'
 
         # To the 11th, an hour before "Launch recap": the 2-hour gap refuses it.
-        page.drag_and_drop(
-            f"[data-post-id='{weekly['id']}']", f"section[data-date='{date(11)}'] .day-head"
+        drop(
+            page,
+            f"[data-post-id='{weekly['id']}']",
+            f"section[data-date='{date(11)}'] .day-head",
+            answered=patch_answered,
         )
         alert = page.locator(".messages [role=alert]")
         alert.wait_for()
@@ -325,8 +329,11 @@ def test_month_calendar_compose_for_a_day_and_drag_to_reschedule(browser, server
 
         # Changed elsewhere meanwhile: the page's version is stale, a 412.
         assert api.patch(ITEM + weekly["id"], {"content": "Weekly tips, edited"}).status == 200
-        page.drag_and_drop(
-            f"[data-post-id='{weekly['id']}']", f"section[data-date='{date(13)}'] .day-head"
+        drop(
+            page,
+            f"[data-post-id='{weekly['id']}']",
+            f"section[data-date='{date(13)}'] .day-head",
+            answered=patch_answered,
         )
         page.locator(".messages [role=alert][data-status='412']").wait_for()
         page.locator(f"section[data-date='{date(12)}'] [data-post-id='{weekly['id']}']").wait_for()
@@ -713,6 +720,10 @@ def test_recycle_a_published_post_and_set_the_channels_wait_and_utm(browser, ser
         sign_in(page, server, key)
         page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
         page.get_by_role("button", name="Recycle").click()
+        page.locator(".recycle-ask").wait_for()  # it asks first: queue, or a draft
+        assert page.locator("#recycle-draft").is_visible()
+        assert api.get(f"{POSTS}?status=Scheduled").json["total"] == 0
+        page.click("#recycle-queue")
         page.wait_for_url(
             lambda url: re.search(r"#/posts/[0-9a-f-]{36}$", url) and post["id"] not in url
         )
@@ -736,7 +747,7 @@ def test_recycle_a_published_post_and_set_the_channels_wait_and_utm(browser, ser
         page.fill("#ch-recycle_after_days", "30")
         page.fill("#ch-utm", "utm_source=linkedin&utm_campaign={channel}")
         page.get_by_role("button", name="Save channel").click()
-        page.locator("#notice", has_text="saved (version 2)").wait_for()
+        page.locator("#notice", has_text=" saved.").wait_for()
         stored = api.get(f"{API}/channels-item/evergreen").json
         assert stored["recycle_after_days"] == 30
         assert stored["utm"] == "utm_source=linkedin&utm_campaign={channel}"
@@ -746,6 +757,7 @@ def test_recycle_a_published_post_and_set_the_channels_wait_and_utm(browser, ser
         # Recycled again within the wait: the service's word on when it may go out.
         page.goto(f"{server.url}{DASHBOARD}#/posts/{post['id']}")
         page.get_by_role("button", name="Recycle").click()
+        page.click("#recycle-queue")
         alert = page.locator(".alert-error", has_text="may go out from")
         alert.wait_for()
         assert "30 days" in alert.text_content()

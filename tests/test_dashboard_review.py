@@ -30,8 +30,13 @@ WORKSPACE = f"{API}/workspace"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, live_backend):
-    """gunicorn on each backend in turn (the reviews' If-Match and locks are the store's)."""
+def server(request, tmp_path_factory, live_backend):
+    """gunicorn on each backend in turn (the reviews' If-Match and locks are
+    the store's): on SQLite the dashboard's gunicorn of this pytest process
+    (tests/conftest.py), on PostgreSQL one of the module's own."""
+    if live_backend == "sqlite":
+        yield request.getfixturevalue("dashboard_gunicorn")
+        return
     tmp = tmp_path_factory.mktemp("dashboard-review")
     with live_database_for(live_backend) as database:
         with serve(

@@ -51,9 +51,33 @@ def test_shipped_site_passes_nginx_t(tmp_path):
     assert code == 0, output
 
 
+def body_caps():
+    """{location or "server": client_max_body_size} as the site sets them."""
+    caps, where = {}, "server"
+    for line in SITE.read_text().splitlines():
+        code = line.partition("#")[0]
+        if found := re.match(r"\s*location\s+(.*?)\s*\{", code):
+            where = found.group(1)
+        if found := re.match(r"\s*client_max_body_size\s+(\S+);", code):
+            caps[where] = found.group(1)
+    return caps
+
+
 def test_site_agrees_with_the_service_and_the_units():
-    assert directive("client_max_body_size") == "1m"
-    assert defaults("instance")["MAX_CONTENT_LENGTH"] == 1024 * 1024
+    settings = defaults("instance")
+    assert settings["MAX_CONTENT_LENGTH"] == 1024 * 1024
+    assert settings["MEDIA_MAX_DOCUMENT_BYTES"] == 100 * 1024 * 1024
+    assert settings["MEDIA_MAX_BYTES"] < settings["MEDIA_MAX_DOCUMENT_BYTES"]
+    # 1 MiB everywhere; the media upload takes the largest the service takes,
+    # and nginx's own error pages no less (or a 413 there would be HTML)
+    assert body_caps() == {
+        "server": "1m",
+        "= /functions/v1/media": "100m",
+        "/_cps_errors/": "100m",
+    }
+    named = dict(re.findall(r'^\s+"~\^(/functions/v1/media)\S*"\s+(\d+);', SITE.read_text(), re.M))
+    assert named == {"/functions/v1/media": str(settings["MEDIA_MAX_DOCUMENT_BYTES"])}
+    assert re.search(r"^\s+default\s+1048576;", SITE.read_text(), re.M)
     env = env_example()
     assert directive("server") == env["BIND"]
     assert env["BIND"].startswith("127.0.0.1:")  # never exposed itself

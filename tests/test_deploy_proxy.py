@@ -13,7 +13,9 @@ log lines, and their per-address budgets, stay apart.
 """
 
 import base64
+import io
 import json
+import os
 import re
 import socket
 import threading
@@ -22,9 +24,12 @@ import urllib.parse
 from types import SimpleNamespace
 
 import pytest
+from PIL import Image
+from pypdf import PdfWriter
+from pypdf.generic import NameObject, StreamObject
 
 from harness import Client, Nginx, Response, create_key, nginx_binary, serve
-from harness.api import API, ITEM, POSTS
+from harness.api import API, ITEM, MEDIA, POSTS
 from harness.nginx import SITE, limits
 from tests import test_browser  # its CORS scenario, run through nginx (fixtures: browser_support)
 
@@ -185,7 +190,7 @@ def test_a_claims_batch_of_reports_passes_at_once(stack, capsys):
         }
         for n in range(REPORT_BURST)
     ]
-    barrier = threading.Barrier(len(callbacks))
+    barrier = threading.Barrier(len(callbacks), timeout=60)
     answers = [None] * len(callbacks)
 
     def report(i):
@@ -368,6 +373,52 @@ def test_body_cap_is_the_services(stack):
     log = wait_for_log(stack.nginx.access_log, r'"POST /functions/v1/api-v2-posts HTTP/1.1" 413', 2)
     assert len(re.findall(r" 413 ", log)) >= 2
     assert " 413 " not in stack.gunicorn.log_text()  # refused before gunicorn
+
+
+def big_pdf(size):
+    """A one-page PDF of about `size` bytes: its drawing is a comment that long."""
+    writer = PdfWriter()
+    page = writer.add_blank_page(width=612, height=792)
+    drawing = StreamObject()
+    drawing.set_data(b"%" + b"x" * size + b"\n")
+    page[NameObject("/Contents")] = writer._add_object(drawing)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def noisy_photo(side=1200):
+    """A PNG of random pixels, which no compression shrinks: about 4 MB."""
+    out = io.BytesIO()
+    Image.frombytes("RGB", (side, side), os.urandom(side * side * 3)).save(out, "PNG")
+    return out.getvalue()
+
+
+def test_media_uploads_take_what_the_service_takes(stack):
+    """A 20 MB PDF and a 4 MB photo pass nginx (1 MiB elsewhere); a body
+    over the documents' cap is refused by nginx, naming that cap; an image
+    over its own cap (20 MiB) is refused by the service."""
+    client = Client(stack.nginx.url, create_key(stack.db, user="uploads"), timeout=60)
+    document, photo = big_pdf(20 * 1000 * 1000), noisy_photo()
+    assert len(document) > 20 * 1000 * 1000 and 4 * 1000 * 1000 < len(photo) < 5 * MIB
+    made = client.post(MEDIA, document, headers={"Content-Type": "application/pdf"})
+    assert made.status == 201, made
+    assert made.json["pages"] == 1 and made.json["bytes"] > 20 * 1000 * 1000
+    made = client.post(MEDIA, photo, headers={"Content-Type": "image/png"})
+    assert made.status == 201, made
+    assert (made.json["width"], made.json["height"]) == (1200, 1200)
+    over = client.post(MEDIA, chunks=[b"%PDF-" + b"x" * MIB] * 101)
+    assert_envelope(over, 413, "payload_too_large")
+    assert "104857600 bytes" in over.json["error"]["message"]
+    image_over = client.post(
+        MEDIA, b"\x89PNG" + b"x" * (20 * MIB), headers={"Content-Type": "image/png"}
+    )
+    assert_envelope(image_over, 413, "payload_too_large")
+    assert "20971520 bytes" in image_over.json["error"]["message"]  # the service's own
+    elsewhere = client.post(POSTS, b" " * (MIB + 1), headers={"Content-Type": "application/json"})
+    assert_envelope(elsewhere, 413, "payload_too_large")
+    assert "1048576 bytes" in elsewhere.json["error"]["message"]
+    assert client.get(MEDIA).json["total"] == 2
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,9 @@ from tests.dispatch_support import (
     wait_until,
 )
 
+# The PostgreSQL half of the live tests runs in make test too: leases and several dispatchers, in each store.
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, live_backend):

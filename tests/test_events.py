@@ -28,7 +28,7 @@ def documented_events():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) != 2 or cells[0] in ("Change", "---") or not line.startswith("|"):
             continue
-        table[cells[0]] = set(re.findall(r"`([a-z.]+)`", cells[1]))
+        table[cells[0]] = set(re.findall(r"`([a-z._]+)`", cells[1]))
     return table
 
 
@@ -47,7 +47,15 @@ class Story:
         self.api, self.runner, self.clock, self.app = api, runner, clock, app
         r = api.post(
             HOOKS,
-            json={"url": PUBLIC, "events": ["post.published", "post.failed", "article.published"]},
+            json={
+                "url": PUBLIC,
+                "events": [
+                    "post.published",
+                    "post.failed",
+                    "post.first_comment_failed",
+                    "article.published",
+                ],
+            },
         )
         assert r.status_code == 201, r.get_json()
         self.seen = set()
@@ -88,11 +96,12 @@ class Story:
         assert claimed["id"] == post["id"]
         return claimed
 
-    def callback(self, post):
+    def callback(self, post, **fields):
         body = {
             "post_id": post["id"],
             "linkedin_post_id": "urn:li:share:1",
             "live_url": "https://www.linkedin.com/feed/update/urn:li:share:1",
+            **fields,
         }
         return self.ok(self.api.post(CALLBACK, json=body))
 
@@ -204,6 +213,26 @@ def the_same_publish_callback_again(s):
     s.callback(post)
 
 
+def publish_callback_with_a_refused_first_comment(s):
+    post = s.publishing()
+    s.mark()
+    s.callback(post, first_comment_error="LinkedIn answered 422: comment refused")
+
+
+def report_a_refused_first_comment_after_the_post(s):
+    post = s.publishing()
+    s.callback(post)
+    s.mark()
+    s.callback(post, first_comment_error="LinkedIn answered 422: comment refused")
+
+
+def the_same_refused_first_comment_again(s):
+    post = s.publishing()
+    s.callback(post, first_comment_error="LinkedIn answered 422: comment refused")
+    s.mark()
+    s.callback(post, first_comment_error="LinkedIn answered 422: comment refused")
+
+
 def delete_a_post(s):
     post = s.failed()
     s.mark()
@@ -268,6 +297,9 @@ CHANGES = {
         a_lease_runs_out,
         publish_callback,
         the_same_publish_callback_again,
+        publish_callback_with_a_refused_first_comment,
+        report_a_refused_first_comment_after_the_post,
+        the_same_refused_first_comment_again,
         delete_a_post,
         create_an_article,
         edit_an_article,

@@ -192,10 +192,13 @@ def test_an_import_reports_every_breach_as_its_rows_error(api):
     )
 
 
+FUTURE_6TH = "2031-05-06T15:00:00Z"
+
+
 def test_a_series_stops_when_its_next_occurrence_breaks_a_guard(api):
     channel(api, daily_cap=1)
+    scheduled(api, "2031-05-06T15:00:00Z")  # the 6th is full before the series starts
     post = scheduled(api, "2031-05-05T09:00:00Z", repeat="FREQ=DAILY")
-    scheduled(api, "2031-05-06T15:00:00Z")  # the 6th is full
     body = {
         "post_id": post["id"],
         "linkedin_post_id": "urn:li:share:9",
@@ -207,3 +210,18 @@ def test_a_series_stops_when_its_next_occurrence_breaks_a_guard(api):
         "The series stopped" in published["last_error"] and "daily_cap" in published["last_error"]
     )
     assert api.get(f"{POSTS}?series_id={post['series_id']}").get_json()["total"] == 1
+
+
+def test_a_post_is_refused_where_a_series_will_take_the_day_or_the_minute(api):
+    channel(api, daily_cap=1)
+    series = scheduled(api, "2031-05-05T09:00:00Z", repeat="FREQ=DAILY")
+    post = api.post(
+        POSTS,
+        json={"type": "brand", "brand_id": "acme", "content": "x", "scheduled_at": FUTURE_6TH},
+    ).get_json()
+    err = assert_error(
+        api.patch(ITEM + post["id"], json={"status": "Scheduled"}), 409, "schedule_conflict"
+    )
+    assert err["details"]["rule"] == "daily_cap"
+    assert err["details"]["conflicting_post_ids"] == [series["id"]]
+    assert api.get(ITEM + post["id"]).get_json()["status"] == "Draft"

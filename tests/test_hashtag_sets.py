@@ -6,8 +6,10 @@ import threading
 
 import pytest
 
+from content_publishing.store.db import execute, transaction
 from harness import Client, create_key
-from tests.conftest import assert_error, live_server
+from tests.conftest import Caller, assert_error, live_server
+from tests.test_members import add_member
 
 SETS = "/functions/v1/hashtag-sets"
 ITEM = "/functions/v1/hashtag-sets-item/"
@@ -72,10 +74,11 @@ def server(tmp_path_factory, live_backend):
         yield server
 
 
+@pytest.mark.both_backends  # raced against the store: its PostgreSQL half in make test too
 def test_concurrent_creates_of_one_name_make_one_set(server):
     """The unique index holds when every request passes the read before the insert."""
     key = create_key(server.database, user="racer")
-    barrier = threading.Barrier(6)
+    barrier = threading.Barrier(6, timeout=60)
     answers = []
 
     def create():
@@ -90,6 +93,42 @@ def test_concurrent_creates_of_one_name_make_one_set(server):
         thread.join()
     assert sorted(answers) == [201] + [409] * 5, answers
     assert Client(server.url, key).get(SETS).json["total"] == 1
+
+
+@pytest.fixture
+def crew(client, runner, make_key):
+    """Workspace acme: its owner, an editor and two contributors: {name: Caller}."""
+    found = {"owner": Caller(client, make_key("acme"))}
+    for name, role in [("editor", "editor"), ("ann", "contributor"), ("bo", "contributor")]:
+        found[name] = Caller(client, add_member(runner, "acme", name, role)[1])
+    return found
+
+
+def test_a_set_is_changed_only_by_its_maker_or_an_editor(crew):
+    """A contributor renamed or deleted any member's set: now only their own."""
+    theirs = made(crew["ann"])
+    for body in ({"name": "renamed"}, {"hashtags": ["#mine"]}):
+        error = assert_error(crew["bo"].patch(ITEM + theirs["id"], json=body), 403, "forbidden")
+        assert error["details"] == {"role": "contributor"} and "another member" in error["message"]
+    assert_error(delete(crew["bo"], ITEM + theirs["id"]), 403, "forbidden")
+    assert crew["owner"].get(ITEM + theirs["id"]).get_json() == theirs  # nothing changed
+    mine = made(crew["bo"], name="Bo's")
+    assert crew["bo"].patch(ITEM + mine["id"], json={"name": "Bo's own"}).status_code == 200
+    assert delete(crew["bo"], ITEM + mine["id"]).status_code == 204
+    r = crew["ann"].patch(ITEM + theirs["id"], json={"hashtags": ["#B2B"]})
+    assert r.status_code == 200 and r.get_json()["version"] == 2
+    r = crew["editor"].patch(ITEM + theirs["id"], json={"name": "Edited"})
+    assert r.status_code == 200 and r.get_json()["name"] == "Edited"
+    assert delete(crew["owner"], ITEM + theirs["id"]).status_code == 204
+
+
+def test_a_set_made_before_its_maker_was_recorded_is_an_editors_to_change(crew, app):
+    old = made(crew["ann"])
+    with app.app_context(), transaction():
+        execute("UPDATE hashtag_sets SET created_by = NULL WHERE id = ?", (old["id"],))
+    assert_error(crew["ann"].patch(ITEM + old["id"], json={"name": "x"}), 403, "forbidden")
+    assert_error(delete(crew["ann"], ITEM + old["id"]), 403, "forbidden")
+    assert crew["editor"].patch(ITEM + old["id"], json={"name": "x"}).status_code == 200
 
 
 def test_other_users_sets_are_404(api, caller):

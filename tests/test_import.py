@@ -156,6 +156,55 @@ def test_bad_csv_documents(api, data, field):
     assert stored(api) == 0
 
 
+def wide_header(columns, separator=","):
+    """A header of `columns` columns: type, content, then made-up names."""
+    return separator.join(["type", "content", *(f"col{n}" for n in range(columns - 2))])
+
+
+@pytest.mark.backend_independent
+@pytest.mark.parametrize("separator", [",", ";"])
+def test_a_header_of_50000_columns_is_refused_naming_the_limit(api, separator):
+    """390 KB of header (a worker timed out checking it): a 400 at once,
+    naming the limit rather than 49,998 unknown columns."""
+    data = (wide_header(50_000, separator) + f"\npersonal{separator}x\n").encode()
+    assert len(data) > 380_000
+    error = assert_error(api.post(IMPORT, data=data, headers=CSV), 400, "validation_error")
+    assert error["details"] == {
+        "header": [
+            "The header has 50,000 columns; an import takes at most 100 (channel, type, "
+            "brand_id, content, scheduled_at, media_urls, queue, repeat, document_title, first_comment, "
+            "submit)."
+        ]
+    }
+    assert stored(api) == 0
+
+
+@pytest.mark.backend_independent
+def test_up_to_100_columns_each_one_is_named(api):
+    over = (wide_header(101) + "\npersonal,x\n").encode()
+    error = assert_error(api.post(IMPORT, data=over, headers=CSV), 400, "validation_error")
+    assert "101 columns" in error["details"]["header"][0]
+    at = (wide_header(100) + ",content\npersonal,x\n").encode()  # 101 again, one doubled
+    assert_error(api.post(IMPORT, data=at, headers=CSV), 400, "validation_error")
+    at = (wide_header(99) + ",content\npersonal,x\n").encode()
+    error = assert_error(api.post(IMPORT, data=at, headers=CSV), 400, "validation_error")
+    problems = error["details"]["header"]
+    assert len(problems) == 98 and problems[-1] == "Column content is given twice."
+    assert problems[0] == "Unknown column 'col0'."
+    assert stored(api) == 0
+
+
+@pytest.mark.backend_independent
+def test_a_json_row_of_50000_fields_is_named_once(api):
+    row = {"type": "personal", "content": "x", **{f"k{n}": 1 for n in range(49_998)}}
+    body = {"posts": [{"type": "personal", "content": "fine"}, row]}
+    error = assert_error(api.post(IMPORT, json=body), 400, "validation_error")
+    assert error["details"] == {
+        "rows": {"2": {"_schema": ["The row has 50,000 fields; a row takes at most 100."]}}
+    }
+    assert stored(api) == 0
+
+
 def test_a_row_with_too_many_cells_is_named(api):
     error = assert_error(
         api.post(IMPORT, data=b"type,content\npersonal,a\npersonal,b,extra\n", headers=CSV),

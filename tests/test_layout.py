@@ -18,10 +18,11 @@ PACKAGE = ROOT / "content_publishing"
 DRIVERS = {"sqlite3", "psycopg", "psycopg_pool"}
 
 # The parts of the service, as docs/layout.md names them: a module or
-# package directly under content_publishing (webhooks and serving count
-# module by module), and the root shims. The table of the document is the
+# package directly under content_publishing (MODULE_PARTS count module by
+# module), and the root shims. The table of the document is the
 # rule itself: it is read here, so that the two cannot drift.
 ANYTHING = None
+MODULE_PARTS = ("webhooks", "serving", "publisher", "media", "notifications")
 TABLE_HEADING = "## What each part may import"
 DOMAIN_SENTENCE = re.compile(r'"The domain" is (.*?)\.\s', re.S)
 
@@ -31,7 +32,11 @@ def backticked(text):
 
 
 DOMAIN = set(backticked(DOMAIN_SENTENCE.search(LAYOUT_DOC).group(1)))
-DOMAIN_PACKAGES = {name for name in DOMAIN if (ROOT / "content_publishing" / name).is_dir()}
+DOMAIN_PACKAGES = {  # a package counted module by module is named by its face alone
+    name
+    for name in DOMAIN
+    if (ROOT / "content_publishing" / name).is_dir() and name not in MODULE_PARTS
+}
 DOMAIN_MODULES = DOMAIN - DOMAIN_PACKAGES
 
 
@@ -60,10 +65,12 @@ def layout_rows():
 
 
 LAYOUT = layout_rows()
-PACKAGE_INITS = {
+PACKAGE_INITS = {  # maps without code of their own, in no row
     "content_publishing/webhooks/__init__.py",
     "content_publishing/serving/__init__.py",
     "content_publishing/cli/__init__.py",
+    "content_publishing/publisher/__init__.py",
+    "content_publishing/media/__init__.py",
 }
 
 
@@ -98,7 +105,7 @@ def part(module):
     names = module.split(".")[1:]
     if not names:
         return "content_publishing"
-    if names[0] in ("webhooks", "serving") and len(names) > 1:
+    if names[0] in MODULE_PARTS and len(names) > 1:
         return ".".join(names[:2])
     return names[0]
 
@@ -158,9 +165,7 @@ def test_the_layout_table_is_read_whole():
     parts = {part(f"content_publishing.{p.stem}") for p in PACKAGE.iterdir()} | {
         "content_publishing"
     }
-    parts |= {
-        f"{pkg}.{p.stem}" for pkg in ("webhooks", "serving") for p in (PACKAGE / pkg).glob("*.py")
-    }
+    parts |= {f"{pkg}.{p.stem}" for pkg in MODULE_PARTS for p in (PACKAGE / pkg).glob("*.py")}
     for patterns, allowed in LAYOUT.items():
         for pattern in patterns:
             assert files(pattern), f"docs/layout.md names {pattern}, which matches no file"
@@ -215,7 +220,44 @@ def test_tests_and_tools_drive_servers_through_the_harness(path):
         )
 
 
-DOMAIN_FILES = [PACKAGE / f"{m.replace('.', '/')}.py" for m in sorted(DOMAIN_MODULES)]
+# The MCP server (content_publishing/mcp/) is a client of the HTTP API: what
+# it may do is what the API lets its key do, so it reads no setting, schema,
+# store or rule of the service, and no framework or driver of it. And the
+# service never imports it (nor the SDK), so that `pip install .` without
+# the `mcp` extra serves as before.
+MCP_FILES = files("content_publishing/mcp/*.py")
+SERVICE_LIBRARIES = {"flask", "marshmallow", "werkzeug"} | DRIVERS
+
+
+@pytest.mark.parametrize("path", MCP_FILES, ids=lambda p: p.name)
+def test_the_mcp_server_talks_to_the_service_over_http_only(path):
+    for module, _ in imports(path):
+        assert part(module) in (None, "mcp"), (
+            f"mcp/{path.name} imports {module}: the MCP server uses the service's HTTP API only"
+        )
+        assert top(module) not in SERVICE_LIBRARIES, (
+            f"mcp/{path.name} imports {module}: the MCP server uses the service's HTTP API only"
+        )
+
+
+def test_nothing_of_the_service_imports_the_mcp_server():
+    assert len(MCP_FILES) >= 10, "content_publishing/mcp/ was not found"
+    for path in service_files():
+        if path in MCP_FILES:
+            continue
+        for module, _ in imports(path):
+            assert part(module) != "mcp" and top(module) != "mcp", (
+                f"{path.relative_to(ROOT)} imports {module}: the MCP server is an extra"
+            )
+
+
+def module_file(dotted):
+    """The file of a part named like `media.library` or `notifications`."""
+    path = PACKAGE.joinpath(*dotted.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+DOMAIN_FILES = [module_file(m) for m in sorted(DOMAIN_MODULES)]
 DOMAIN_FILES += [f for p in sorted(DOMAIN_PACKAGES) for f in sorted((PACKAGE / p).glob("*.py"))]
 
 
@@ -350,3 +392,92 @@ TICKET = re.compile(r"\b(issue|ticket|task)s? #?\d+", re.I)
 def test_no_comment_or_doc_cites_a_ticket(path):
     found = [m.group(0) for m in TICKET.finditer(path.read_text())]
     assert not found, f"{path.relative_to(ROOT)} cites {found}: say why, not which ticket"
+
+
+TOP_MODULES_AT_MOST = 14
+
+
+def test_only_what_every_feature_uses_stays_at_the_top():
+    """docs/layout.md: a feature is a package; the top keeps at most 14 modules."""
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= TOP_MODULES_AT_MOST, top
+
+
+# The feature packages: what linkedin/ never imports (it is a leaf behind
+# the publisher's seam, used by posts and planning for its text rules and
+# its plan builder).
+FEATURES = {
+    "posts",
+    "planning",
+    "channels",
+    "analytics",
+    "articles",
+    "workspaces",
+    "publisher",
+    "media",
+    "notifications",
+    "webhooks",
+}
+
+
+@pytest.mark.parametrize("path", files("content_publishing/linkedin/*.py"), ids=lambda p: p.name)
+def test_linkedin_is_a_leaf(path):
+    for module, _ in imports(path):
+        found = part(module)
+        assert found is None or found.split(".")[0] not in FEATURES, (
+            f"linkedin/{path.name} imports {module}: linkedin/ imports no feature package"
+        )
+
+
+def code_words(path):
+    """The names and strings of a file's code, its docstrings and comments left out."""
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            yield node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.attr
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if id(node) not in docstrings:
+                yield node.value
+        elif isinstance(node, ast.alias):
+            yield node.name
+
+
+# The reference interface's own field name, which every post record carries.
+RECORD_FIELDS = {"linkedin_post_id"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in files("content_publishing/publisher/*.py") if p.name != "network.py"],
+    ids=lambda p: p.name,
+)
+def test_the_publisher_reaches_a_network_only_through_its_seam(path):
+    """publisher/network.py is the one place that names a network."""
+    for module, _ in imports(path):
+        assert part(module) != "linkedin", f"publisher/{path.name} imports {module}"
+    named = [w for w in code_words(path) if "linkedin" in w.lower() and w not in RECORD_FIELDS]
+    assert not named, f"publisher/{path.name} names LinkedIn in its code: {named}"
+
+
+def test_the_dashboards_stylesheet_closes_every_rule():
+    """A rule left open swallows every rule after it (the browser reads them
+    as nested ones that match nothing), with no error anywhere."""
+    css = (ROOT / "content_publishing/static/dashboard/dashboard.css").read_text()
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    depth = 0
+    for number, line in enumerate(css.splitlines(), start=1):
+        depth += line.count("{") - line.count("}")
+        assert depth >= 0, f"dashboard.css line {number}: a '}}' closes nothing"
+        if line.rstrip().endswith("{") and not line.startswith(" "):  # a rule of its own
+            assert depth == 1, f"dashboard.css line {number}: inside a rule left open"
+    assert depth == 0

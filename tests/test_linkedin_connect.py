@@ -12,7 +12,8 @@ import pytest
 
 from content_publishing.auth import SCOPES
 from harness import Client
-from tests.conftest import assert_error
+from harness.paths import ROOT
+from tests.conftest import Caller, assert_error
 from tests.linkedin_support import (
     ADA,
     CALLBACK,
@@ -25,6 +26,8 @@ from tests.linkedin_support import (
     linkedin_for,
     settings,
 )
+from tests.test_accounts import account, writes
+from tests.test_members import add_member
 
 PUBLIC = "http://cps.test"
 DASHBOARD = f"{PUBLIC}/functions/v1/dashboard#/channels?"
@@ -256,6 +259,10 @@ def test_without_a_linkedin_app_everything_is_a_409_naming_the_settings(api):
         assert error["details"] == {
             "settings": ["FLASK_LINKEDIN_CLIENT_ID", "FLASK_LINKEDIN_CLIENT_SECRET"]
         }
+        # the page that says how, and that page has that section
+        assert 'docs/linkedin-connect.md, "Setting it up: a LinkedIn app"' in error["message"]
+    guide = (ROOT / "docs" / "linkedin-connect.md").read_text()
+    assert "\n## Setting it up: a LinkedIn app\n" in guide
     page = api.client.get(CALLBACK + "?code=x&state=y")
     assert page.status_code == 409 and "linkedin_not_configured" in page.get_data(as_text=True)
     assert read(api, "personal")["publisher"] == "automation"
@@ -311,6 +318,23 @@ def test_foreign_and_missing_states_are_refused(api, linkedin, app):
     r = come_back(api.client, back)
     assert r.status_code == 303 and "connected=personal" in r.headers["Location"]
     assert "cps_linkedin_signin=;" in r.headers["Set-Cookie"]  # the binding is cleared
+
+
+def test_a_refused_state_is_used_up(api, linkedin, app, clock):
+    channel(api)
+    url = start(api, "personal", **{"Sec-Fetch-Site": "same-origin"})
+    _, back = authorize(linkedin, url)
+    page = come_back(app.test_client(), back)  # another browser: refused
+    assert page.status_code == 400 and "another browser" in page.get_data(as_text=True)
+    page = come_back(api.client, back)  # then the browser that started it: too late
+    assert page.status_code == 400 and "works once" in page.get_data(as_text=True)
+    status, back = authorize(linkedin, start(api, "personal"))
+    clock.advance(601)
+    assert come_back(api.client, back).status_code == 400  # expired
+    clock.advance(-601)
+    page = come_back(api.client, back)
+    assert page.status_code == 400 and "works once" in page.get_data(as_text=True)
+    assert read(api, "personal")["connection"]["status"] == "none"
 
 
 def test_a_cancelled_consent_comes_back_with_the_message(api, linkedin):
@@ -382,3 +406,107 @@ def test_a_connection_shows_its_end_as_time_goes_by(api, linkedin, clock):
     assert assert_error(r, 409, "conflict")["details"] == {"connection": "expired"}
     connect(api, linkedin, "personal")  # Reconnect
     assert read(api, "personal")["connection"]["status"] == "connected"
+
+
+# --- a profile is its own member's ----------------------------------------------------------
+
+
+def test_a_profile_is_connected_by_its_member_as_their_own_account(api, linkedin, runner):
+    """Alice and Bo each have a profile: only Bo starts the sign-in of his,
+    and only as his own LinkedIn account: Alice's account (connected to her
+    channel) is refused, and so, once Bo is connected, is any other."""
+    bo = Caller(api.client, add_member(runner, "alice", "bo", "editor")[1])
+    channel(api)
+    bos = channel(bo, name="Bo")["id"]
+    error = assert_error(api.post(CONNECT + bos), 403, "forbidden")
+    assert "only bo connects it" in error["message"]
+    assert connect(api, linkedin, "personal").status_code == 303  # as Ada, Alice's account
+    page = connect(bo, linkedin, bos)  # the browser is still signed in to LinkedIn as Ada
+    assert page.status_code == 409 and "is connected to another member" in page.get_data(
+        as_text=True
+    )
+    assert read(bo, bos)["connection"]["status"] == "none"
+    linkedin.accounts.add_member("bo-5ub", "Bo Berg")
+    linkedin.accounts.sign_in("bo-5ub")
+    assert connect(bo, linkedin, bos).status_code == 303
+    shown = read(bo, bos)
+    assert (shown["author_urn"], shown["connection"]["member_name"]) == (
+        "urn:li:person:bo-5ub",
+        "Bo Berg",
+    )
+    gone = bo.client.delete(CONNECT + bos, headers={"X-API-Key": bo.key})
+    assert gone.status_code == 200, gone.get_json()
+    linkedin.accounts.add_member("carl-5ub", "Carl")
+    linkedin.accounts.sign_in("carl-5ub")
+    page = connect(bo, linkedin, bos)
+    assert page.status_code == 409 and "connected before as another" in page.get_data(as_text=True)
+    after = read(bo, bos)
+    assert (
+        after["connection"]["status"] == "revoked" and after["author_urn"] == "urn:li:person:bo-5ub"
+    )
+
+
+def test_a_member_who_leaves_has_their_profile_disconnected_and_its_token_revoked(
+    api, linkedin, runner
+):
+    bo_id, bo_key = add_member(runner, "alice", "bo", "editor")
+    bo = Caller(api.client, bo_key)
+    bos = channel(bo, name="Bo")["id"]
+    linkedin.accounts.add_member("bo-5ub", "Bo Berg")
+    linkedin.accounts.sign_in("bo-5ub")
+    assert connect(bo, linkedin, bos).status_code == 303
+    assert read(api, bos)["publisher"] == "linkedin"
+    r = api.client.delete(f"/functions/v1/members-item/{bo_id}", headers={"X-API-Key": api.key})
+    assert r.status_code == 204
+    shown = read(api, bos)
+    assert (shown["connection"]["status"], shown["publisher"]) == ("revoked", "automation")
+    assert shown["member"]["removed_at"] is not None
+    assert all(g.revoked for g in linkedin.accounts.grants if g.member.sub == "bo-5ub")
+
+
+# --- a member signed in by a session connects their own profile ------------------------------
+
+
+def test_a_member_signed_in_by_a_session_connects_their_own_profile(app, api, linkedin):
+    """A session has no key: the sign-in names its member, so the callback
+    knows Carol began it and connects her profile as her account. A state
+    altered to name another member is unknown, and connects nothing."""
+    browser = app.test_client()  # Carol's, signed in by her cookie
+    csrf = account(browser, app.test_cli_runner())["csrf_token"]
+    same_site = {**writes(csrf), "Sec-Fetch-Site": "same-origin"}
+    r = browser.post(CHANNELS, json={"type": "personal", "name": "Carol"}, headers=same_site)
+    assert r.status_code == 201, r.get_json()
+    carols = r.get_json()["id"]
+    linkedin.accounts.add_member("carol-5ub", "Carol Chu")
+    linkedin.accounts.sign_in("carol-5ub")
+
+    forged = browser.post(CONNECT + carols, headers=same_site).get_json()["authorize_url"]
+    member_id, dot, rest = callback_args(forged)["state"].partition(".")
+    assert dot and member_id.isdigit()
+    other = forged.replace(f"state={member_id}.", f"state={int(member_id) + 1}.")
+    status, back = authorize(linkedin, other)
+    assert status == 302, back
+    page = come_back(browser, back)
+    assert page.status_code == 400 and "unknown" in page.get_data(as_text=True)
+    assert read(api, carols)["connection"]["status"] == "none"
+
+    url = browser.post(CONNECT + carols, headers=same_site).get_json()["authorize_url"]
+    status, back = authorize(linkedin, url)
+    assert status == 302, back
+    r = come_back(browser, back)
+    assert r.status_code == 303, r.get_data(as_text=True)
+    assert r.headers["Location"] == DASHBOARD + f"channel={carols}&connected={carols}"
+    shown = read(api, carols)
+    assert (shown["author_urn"], shown["connection"]["member_name"]) == (
+        "urn:li:person:carol-5ub",
+        "Carol Chu",
+    )
+
+
+def test_a_session_cannot_start_the_sign_in_of_another_members_profile(app, api, linkedin):
+    channel(api)  # Alice's profile
+    browser = app.test_client()
+    csrf = account(browser, app.test_cli_runner(), role="admin")["csrf_token"]
+    error = assert_error(browser.post(CONNECT + "personal", headers=writes(csrf)), 403, "forbidden")
+    assert "only alice connects it" in error["message"]
+    assert read(api, "personal")["connection"]["status"] == "none"

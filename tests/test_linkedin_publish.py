@@ -10,18 +10,21 @@ dispatcher when they are due (the ages themselves, with the clock moved:
 test_stats_collect.py). No token shows in any answer, log, event or history."""
 
 import io
+import itertools
 import sqlite3
 import time
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 import psycopg
 import pytest
+from cryptography.fernet import Fernet
 from PIL import Image
 
 from harness import Client, Receiver, free_port, read_posts, serve
 from harness.api import (
+    API,
     CALLBACK,
     CHANNELS,
     CLAIM,
@@ -125,11 +128,18 @@ def brand(user, linkedin, brand_id="acme", author="urn:li:organization:2414183")
     return connect_live(user, linkedin, brand_id)
 
 
-def due(user, content, brand_id=None, seconds=-1, **fields):
+# Due posts go out at distinct minutes of the day before, in the order they
+# are made: no two posts of a channel share a minute.
+DUE_FROM = datetime.now(UTC) - timedelta(days=1)
+DUE_MINUTES = itertools.count()
+
+
+def due(user, content, brand_id=None, seconds=None, **fields):
+    when = DUE_FROM + timedelta(minutes=next(DUE_MINUTES))
     body = {
         "type": "brand" if brand_id else "personal",
         "content": content,
-        "scheduled_at": at(seconds),
+        "scheduled_at": at(seconds) if seconds is not None else when.isoformat(),
         **fields,
     }
     if brand_id:
@@ -164,6 +174,7 @@ def answers_of(user, *posts):
 # --- published once --------------------------------------------------------------------------
 
 
+@pytest.mark.both_backends  # raced against the store: its PostgreSQL half in make test too
 def test_a_due_post_is_published_by_the_service_once(server, user, linkedin, dispatchers):
     channel = personal(user, linkedin)
     assert channel["publisher"] == "linkedin"
@@ -190,6 +201,7 @@ def test_a_due_post_is_published_by_the_service_once(server, user, linkedin, dis
         assert not leaked(linkedin, *answers_of(user, post), *(a.body for a in receiver.arrivals))
 
 
+@pytest.mark.both_backends  # raced against the store: its PostgreSQL half in make test too
 def test_claims_never_take_a_post_the_service_publishes(server, user, linkedin):
     personal(user, linkedin)
     post = due(user, "Not for the automation")
@@ -205,6 +217,56 @@ def test_publish_0_publishes_nothing(server, user, linkedin, dispatchers):
     time.sleep(1.5)
     assert user.get(ITEM + post["id"]).json["status"] == "Scheduled"
     assert not linkedin.posts_with("Held by FLASK_LINKEDIN_PUBLISH")
+
+
+def colleague(server, owner, name, role="editor"):
+    """A member of `owner`'s workspace, invited and taken up: their client."""
+    r = owner.post(f"{API}/members", {"name": name, "email": None, "role": role})
+    assert r.status == 201, r
+    token = r.json["invite_url"].split("#/invite/")[1]
+    answer = Client(server.url).post(f"{API}/invites-accept", {"token": token})
+    assert answer.status == 201, answer
+    return Client(server.url, answer.json["key"], timeout=30)
+
+
+def test_two_colleagues_posts_go_out_each_through_their_own_connection(
+    server, user, linkedin, dispatchers
+):
+    """Ada (the workspace's first member) and Bo each connect their own
+    profile; Bo's post goes out as Bo, and the one Bo wrote for Ada goes out
+    as Ada once she approved it, each through its own channel's token."""
+    personal(user, linkedin)  # signed in to LinkedIn as Ada
+    bo = colleague(server, user, f"bo-{uuid.uuid4().hex[:6]}")
+    if "bo-5ub" not in linkedin.accounts.members:
+        linkedin.accounts.add_member("bo-5ub", "Bo Berg")
+    linkedin.accounts.sign_in("bo-5ub")  # Bo's browser, signed in to LinkedIn as Bo
+    try:
+        r = bo.post(CHANNELS, {"type": "personal", "name": "Bo"})
+        assert r.status == 201, r
+        bos = connect_live(bo, linkedin, r.json["id"])
+    finally:
+        linkedin.accounts.sign_in(ADA)
+    assert (bos["publisher"], bos["author_urn"]) == ("linkedin", "urn:li:person:bo-5ub")
+    dispatchers()
+    his = due(bo, "Bo's own words, as Bo")
+    assert his["channel_id"] == bos["id"]
+    r = bo.post(POSTS, {"channel_id": "personal", "content": "Written by Bo, as Ada"})
+    for_ada = r.json
+    r = bo.patch(ITEM + for_ada["id"], {"status": "Scheduled", "scheduled_at": at(-1)})
+    assert r.status == 409 and r.json["error"]["code"] == "owner_approval_required", r
+    review = f"{API}/api-v2-posts-review/{for_ada['id']}"
+    assert bo.post(review, {"action": "submit"}).status == 200
+    assert user.post(review, {"action": "approve"}).status == 200
+    r = bo.patch(ITEM + for_ada["id"], {"status": "Scheduled", "scheduled_at": at(-1)})
+    assert r.status == 200, r
+    for post in (his, for_ada):
+        assert settled(bo, post)["status"] == "Published"
+    [as_bo] = linkedin.posts_with("Bo's own words")
+    [as_ada] = linkedin.posts_with("Written by Bo, as Ada")
+    assert (as_bo.status, as_bo.body["author"]) == (201, "urn:li:person:bo-5ub")
+    assert (as_ada.status, as_ada.body["author"]) == (201, f"urn:li:person:{ADA}")
+    # each through its own channel's token (the stand-in lets a token post as its member only)
+    assert as_bo.headers["authorization"] != as_ada.headers["authorization"]
 
 
 # --- LinkedIn's answers ------------------------------------------------------------------------
@@ -268,13 +330,54 @@ def test_a_refused_refresh_fails_the_post_and_disconnects_the_channel(
         assert sum("The channel Me was disconnected" in t for t in texts) == 1
 
 
+def test_a_key_that_cannot_open_the_token_fails_the_post_and_breaks_the_connection(
+    server, user, linkedin, dispatchers
+):
+    brand(user, linkedin, brand_id="sealed")
+    text = f"Sealed with another key {uuid.uuid4().hex[:8]}"
+    with SmtpSink() as sink:
+        address, mail_env = mailed(user, sink)
+        # A dispatcher whose secrets key is not the one that sealed the token.
+        dispatchers(FLASK_SECRETS_KEY=Fernet.generate_key().decode(), **mail_env)
+        post = due(user, text, brand_id="sealed")
+        done = settled(user, post)
+        assert done["status"] == "Failed", done
+        assert "cannot be read with the service's secrets key" in done["last_error"]
+        assert "reconnect the channel" in done["last_error"]
+        time.sleep(1)
+        actions = [e["action"] for e in history(user, post)]
+        assert actions[-1] == "publish_failed" and "given_back" not in actions  # no loop
+        connection = user.get(CHANNEL + "sealed").json["connection"]
+        assert connection["status"] == "broken"
+        name = user.get(ME).json["workspace"]["name"]
+        subjects = sorted(
+            m["Subject"]
+            for m in sink.wait_for(lambda m: len(m) >= 2 and m, what="the owner's mail")
+        )
+        assert subjects == [
+            f"[{name}] A post failed to publish",
+            f"[{name}] The channel Acme was disconnected",
+        ]
+        assert {a for m in sink.messages for a in m.envelope_to} == {address}
+    assert not linkedin.posts_with(text)
+
+
 def test_429_gives_the_post_back_until_retry_after(server, user, linkedin, dispatchers):
     personal(user, linkedin)
     linkedin.rate_limit_on("Throttled once", retry_after=2, times=1)
     dispatchers()
     post = due(user, "Throttled once, then fine")
+    waiting = None  # while it waits, its status says why, when it tries again, and how often
+    for _ in range(300):
+        waiting = user.get(ITEM + post["id"]).json
+        if waiting["retrying"]:
+            break
+        time.sleep(0.02)
+    assert waiting["status"] == "Scheduled", waiting  # given back for 2 s: seen within them
+    assert "429" in waiting["retrying"]["cause"] and waiting["retrying"]["tries"] == 1
+    assert waiting["retrying"]["next_try_at"] > waiting["scheduled_at"]
     done = settled(user, post, timeout=30)
-    assert done["status"] == "Published"
+    assert done["status"] == "Published" and done["retrying"] is None
     first, second = linkedin.posts_with("Throttled once")
     assert (first.status, second.status) == (429, 201)
     assert second.at - first.at >= 1.9
@@ -348,6 +451,60 @@ def test_a_timeout_is_checked_and_published_when_the_post_is_there(
     assert len(linkedin.posts_with("Slow LinkedIn")) == 1
 
 
+PAGE = "urn:li:organization:2414183"
+
+
+@pytest.mark.both_backends  # the store's check of who holds a URN: its PostgreSQL half in make test too
+def test_an_unknown_outcome_never_takes_the_urn_another_post_holds(
+    server, user, linkedin, dispatchers
+):
+    brand(user, linkedin)
+    text = f"The same words twice {uuid.uuid4().hex[:8]}"
+    dispatchers()
+    first = settled(user, due(user, text, brand_id="acme"))
+    assert first["status"] == "Published", first
+    linkedin.fail_on(text, 500, "Internal Server Error")  # creates nothing
+    done = settled(user, due(user, text, brand_id="acme"))
+    assert done["status"] == "Failed", done
+    assert done["linkedin_post_id"] is None
+    assert "not among the newest posts" in done["last_error"]
+    assert len(linkedin.posts_with(text)) == 2  # each sent once; only the first was made
+
+
+def test_an_unknown_outcome_never_takes_a_post_made_before_it_was_sent(
+    server, user, linkedin, dispatchers
+):
+    brand(user, linkedin)
+    text = f"Made by hand at LinkedIn {uuid.uuid4().hex[:8]}"
+    linkedin.made_elsewhere(PAGE, text, seconds_ago=60)
+    linkedin.fail_on(text, 500, "Internal Server Error")
+    dispatchers()
+    done = settled(user, due(user, text, brand_id="acme"))
+    assert done["status"] == "Failed", done
+    assert done["linkedin_post_id"] is None
+    assert "not among the newest posts" in done["last_error"]
+
+
+def test_two_candidates_after_an_unknown_outcome_fail_the_post_naming_both(
+    server, user, linkedin, dispatchers
+):
+    brand(user, linkedin)
+    text = f"Which one is mine {uuid.uuid4().hex[:8]}"
+    linkedin.delay_on(text, 4)  # made at once, answered after the 2 s timeout
+    dispatchers()
+    post = due(user, text, brand_id="acme")
+    [sent] = wait_until(lambda: linkedin.posts_with(text), what="the post sent")
+    other = linkedin.made_elsewhere(PAGE, text)  # while the service waits for its answer
+    done = settled(user, post, timeout=30)
+    assert done["status"] == "Failed", done
+    wait_until(lambda: sent.urn, what="the stand-in's answer")
+    assert sent.urn in done["last_error"] and other in done["last_error"]
+    assert "cannot tell which" in done["last_error"]
+    detail = history(user, post)[-1]["detail"]
+    assert detail.startswith("unknown outcome, 2 candidates on LinkedIn") and other in detail
+    assert len(linkedin.posts_with(text)) == 1
+
+
 def test_a_dropped_connection_is_checked_never_resent(server, user, linkedin, dispatchers):
     brand(user, linkedin)
     linkedin.drop_on("Dropped on the way")
@@ -415,6 +572,7 @@ def test_a_token_that_cannot_be_refreshed_warns_once_as_expiring(
 # --- several dispatchers ----------------------------------------------------------------------
 
 
+@pytest.mark.both_backends  # raced against the store: its PostgreSQL half in make test too
 def test_two_dispatchers_publish_200_due_posts_once_each(server, user, linkedin, dispatchers):
     """The database holds the rule: each post is taken by one dispatcher and
     marked sending once, so LinkedIn gets each exactly once."""
@@ -477,9 +635,11 @@ def test_an_image_post_with_a_first_comment_is_published_whole(server, user, lin
     kept = user.get(urlsplit(image["url"]).path).body  # the library's file, as written anew
     assert linkedin.uploads[urn].data == kept and kept.startswith(data[:8])
     assert linkedin.uploads[urn].owner == f"urn:li:person:{ADA}"
+    # The comment is sent once the post is Published: wait for the post to
+    # keep its URN, then it was made, once
+    done = wait_until(lambda: (p := user.get(ITEM + post["id"]).json)["first_comment_urn"] and p)
     [(on, comment_urn, body)] = [c for c in linkedin.comments if c[0] == made.urn]
     assert body["message"]["text"] == "The link: https://example.com/notes_(v2)"
-    done = wait_until(lambda: (p := user.get(ITEM + post["id"]).json)["first_comment_urn"] and p)
     assert done["first_comment_urn"] == comment_urn and done["first_comment_error"] is None
     assert [e["action"] for e in history(user, post)][-2:] == ["published", "commented"]
 
@@ -512,6 +672,7 @@ def test_an_upload_linkedin_refuses_posts_nothing(server, user, linkedin, dispat
     assert not linkedin.posts_with("Never without its image")
 
 
+@pytest.mark.both_backends  # raced against the store: its PostgreSQL half in make test too
 def test_nobody_ends_a_handoff_the_service_is_sending(server, user, linkedin, dispatchers):
     """While the service sends a post, no report (give back, Failed, the
     callback) may end its handoff: it would be sent again, or shown Failed
@@ -535,6 +696,72 @@ def test_nobody_ends_a_handoff_the_service_is_sending(server, user, linkedin, di
     done = settled(user, post)
     assert done["status"] == "Published"
     assert len(linkedin.posts_with("Held while the service sends it")) == 1
+
+
+# --- a publisher killed between the post and its first comment ---------------------------------
+
+
+def comments_on(linkedin, urn):
+    return [c for c in linkedin.comments if c[0] == urn]
+
+
+@pytest.mark.both_backends  # the store's conditional marks: its PostgreSQL half in make test too
+def test_a_publisher_killed_after_linkedins_201_resumes_the_first_comment_once(
+    server, user, linkedin, dispatchers
+):
+    brand(user, linkedin)
+    text = f"Killed after the 201 {uuid.uuid4().hex[:8]}"
+    hold = linkedin.hold_on(text)  # made at LinkedIn, its 201 held
+    doomed = dispatchers()
+    post = due(user, text, brand_id="acme", first_comment="The link: https://example.com/more")
+    try:
+        assert hold.holding.wait(15)
+        doomed.kill()  # SIGKILL: LinkedIn has the post, the service has no URN
+    finally:
+        hold.release()
+    dispatchers()  # the restart
+    done = wait_until(
+        lambda: (p := user.get(ITEM + post["id"]).json)["first_comment_urn"] and p,
+        timeout=60,
+        what="the first comment resumed",
+    )
+    [made] = linkedin.posts_with(text)
+    assert done["status"] == "Published" and done["linkedin_post_id"] == made.urn
+    [(_, comment_urn, body)] = comments_on(linkedin, made.urn)
+    assert done["first_comment_urn"] == comment_urn and done["first_comment_error"] is None
+    assert body["message"]["text"] == "The link: https://example.com/more"
+    assert [e["action"] for e in history(user, post)][-2:] == ["published", "commented"]
+    time.sleep(12)  # past another round's grace: never sent again
+    assert len(comments_on(linkedin, made.urn)) == 1
+    assert len(linkedin.posts_with(text)) == 1
+
+
+@pytest.mark.both_backends  # the store's conditional marks: its PostgreSQL half in make test too
+def test_a_publisher_killed_while_sending_the_comment_never_sends_it_twice(
+    server, user, linkedin, dispatchers
+):
+    brand(user, linkedin)
+    text = f"Killed while commenting {uuid.uuid4().hex[:8]}"
+    hold = linkedin.hold_comment_on("held comment")  # made at LinkedIn, its 201 held
+    doomed = dispatchers()
+    post = due(user, text, brand_id="acme", first_comment="A held comment")
+    try:
+        assert hold.holding.wait(15)
+        doomed.kill()
+    finally:
+        hold.release()
+    dispatchers()
+    done = wait_until(
+        lambda: (p := user.get(ITEM + post["id"]).json)["first_comment_error"] and p,
+        timeout=60,
+        what="the comment's outcome kept",
+    )
+    [made] = linkedin.posts_with(text)
+    assert done["status"] == "Published" and done["first_comment_urn"] is None
+    assert "stopped while sending the first comment" in done["first_comment_error"]
+    assert [e["action"] for e in history(user, post)][-1] == "comment_failed"
+    time.sleep(12)
+    assert len(comments_on(linkedin, made.urn)) == 1  # LinkedIn's one, never sent again
 
 
 # --- its posts' figures ------------------------------------------------------------------------

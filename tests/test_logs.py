@@ -31,6 +31,9 @@ from PIL import Image
 from harness import Client, Dispatcher, Receiver, create_key, flask_cli, serve
 from tests.conftest import live_database_for
 
+# Both halves in make test: the PostgreSQL one is the run with JSON logs.
+pytestmark = pytest.mark.both_backends
+
 V1 = "/functions/v1"
 SERVER_ENV = {
     "FLASK_METRICS": "1",
@@ -260,11 +263,78 @@ def send_everything(server, receiver, run):
     send("PATCH", member_item, item, body={"role": "editor"}, expect=200)
     send("PATCH", member_item, item, body={"notify": ["post.failed"]}, expect=200)
     send("DELETE", member_item, item, expect=204)
+    # Accounts: an invitation read and taken up with a password, sessions by
+    # cookie, sign-ins right and wrong, links. The password, the session's
+    # token (the cookie), its CSRF token and every link's token are secrets.
+    password = f"pw-{uuid.uuid4().hex}"
+    invite = {"name": "person", "email": "person@example.com", "role": "editor"}
+    token = send("POST", members, body=invite, expect=201).json["invite_url"].rsplit("/", 1)[1]
+    read = f"{V1}/invites/{{token}}"
+    send("GET", read, f"{V1}/invites/{token}", via=anonymous, expect=200)
+    r = send(
+        "POST",
+        f"{V1}/invites-accept",
+        body={"token": token, "password": password},
+        via=anonymous,
+        expect=201,
+    )
+    cookie = r.headers["set-cookie"].split(";", 1)[0]
+    run.secrets += [token, r.json["key"], password, cookie.split("=", 1)[1], r.json["csrf_token"]]
+    browser = Client(server.url, timeout=30)
+    by_cookie = {"Cookie": cookie, "X-CSRF-Token": r.json["csrf_token"], "Origin": server.url}
+    send("GET", f"{V1}/me", via=browser, headers=by_cookie, expect=200)
+    sessions = send("GET", f"{V1}/sessions", via=browser, headers=by_cookie, expect=200).json
+    switch = {"workspace_id": r.json["workspace"]["id"]}
+    send("PATCH", f"{V1}/session", body=switch, via=browser, headers=by_cookie, expect=200)
+    wrong = {"email": "person@example.com", "password": f"{password}-wrong"}
+    send("POST", f"{V1}/session", body=wrong, via=anonymous, expect=401)
+    right = {"email": "person@example.com", "password": password}
+    other = send("POST", f"{V1}/session", body=right, via=anonymous, expect=200)
+    run.secrets += [other.headers["set-cookie"].split(";", 1)[0].split("=", 1)[1]]
+    send("POST", f"{V1}/session-link", body={"email": "person@example.com"}, via=anonymous)
+    send("POST", f"{V1}/password-reset", body={"email": "person@example.com"}, via=anonymous)
+    link = re.search(r"#/link/(\S+)", flask_cli(database, "accounts", "link", "person@example.com"))
+    run.secrets.append(link[1])
+    used = send(
+        "POST", f"{V1}/session-link-use", body={"token": link[1]}, via=anonymous, expect=201
+    )
+    run.secrets += [used.headers["set-cookie"].split(";", 1)[0].split("=", 1)[1]]
+    # The account page: its name, the second factor (its secret is shown
+    # once), and keys of one's own (shown once).
+    account = f"{V1}/account"
+    send("GET", account, via=browser, headers=by_cookie, expect=200)
+    send("PATCH", account, body={"name": "Person"}, via=browser, headers=by_cookie, expect=200)
+    factor = f"{V1}/account-second-factor"
+    begun = send("POST", factor, body={"action": "begin"}, via=browser, headers=by_cookie)
+    run.secrets.append(begun.json["secret"])
+    off = {"action": "off", "current_password": password}
+    send("POST", factor, body=off, via=browser, headers=by_cookie, expect=200)
+    required = {"required": False}
+    send("POST", f"{V1}/workspace-second-factor", body=required, expect=200)
+    own = send(
+        "POST", f"{V1}/keys", body={"scopes": ["posts:read"]}, via=browser, headers=by_cookie
+    )
+    run.secrets.append(own.json["key"])
+    send("GET", f"{V1}/keys", via=browser, headers=by_cookie, expect=200)
+    own_item = f"{V1}/keys-item/{{key_id}}"
+    path = f"{V1}/keys-item/{own.json['id']}"
+    send("DELETE", own_item, path, via=browser, headers=by_cookie, expect=204)
+    listed = send("GET", f"{V1}/sessions", via=browser, headers=by_cookie, expect=200).json["data"]
+    assert len(listed) == 3 and sessions["data"]
+    ended = next(s for s in listed if not s["current"])
+    session_item = f"{V1}/sessions-item/{{session_id}}"
+    path = f"{V1}/sessions-item/{ended['id']}"
+    send("DELETE", session_item, path, via=browser, headers=by_cookie, expect=204)
+    send("DELETE", f"{V1}/sessions", via=browser, headers=by_cookie, expect=204)
+    send("DELETE", f"{V1}/session", via=browser, headers=by_cookie, expect=401)
+    send("DELETE", f"{V1}/session", expect=409)  # a key has no session
+
     # The workspace's chat webhook: its URL is the chat's secret, never logged.
     chat = f"{receiver.url}/services/T0/B0/{uuid.uuid4().hex}"
     run.secrets.append(chat)
     send("PATCH", f"{V1}/workspace", body={"chat_webhook_url": chat}, expect=200)
     send("GET", f"{V1}/workspace", expect=200)
+    send("POST", f"{V1}/workspace-chat-test", expect=202)
 
     # Approvals and comments: the marker in a post, a review's comment and a
     # comment of the post.
@@ -277,6 +347,10 @@ def send_everything(server, receiver, run):
     send("POST", review, review_item, body={"action": "submit"}, expect=200)
     changes = {"action": "request_changes", "comment": f"{marker} please"}
     send("POST", review, review_item, body=changes, expect=200)
+    reviewed_item = f"{V1}/api-v2-posts-item/{reviewed['id']}"
+    again = send("GET", post_item, reviewed_item, expect=200).json  # after the changes asked
+    bulk = {"action": "submit", "posts": [{"id": reviewed["id"], "version": again["version"]}]}
+    send("POST", f"{V1}/api-v2-posts-review-bulk", body=bulk, expect=200)
     comments = f"{V1}/api-v2-posts-comments/{{post_id}}"
     comments_item = f"{V1}/api-v2-posts-comments/{reviewed['id']}"
     send("POST", comments, comments_item, body={"body": f"{marker} noted"}, expect=201)

@@ -8,9 +8,17 @@ import psycopg
 import pytest
 from PIL import Image
 from pypdf import PdfReader, PdfWriter
-from pypdf.generic import DictionaryObject, NameObject, StreamObject, TextStringObject
+from pypdf.generic import (
+    ArrayObject,
+    DictionaryObject,
+    NameObject,
+    StreamObject,
+    TextStringObject,
+)
 
-from tests.conftest import assert_error
+from content_publishing.store.db import execute, transaction
+from tests.conftest import Caller, assert_error
+from tests.test_members import add_member
 
 V1 = "/functions/v1"
 MEDIA = f"{V1}/media"
@@ -61,6 +69,52 @@ def _action(kind):
     return DictionaryObject(action)
 
 
+XFA_SCRIPT = (
+    b'<xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/"><template><subform name="form">'
+    b'<event activity="initialize"><script contentType="application/x-javascript">'
+    b"app.alert('hello')</script></event></subform></template></xdp:xdp>"
+)
+XFA_PLAIN = (
+    b'<xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/"><template><subform name="form">'
+    b'<field name="total"/></subform></template></xdp:xdp>'
+)
+
+
+def with_xfa(xml, packets=False):
+    """A PDF with an XFA form of `xml`: one stream, or (`packets`) an array
+    of names and streams, as Designer writes it."""
+    writer = PdfWriter()
+    writer.add_blank_page(width=612, height=792)
+    form = StreamObject()
+    form.set_data(xml)
+    ref = writer._add_object(form)
+    xfa = ArrayObject([TextStringObject("template"), ref]) if packets else ref
+    writer.root_object[NameObject("/AcroForm")] = DictionaryObject(
+        {NameObject("/Fields"): ArrayObject(), NameObject("/XFA"): xfa}
+    )
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def embedding(name, data, go_to=True):
+    """A PDF carrying `data` as the embedded file `name`; `go_to`: opened by
+    a GoToE open action, as an attack would."""
+    writer = PdfWriter()
+    writer.add_blank_page(width=612, height=792)
+    writer.add_attachment(name, data)
+    if go_to:
+        target = DictionaryObject(
+            {NameObject("/R"): NameObject("/C"), NameObject("/N"): TextStringObject(name)}
+        )
+        writer.root_object[NameObject("/OpenAction")] = DictionaryObject(
+            {NameObject("/S"): NameObject("/GoToE"), NameObject("/T"): target}
+        )
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 def upload(api, data, headers=PDF, status=201):
     r = api.post(MEDIA, data=data, headers=headers)
     assert r.status_code == status, r.get_json()
@@ -104,6 +158,24 @@ BAD_PDFS = [
     ("a JavaScript open action", pdf(action="/JavaScript"), "JavaScript action"),
     ("JavaScript when a page opens", pdf(page_action="/JavaScript"), "JavaScript action"),
     ("a Launch action", pdf(action="/Launch"), "Launch action"),
+    ("an XFA script", with_xfa(XFA_SCRIPT), "XFA form with a script"),
+    ("an XFA script among packets", with_xfa(XFA_SCRIPT, packets=True), "XFA form with a script"),
+    (
+        "an embedded PDF with a JavaScript open action",
+        embedding("inner.pdf", pdf(action="/JavaScript")),
+        "embedded file (inner.pdf) holding a JavaScript action",
+    ),
+    (
+        "a PDF embedded in an embedded PDF, with a Launch action",
+        embedding("outer.pdf", embedding("inner.pdf", pdf(action="/Launch"))),
+        "embedded file (outer.pdf) holding an embedded file (inner.pdf) holding a Launch action",
+    ),
+    (
+        "an embedded page with a script",
+        embedding("page.html", b"<html><script>alert(1)</script></html>", go_to=False),
+        "embedded file (page.html) holding a script",
+    ),
+    ("an embedded JavaScript file", embedding("run.js", b"app.alert(1)", go_to=False), "script"),
     ("301 pages", pdf(301, metadata=False), "301 pages"),
     ("no page", pdf(0, metadata=False), "no page"),
 ]
@@ -116,6 +188,14 @@ def test_a_pdf_the_library_does_not_take_is_400_naming_why(api, name, data, word
     assert api.get(MEDIA).get_json()["total"] == 0
 
 
+def test_an_xfa_form_or_embedded_file_without_scripts_is_taken(api):
+    assert upload(api, with_xfa(XFA_PLAIN))["pages"] == 1
+    clean = embedding("inner.pdf", pdf(2), go_to=False)
+    assert upload(api, clean)["pages"] == 1
+    assert upload(api, embedding("data.csv", b"a,b\n1,2\n"))["pages"] == 1
+    assert api.get(MEDIA).get_json()["total"] == 3
+
+
 def test_300_pages_are_taken(api):
     assert upload(api, pdf(300, metadata=False))["pages"] == 300
 
@@ -124,7 +204,7 @@ def test_a_document_may_be_larger_than_an_image_up_to_its_own_cap(app, api):
     writer = PdfWriter()
     page = writer.add_blank_page(width=612, height=792)
     drawing = StreamObject()
-    drawing.set_data(b"%" + b"x" * (6 * 1024 * 1024) + b"\n")  # 6 MiB: over the images' 5
+    drawing.set_data(b"%" + b"x" * (21 * 1024 * 1024) + b"\n")  # 21 MiB: over the images' 20
     page[NameObject("/Contents")] = writer._add_object(drawing)
     out = io.BytesIO()
     writer.write(out)
@@ -197,6 +277,47 @@ def test_alt_text_needs_posts_write(api, caller):
     reader = caller("alice", scopes=["posts:read"])
     r = reader.patch(ITEM + media["id"], json={"alt_text": "x"})
     assert assert_error(r, 403, "insufficient_scope")["details"]["required_scope"] == "posts:write"
+
+
+@pytest.fixture
+def crew(client, runner, make_key):
+    """Workspace acme: its owner, an editor, two contributors and a viewer."""
+    found = {"owner": Caller(client, make_key("acme"))}
+    for name, role in [
+        ("editor", "editor"),
+        ("ann", "contributor"),
+        ("bo", "contributor"),
+        ("vi", "viewer"),
+    ]:
+        found[name] = Caller(client, add_member(runner, "acme", name, role)[1])
+    return found
+
+
+def test_alt_text_is_changed_only_by_its_uploader_or_an_editor(crew):
+    """A contributor changed any member's alt text: now only their own uploads'."""
+    media = upload(crew["ann"], picture(), {"Content-Type": "image/png"})
+    error = assert_error(
+        crew["bo"].patch(ITEM + media["id"], json={"alt_text": "not mine"}), 403, "forbidden"
+    )
+    assert error["details"] == {"role": "contributor"} and "another member" in error["message"]
+    assert_error(crew["vi"].patch(ITEM + media["id"], json={"alt_text": "x"}), 403, "forbidden")
+    assert crew["owner"].get(ITEM + media["id"]).get_json() == media  # nothing changed
+    r = crew["ann"].patch(ITEM + media["id"], json={"alt_text": "A red field"})
+    assert r.status_code == 200 and r.get_json()["version"] == 2
+    r = crew["editor"].patch(ITEM + media["id"], json={"alt_text": "A red square"})
+    assert r.status_code == 200 and r.get_json()["alt_text"] == "A red square"
+    # the same bytes sent again by bo are still ann's upload
+    again = upload(crew["bo"], picture(), {"Content-Type": "image/png"}, status=200)
+    assert again["id"] == media["id"]
+    assert_error(crew["bo"].patch(ITEM + media["id"], json={"alt_text": "x"}), 403, "forbidden")
+
+
+def test_media_uploaded_before_its_uploader_was_recorded_is_an_editors_to_change(crew, app):
+    media = upload(crew["ann"], picture(), {"Content-Type": "image/png"})
+    with app.app_context(), transaction():
+        execute("UPDATE media SET created_by = NULL WHERE id = ?", (media["id"],))
+    assert_error(crew["ann"].patch(ITEM + media["id"], json={"alt_text": "x"}), 403, "forbidden")
+    assert crew["editor"].patch(ITEM + media["id"], json={"alt_text": "x"}).status_code == 200
 
 
 # --- a WebP's PNG ----------------------------------------------------------------------------

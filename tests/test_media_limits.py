@@ -12,6 +12,7 @@ import contextlib
 import functools
 import io
 import json
+import socket
 import struct
 import threading
 import time
@@ -21,6 +22,7 @@ from PIL import Image
 
 from harness import Client, create_key
 from harness.api import MEDIA
+from harness.raw import parse
 from tests.conftest import live_server
 
 MB = 1024 * 1024
@@ -268,6 +270,74 @@ def test_a_multi_picture_jpeg_is_stored_as_its_first_picture(server, client):
     assert red > 200 and blue < 60  # the first picture, not the second
     again = upload(client, data, "image/jpeg")
     assert again.status == 200 and again.json["id"] == media.json["id"]
+
+
+# --- a body without a key ------------------------------------------------------------------
+
+DOCUMENT_CAP = 100 * MB  # FLASK_MEDIA_MAX_DOCUMENT_BYTES
+
+
+def keyless_document_upload(port, key=None):
+    """A 100 MiB `application/pdf` POST /media over a raw socket, sent
+    whole unless the server stops taking it: (bytes of the body sent, the
+    answer's status, or None if none came)."""
+    head = (
+        f"POST {MEDIA} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/pdf\r\n"
+        + (f"X-API-Key: {key}\r\n" if key else "")
+        + f"Content-Length: {DOCUMENT_CAP}\r\n\r\n"
+    ).encode()
+    chunk, sent, received = b"%" * MB, 0, b""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head)
+        with contextlib.suppress(OSError):  # reset, or no reader for 10 s: it stopped reading
+            while sent < DOCUMENT_CAP:
+                sock.sendall(chunk)
+                sent += len(chunk)
+        with contextlib.suppress(OSError):
+            while data := sock.recv(65536):
+                received += data
+    return sent, parse(received)[0]
+
+
+@pytest.mark.backend_independent
+@pytest.mark.parametrize("key", [None, "svc_live_" + "x" * 40], ids=["no key", "unknown key"])
+def test_four_keyless_100_mib_uploads_at_once_are_never_read(server, key):
+    """docs/choices.md: a body is read before its key is checked only up to
+    1 MiB; a media upload's, after. Each worker's memory stays where it was
+    (reading one of these whole grew a worker by about 100 MiB)."""
+    port = int(server.url.rsplit(":", 1)[1])
+    pids = sorted(booted_workers(server))
+    before = {pid: memory(pid)[0] for pid in pids}
+    grown = dict.fromkeys(pids, 0)
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            for pid in pids:
+                with contextlib.suppress(FileNotFoundError):
+                    grown[pid] = max(grown[pid], memory(pid)[0] - before[pid])
+            time.sleep(0.01)
+
+    answers = []
+    watcher = threading.Thread(target=sample, daemon=True)
+    senders = [
+        threading.Thread(target=lambda: answers.append(keyless_document_upload(port, key)))
+        for _ in range(4)
+    ]
+    watcher.start()
+    for thread in senders:
+        thread.start()
+    for thread in senders:
+        thread.join()
+    done.set()
+    watcher.join()
+    assert len(answers) == 4
+    for sent, status in answers:
+        assert sent < DOCUMENT_CAP and status == 401, (sent, status)
+    assert max(grown.values()) < 8 * MB, grown
+    assert sorted(server.worker_pids()) == pids, "a worker was replaced"
+    with Client(server.url, timeout=5) as anyone:
+        assert anyone.get("/health").status == 200
 
 
 # --- ranges of a stored file (RFC 9110, section 14) -----------------------------------------

@@ -13,7 +13,7 @@ from content_publishing.auth import ANY_VALID_KEY
 from content_publishing.roles import ROLE_SCOPES, ROLES, rank
 from content_publishing.store.db import dispose_db
 from harness.api import ME, POSTS
-from tests.conftest import Caller, assert_error
+from tests.conftest import Caller, assert_error, together
 from tests.test_auth import routes
 
 MEMBERS = "/functions/v1/members"
@@ -268,6 +268,10 @@ BAD_MEMBERS = [
     ({"name": "x", "role": "editor", "email": "not-an-email"}, "email"),
     ({"name": "", "role": "editor"}, "name"),
     ({"name": "x", "role": "editor", "extra": 1}, "extra"),
+    ({"name": "Eve\u202egnp.exe", "role": "editor"}, "name"),  # shows "Eveexe.png" backwards
+    ({"name": "\u2067Eve", "role": "editor"}, "name"),
+    ({"name": "x", "role": "editor", "email": "a@[127.0.0.1]"}, "email"),
+    ({"name": "x", "role": "editor", "email": "a@[IPv6:::1]"}, "email"),
 ]
 
 
@@ -276,6 +280,22 @@ def test_bad_invitations_are_400_naming_the_field(team, body, field):
     err = assert_error(team["owner"].post(MEMBERS, json=body), 400, "validation_error")
     assert field in err["details"]
     assert len(team["owner"].get(MEMBERS).get_json()["data"]) == 5  # nothing made
+
+
+@pytest.mark.backend_independent
+def test_an_address_literal_is_no_members_email_by_any_path(team, runner):
+    me = team["viewer"].get(ME).get_json()["member"]
+    r = team["viewer"].patch(MEMBER(me["id"]), json={"email": "a@[127.0.0.1]"})
+    assert "email" in assert_error(r, 400, "validation_error")["details"]
+    assert team["viewer"].get(ME).get_json()["member"]["email"] == me["email"]
+    for option, value in (("--email", "a@[127.0.0.1]"), ("--name", "Eve\u202egnp.exe")):
+        args = ["members", "add", "--workspace", "acme", "--name", "x", "--role", "viewer"]
+        args += [option, value] if option == "--email" else []
+        if option == "--name":
+            args[args.index("--name") + 1] = value
+        result = runner.invoke(args=args)
+        assert result.exit_code != 0 and option in result.output, result.output
+    assert len(team["owner"].get(MEMBERS).get_json()["data"]) == 5
 
 
 def test_only_owners_and_admins_manage_members_and_only_owners_change_owners(team):
@@ -342,6 +362,24 @@ def test_removing_a_member_revokes_every_key_of_theirs_at_once(team, runner, cli
             assert_error(api.get(path), 401, "unauthorized")
     listed = {m["id"]: m for m in team["owner"].get(MEMBERS).get_json()["data"]}
     assert listed[editor_id]["removed_at"] is not None
+
+
+def test_removing_a_member_ends_the_invitations_they_made(team, client, runner):
+    """An invitation made by an admin who was then removed was still
+    accepted, as admin; now it ends with them. The operator's (the CLI's)
+    and other members' invitations go on."""
+    admin_id = member_id(team["admin"])
+    theirs = team["admin"].post(MEMBERS, json={"name": "iris", "role": "admin"}).get_json()
+    others = team["owner"].post(MEMBERS, json={"name": "otto", "role": "viewer"}).get_json()
+    r = team["owner"].client.delete(MEMBER(admin_id), headers={"X-API-Key": team["owner"].key})
+    assert r.status_code == 204
+    token = theirs["invite_url"].rsplit("/", 1)[1]
+    err = assert_error(client.post(ACCEPT, json={"token": token}), 410, "invite_used")
+    assert "withdrawn" in err["message"]
+    listed = {m["name"]: m for m in team["owner"].get(MEMBERS).get_json()["data"]}
+    assert listed["iris"]["role"] == "admin" and listed["iris"]["removed_at"] is None
+    token = others["invite_url"].rsplit("/", 1)[1]
+    assert client.post(ACCEPT, json={"token": token}).status_code == 201
 
 
 # --- isolation ---------------------------------------------------------------------------
@@ -413,24 +451,21 @@ def test_two_owners_stepping_down_at_once_leave_one(team, database):
     admin_id = member_id(team["admin"])
     assert team["owner"].patch(MEMBER(admin_id), json={"role": "owner"}).status_code == 200
     owners = [(team["owner"].key, member_id(team["owner"])), (team["admin"].key, admin_id)]
-    start, answers = threading.Barrier(2), []
+    start = threading.Barrier(2, timeout=60)
+    apps = [create_app({"TESTING": True, "DATABASE": database}) for _ in owners]  # as two workers
 
-    def step_down(key, own_id):
-        app = create_app({"TESTING": True, "DATABASE": database})
+    def step_down(i):
+        (key, own_id), app = owners[i], apps[i]
         start.wait()
-        answers.append(
-            app.test_client().patch(
+        try:
+            return app.test_client().patch(
                 MEMBER(own_id), json={"role": "editor"}, headers={"X-API-Key": key}
             )
-        )
-        with app.app_context():
-            dispose_db()
+        finally:
+            with app.app_context():
+                dispose_db()
 
-    threads = [threading.Thread(target=step_down, args=owner) for owner in owners]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    answers = together(step_down, 2)
     assert sorted(r.status_code for r in answers) == [200, 409]
     assert_error(next(r for r in answers if r.status_code == 409), 409, "last_owner")
     roles = [m["role"] for m in team["viewer"].get(MEMBERS).get_json()["data"]]

@@ -26,8 +26,9 @@ from content_publishing.store.db import dispose_db, get_db, init_db
 from content_publishing.store.versions import SCHEMA_VERSION
 from harness import postgres
 from harness.api import POSTS
-from tests.conftest import BACKENDS, Caller, assert_error
+from tests.conftest import BACKENDS, Caller, assert_error, together
 from tests.migration_support import (
+    ACCOUNTS,
     ALICES_MEDIA,
     ALICES_WEBP,
     DERIVED,
@@ -339,20 +340,24 @@ def test_workers_starting_together_on_an_old_database_migrate_it_once(backend, t
         oldest = released(backend)[0]
         old_database(db, backend, oldest)
         fill(db, fixture_version(oldest))
-        results, start = [], threading.Barrier(4)
+        start = threading.Barrier(4, timeout=60)
+        # Made first, one by one, as each gunicorn worker makes its own in a
+        # process of its own: what the threads race is init_db alone.
+        apps = [create_app({"TESTING": True, "DATABASE": url}) for _ in range(4)]
 
-        def worker():
-            app = create_app({"TESTING": True, "DATABASE": url})
-            with app.app_context():
-                start.wait()
-                results.append(init_db())
-                dispose_db()
+        def worker(i):
+            try:
+                with apps[i].app_context():
+                    start.wait()
+                    try:
+                        return init_db()
+                    finally:
+                        dispose_db()
+            except BaseException:
+                start.abort()  # the others stop waiting for a worker that will never come
+                raise
 
-        threads = [threading.Thread(target=worker) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        results = together(worker, 4)
         assert sorted(len(steps) for _, steps in results) == [
             0,
             0,
@@ -439,7 +444,8 @@ def test_a_brand_post_of_brand_id_personal_counts_for_the_personal_channel_after
             )
             history = api.get(f"/functions/v1/api-v2-posts-history/{POST(8)}").get_json()["data"]
             assert [(h["action"], h["key_prefix"]) for h in history] == [("updated", None)]
-            body = {"type": "personal", "content": "later that day", "scheduled_at": FUTURE}
+            later = FUTURE.replace("T00:00", "T00:05")  # not the minute of POST(8): the day
+            body = {"type": "personal", "content": "later that day", "scheduled_at": later}
             late = api.post("/functions/v1/api-v2-posts", json=body).get_json()
             refused = api.patch(
                 f"/functions/v1/api-v2-posts-item/{late['id']}", json={"status": "Scheduled"}
@@ -515,3 +521,126 @@ def test_posts_saved_with_the_librarys_urls_show_them_at_the_address_in_force(ba
         finally:
             with app.app_context():
                 dispose_db()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_personal_channel_becomes_the_first_owners_and_every_post_keeps_its_channel(
+    backend, tmp_path
+):
+    """From the release before many personal channels (version 18): its one
+    personal channel becomes its first owner's profile, with its slots,
+    guards, connection and statistics; every post names the channel the old
+    rule found, at the same time, in the same status, with its history; and
+    the workspace may now hold a profile for each member."""
+    needs(backend)
+    with database(backend, tmp_path, "v18") as (url, db):
+        old_database(db, backend, "v18")
+        fill(db, 18)
+        before = {
+            post_id: (kind, brand, at, status)
+            for post_id, kind, brand, at, status in db.all(
+                "SELECT id, type, brand_id, scheduled_at, status FROM posts WHERE workspace_id = 1"
+            )
+        }
+        entries = db.all("SELECT count(*) FROM post_history")[0][0]
+        with service(url) as (flask, api):
+            flask("migrate")
+            after = db.all(
+                "SELECT id, channel_id, type, brand_id, scheduled_at, status FROM posts"
+                " WHERE workspace_id = 1"
+            )
+            assert {row[0] for row in after} == set(before)
+            for post_id, channel_id, kind, brand, at, status in after:
+                assert channel_id == ("personal" if kind == "personal" else brand), post_id
+                assert (kind, brand, at, status) == before[post_id]
+            assert db.all("SELECT count(*) FROM post_history")[0][0] == entries
+            channel = api.get("/functions/v1/channels-item/personal").get_json()
+            assert channel["member"] == {"id": 1, "name": "alice", "removed_at": None}
+            assert (channel["publisher"], channel["connection"]["status"]) == (
+                "linkedin",
+                "connected",
+            )
+            assert channel["connection"]["member_name"] == "Ada Lovelace"
+            report = api.get("/functions/v1/analytics?channel=personal&from=2025-12-01").get_json()
+            assert report["totals"]["posts"] == 2  # post 3 and the one with media, as before
+            carol = api.post(
+                "/functions/v1/channels", json={"type": "personal", "name": "Carol", "member_id": 3}
+            )
+            assert carol.status_code == 201, carol.get_json()
+            assert carol.get_json()["id"] != "personal"
+            again = api.post(
+                "/functions/v1/channels", json={"type": "personal", "name": "Alice again"}
+            )
+            assert_error(again, 409, "conflict")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_after_accounts_a_removed_members_name_is_free_and_every_member_keeps_working(
+    backend, tmp_path
+):
+    """From the release before accounts (version 18) to ACCOUNTS and on:
+    every member, key and post stays; a removed member's name may be given
+    to a new member, and two members still in may not share one; a member
+    with an email signs in by a printed link, which makes their account."""
+    needs(backend)
+    assert ACCOUNTS <= SCHEMA_VERSION
+    with database(backend, tmp_path, "v18") as (url, db):
+        old_database(db, backend, "v18")
+        fill(db, 18)
+        members_before = db.all("SELECT id, name, role FROM members ORDER BY id")
+        with service(url) as (flask, api):
+            flask("migrate")
+            assert db.all("SELECT id, name, role FROM members ORDER BY id") == members_before
+            assert db.all("SELECT count(*) FROM accounts") == [(0,)]
+            assert api.get("/functions/v1/me").get_json()["member"]["name"] == "alice"
+            listed = api.get("/functions/v1/members").get_json()["data"]
+            carol = next(m for m in listed if m["name"] == "carol")
+            flask("members", "remove", str(carol["id"]))  # alice's key lacks members:manage
+            add = ("members", "add", "--workspace", "alice", "--name", "carol", "--role", "viewer")
+            flask(*add)
+            with pytest.raises(RuntimeError, match="already"):
+                flask(*add)  # two members still in never share a name
+            names = [m["name"] for m in api.get("/functions/v1/members").get_json()["data"]]
+            assert names.count("carol") == 2
+            flask(
+                "members",
+                "add",
+                "--workspace",
+                "alice",
+                "--name",
+                "dora",
+                "--role",
+                "editor",
+                "--email",
+                "dora@example.com",
+            )
+            printed = flask("accounts", "link", "dora@example.com")
+            token = printed.strip().rsplit("#/link/", 1)[1]
+            used = api.client.post("/functions/v1/session-link-use", json={"token": token})
+            assert used.status_code == 201, used.get_json()
+            assert db.all("SELECT email FROM accounts") == [("dora@example.com",)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_after_version_23_every_channel_follows_the_workspace_and_no_post_has_an_intent(
+    backend, tmp_path
+):
+    """The migration to 23 changes no rule: each channel's approvals follow
+    the workspace's, no post waits to be scheduled on its approval, and the
+    workspace shows each browser's own time zone and tells its chat of every
+    event, as before."""
+    needs(backend)
+    name = released(backend)[-1]
+    with database(backend, tmp_path, name) as (url, db):
+        old_database(db, backend, name)
+        fill(db, fixture_version(name))
+        with service(url) as (flask, api):
+            flask("migrate")
+            assert {r[0] for r in db.all("SELECT approvals FROM channels")} == {"workspace"}
+            assert db.all(
+                "SELECT count(*) FROM posts WHERE intended_at IS NOT NULL OR queue_on_approval <> 0"
+            ) == [(0,)]
+            space = api.get("/functions/v1/workspace").get_json()
+            assert (space["timezone"], space["chat_events"]) == (None, None)
+            for post in api.get(f"{POSTS}?limit=100").get_json()["data"]:
+                assert post["intent"] is None, post["id"]

@@ -49,12 +49,19 @@ from harness.api import (
     MEDIA,
     POSTS,
 )
-from harness.clock import ahead
+from harness.clock import PastMinutes, ahead
 from harness.linkedin_standin import LinkedInStandIn
 from harness.loopback import LoopbackServer, QuietHandler
 from harness.mailbox import Mailbox
 from harness.n8n import N8N_VERSION, N8n, installed, postgres_database
-from harness.n8n_workflows import CLAIM_ID, FAILED_PATH, NOTIFY_ID, PUSH_ID, PUSH_PATH
+from harness.n8n_workflows import (
+    CLAIM_ID,
+    FAILED_PATH,
+    LINKEDIN_TIMEOUT_MS,
+    NOTIFY_ID,
+    PUSH_ID,
+    PUSH_PATH,
+)
 from harness.paths import ROOT
 from harness.server import free_port
 from tests.browser_support import ARTIFACTS, new_page
@@ -84,8 +91,12 @@ TRICKY_COMMENTARY = (
     "Launch day \\(finally\\) for snake\\_case\\_fans with @[Ann\\_B \\(PM\\)](urn:li:person:a_b-1) "
     "#launch\\_day and #2026: https://x.example/a_(b)?q=1*2 \\~ \\{braces\\} \\<3 \\\\o/ \\| a\\*b"
 )
+DUE_MINUTES = PastMinutes()  # every due post of the module at a minute of its own
 SERVER_ENV = {
     "FLASK_SCHEDULE_MIN_LEAD_SECONDS": "-1000000000",  # posts may be due at once
+    # The module's due posts count back a minute each (DUE_MINUTES), some
+    # hours for all of them: each may still be handed over.
+    "FLASK_HANDOFF_MAX_DELAY_SECONDS": "86400",
     "FORWARDED_ALLOW_IPS": "127.0.0.1",
     "FLASK_WEBHOOK_TIMEOUT_SECONDS": str(DELIVERY_TIMEOUT),
     "FLASK_HANDOFF_LEASE_SECONDS": str(LEASE),
@@ -128,6 +139,7 @@ def stack(tmp_path_factory):
     ):
         linkedin.fail_on("FAIL-ME", 422, "Stand-in refusal: this post breaks a rule (FAIL-ME)")
         linkedin.fail_on("FAIL-500", 500, "Internal Server Error")
+        linkedin.fail_after_create_on("MADE-THEN-500", 500, "Internal Server Error")
         linkedin.drop_on("DROP-ME")
         linkedin.refuse_uploads_for(REFUSED_OWNER, 403, "Not enough permissions to upload")
         linkedin.fail_comment_on("REFUSE-COMMENT", 403, "Comments are turned off for this post")
@@ -292,12 +304,13 @@ def fill_settings(workflow, values):
 
 
 def schedule(api, contents):
-    """Scheduled posts, due at once (a few seconds ago: a pushed post must be
-    delivered within FLASK_HANDOFF_MAX_DELAY_SECONDS of its time): their ids."""
+    """Scheduled posts, due at once, each at a past minute of its own (no
+    two posts of a channel share a minute; the module's posts count back
+    from its first, within FLASK_HANDOFF_MAX_DELAY_SECONDS): their ids."""
     rows = [
-        {"type": "personal", "scheduled_at": ahead(-60 + i)}
+        {"type": "personal", "scheduled_at": at}
         | (content if isinstance(content, dict) else {"content": content})
-        for i, content in enumerate(contents)
+        for at, content in zip(DUE_MINUTES.take(len(contents)), contents, strict=True)
     ]
     r = api.post(IMPORT, {"posts": rows})
     assert r.status == 201, r
@@ -352,7 +365,19 @@ def sent(stack, content):
 
 
 def unknown_outcome(message):
-    return message.startswith("Outcome unknown: ") and "may have created the post" in message
+    """An unknown outcome the kit looked for at LinkedIn and did not find."""
+    return message.startswith("Outcome unknown: ") and (
+        f"not among the newest posts of {AUTHOR} on LinkedIn" in message
+    )
+
+
+def made_at_linkedin(stack, content):
+    """The URNs of the posts the stand-in holds with this text (whatever it answered)."""
+    return [
+        urn
+        for urn, body in stack.linkedin.posts.items()
+        if body.get("commentary") == escape(content)
+    ]
 
 
 @pytest.fixture
@@ -445,6 +470,32 @@ def test_refusals_end_failed_with_linkedins_message_and_the_rest_go_on(stack):
     ), dropped
     for content in contents[1:4]:
         assert len(sent(stack, content)) == 1, content
+
+
+def test_a_500_after_linkedin_made_the_post_ends_published_with_its_urn(stack):
+    """LinkedIn made the post, then answered 500: the kit looks among the
+    author's newest posts, with the channel's token, and reports the one it
+    finds, never sending it again."""
+    content = "MADE-THEN-500: live at LinkedIn all the same"
+    [post_id] = schedule(stack.api, [content])
+    stack.n8n.execute(CLAIM_ID)
+    post = wait_settled(stack.api, [post_id], timeout=60)[post_id]
+    [urn] = made_at_linkedin(stack, content)
+    assert post["status"] == "Published" and post["linkedin_post_id"] == urn, post
+    assert [r.status for r in sent(stack, content)] == [500]  # sent once
+    lists = [r for r in stack.linkedin.received if r.method == "GET" and r.path == "/rest/posts"]
+    assert lists and "q=author" in lists[-1].query and "count=50" in lists[-1].query
+
+
+def test_linkedin_slower_than_the_workflows_timeout_ends_published_with_its_urn(stack):
+    content = "SLOWER-THAN-TIMEOUT: made at once, answered after n8n gave up"
+    stack.linkedin.delay_on("SLOWER-THAN-TIMEOUT", LINKEDIN_TIMEOUT_MS / 1000 + 3)
+    [post_id] = schedule(stack.api, [content])
+    stack.n8n.execute(CLAIM_ID)
+    post = wait_settled(stack.api, [post_id], timeout=90)[post_id]
+    [urn] = made_at_linkedin(stack, content)
+    assert post["status"] == "Published" and post["linkedin_post_id"] == urn, post
+    assert len(sent(stack, content)) == 1
 
 
 def test_nothing_due_is_a_quiet_run(stack):

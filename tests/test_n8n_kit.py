@@ -64,7 +64,7 @@ def test_every_linkedin_answer_reaches_a_code_node_that_reads_it(name):
         if node.get("credentials", {}).get("httpHeaderAuth", {}).get("name")
         == "LinkedIn access token"
     ]
-    assert len(calls) == 4
+    assert len(calls) == 5  # initialize, PUT, the post, its comment, the check
     for node in calls:
         response = node["parameters"]["options"]["response"]["response"]
         assert response["fullResponse"] and response["neverError"], node["name"]
@@ -72,6 +72,24 @@ def test_every_linkedin_answer_reaches_a_code_node_that_reads_it(name):
         [reader] = after[node["name"]]
         kind = {n["name"]: n["type"] for n in flow["nodes"]}[reader]
         assert kind == "n8n-nodes-base.code", (node["name"], reader)
+
+
+@pytest.mark.parametrize("name", PUBLISHING)
+def test_an_unknown_outcome_is_looked_for_at_linkedin_before_it_is_reported(name):
+    """A 5xx, a timeout or no answer after the post was sent is never
+    reported Failed at once: the author's newest posts are read first, with
+    the channel's LinkedIn token, and what is found decides."""
+    flow = workflow(name)
+    after = successors(flow)
+    assert after["Post outcome"] == {"Outcome unknown?"}
+    assert after["Outcome unknown?"] == {"Wait before the check", "Comment to add?"}
+    assert after["Wait before the check"] == {"Look for it on LinkedIn"}
+    assert after["Look for it on LinkedIn"] == {"Found on LinkedIn?"}
+    assert after["Found on LinkedIn?"] == {"Comment to add?"}
+    look = next(n for n in flow["nodes"] if n["name"] == "Look for it on LinkedIn")
+    assert look["parameters"]["method"] == "GET" and "q=author" in look["parameters"]["url"]
+    assert "outcome: 'unknown'" in n8n_workflows.POST_OUTCOME
+    assert "may have created the post" not in n8n_workflows.POST_OUTCOME
 
 
 def test_the_push_workflow_acknowledges_before_it_publishes():
@@ -149,3 +167,23 @@ def test_collect_stats_goes_on_whatever_linkedin_answers():
     send = next(n for n in flow["nodes"] if n["name"] == "Send stats")
     assert send["parameters"]["url"].endswith("/functions/v1/api-v2-posts-stats")
     assert "if (!post || body.error) return;" in n8n_workflows.STATS_SNAPSHOTS
+
+
+def test_a_failed_posts_message_links_to_the_post_in_the_dashboard():
+    """notify-failed's default dashboardUrl is the dashboard's address, and
+    its link a route the dashboard knows (#/posts/<id>)."""
+    flow = workflow("notify-failed.json")
+    [settings] = [n for n in flow["nodes"] if n["name"] == "Settings"]
+    values = {a["name"]: a["value"] for a in settings["parameters"]["assignments"]["assignments"]}
+    assert values["dashboardUrl"].endswith("/functions/v1/dashboard")
+    [message] = [n for n in flow["nodes"] if n["name"] == "Message"]
+    code = message["parameters"]["jsCode"]
+    assert "#/posts/${post.id}" in code and "#post=" not in code
+
+
+def test_the_kit_names_n8ns_settings_as_n8n_2_reads_them():
+    text = (KIT.parent / "README.md").read_text()
+    assert "`N8N_WEBHOOK_URL`" in text and "Set `WEBHOOK_URL`" not in text
+    for told in ("must be of the workspace", "Choose claim or push", "calls out at start"):
+        assert told in text, told
+    assert "told twice" in text

@@ -13,13 +13,13 @@ others are not held up by it; a second run adds a second snapshot.
 
 import json
 import threading
-from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
 from harness import Client, create_key, serve
 from harness.api import CALLBACK, CHANNELS, ITEM, POSTS, STATS
+from harness.clock import PastMinutes
 from harness.loopback import LoopbackServer, QuietHandler
 from harness.n8n import N8n, installed
 from harness.paths import ROOT
@@ -125,9 +125,12 @@ def stack(tmp_path_factory):
         yield server, Client(server.url, key, timeout=30), linkedin, n8n
 
 
+PAST = PastMinutes()
+
+
 def published(api, content, urn, brand=None):
     body = {"type": "brand", "brand_id": brand} if brand else {"type": "personal"}
-    at = (datetime.now(UTC) - timedelta(minutes=5)).isoformat()
+    [at] = PAST.take(1)  # no two posts of a channel share a minute
     post = api.post(POSTS, {**body, "content": content, "scheduled_at": at}).json
     assert api.patch(ITEM + post["id"], {"status": "Scheduled"}).status == 200
     r = api.post(CALLBACK, {"post_id": post["id"], "linkedin_post_id": urn})

@@ -16,12 +16,13 @@ import time
 import pytest
 
 from content_publishing import settings
-from content_publishing.notifier import Notifier
+from content_publishing.notifications.sending import Notifier
+from content_publishing.outbound import Guard, Sender
 from content_publishing.store import notifications as notification_store
 from content_publishing.store.db import execute, transaction
-from content_publishing.webhooks.sender import Guard, Sender
 from harness import Receiver
-from harness.api import ME, POSTS
+from harness.api import CALLBACK, CLAIM, ME, POSTS
+from harness.clock import ahead
 from harness.smtp_sink import SmtpSink
 from tests.conftest import Caller, assert_error
 from tests.test_members import add_member
@@ -36,6 +37,7 @@ EVENTS = [
     "post.changes_requested",
     "comment.mentioned",
     "post.failed",
+    "post.first_comment_failed",
     "channel.disconnected",
 ]
 
@@ -131,6 +133,32 @@ def test_a_failed_post_mails_its_author_and_editors_up_and_no_one_else(app, team
     workspace = me(team["owner"])["workspace"]["id"]
     assert {m["outcome"] for m in outbox(app, workspace)} == {"sent"}
     assert not outbox(app, me(team["stranger"])["workspace"]["id"])
+
+
+def test_a_refused_first_comment_mails_the_posts_author_alone(app, team, mail):
+    app.config["SCHEDULE_MIN_LEAD_SECONDS"] = -86400
+    body = {"type": "personal", "content": "Out now", "first_comment": "Link: https://x.example"}
+    r = team["contributor"].post(POSTS, json={**body, "scheduled_at": ahead(-60)})
+    assert r.status_code == 201, r.get_json()
+    post = r.get_json()
+    r = team["editor"].patch(ITEM(post["id"]), json={"status": "Scheduled"})
+    assert r.status_code == 200, r.get_json()
+    r = team["owner"].post(CLAIM, json={})  # the owner's key is the automation's
+    assert [p["id"] for p in r.get_json()["data"]] == [post["id"]]
+    error = "LinkedIn answered 422: Comment text is not allowed"
+    callback = {"post_id": post["id"], "linkedin_post_id": "urn:li:share:71"}
+    r = team["owner"].post(CALLBACK, json={**callback, "first_comment_error": error})
+    assert r.status_code == 200 and r.get_json()["status"] == "Published", r.get_json()
+    send_all(app)
+    assert {a for m in mail.messages for a in m.envelope_to} == {"contributor@acme.test"}
+    (message,) = mail.messages
+    assert message["Subject"] == "[acme] The first comment of your post was refused"
+    text = message.get_content()
+    assert f"Why: {error}" in text and f"/functions/v1/dashboard#/posts/{post['id']}" in text
+    r = team["owner"].post(CALLBACK, json={**callback, "first_comment_error": error})  # again
+    assert r.status_code == 200
+    send_all(app)
+    assert len(mail.messages) == 1  # told once
 
 
 def test_preferences_are_honoured_and_members_without_an_email_hear_nothing(app, team, mail):
@@ -454,6 +482,28 @@ def test_review_approval_and_mention_events_reach_whom_they_concern(app, team, m
     }  # "@editor" names no member (editor-person is the editor's name); never the stranger
     (changes,) = [m for m in mail.to("contributor@acme.test") if "changes" in m["Subject"]]
     assert "Shorter" in changes.get_content() and second["id"] in changes.get_content()
+
+
+def test_a_name_with_bidi_controls_never_reaches_a_subject(app, team, mail):
+    """A name stored before such names were refused (written here straight
+    into the database): the override that would show the subject backwards
+    is left out of it."""
+    editor = me(team["editor"])["member"]
+    with app.app_context(), transaction():
+        execute(
+            "UPDATE members SET name = ? WHERE id = ?", ("Eve\u202egnp.exe\u2066x", editor["id"])
+        )
+    r = team["owner"].patch(WORKSPACE, json={"approvals": "required"})
+    assert r.status_code == 200, r.get_json()
+    post = team["contributor"].post(POSTS, json={"type": "personal", "content": "Hi"}).get_json()
+    assert (
+        team["contributor"].post(REVIEW(post["id"]), json={"action": "submit"}).status_code == 200
+    )
+    assert team["editor"].post(REVIEW(post["id"]), json={"action": "approve"}).status_code == 200
+    send_all(app)
+    [approved] = mail.to("contributor@acme.test")
+    assert approved["Subject"] == "[acme] Evegnp.exex approved your post"
+    assert approved.get_content().startswith("[acme] Evegnp.exex approved your post\r\n")
 
 
 class _Drip(socketserver.StreamRequestHandler):

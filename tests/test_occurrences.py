@@ -3,9 +3,13 @@ over a range of time, for the calendar: by the rule that will make them,
 in the channel's zone, ending with the rule or a guard, never a post that
 exists already."""
 
+import contextlib
+import sqlite3
+
 import pytest
 
-from harness.api import API, CALLBACK, CHANNELS, ITEM, POSTS
+from harness import Client, create_key, serve
+from harness.api import API, CALLBACK, CHANNELS, IMPORT, ITEM, POSTS
 from tests.conftest import assert_error
 
 OCCURRENCES = f"{API}/api-v2-posts-occurrences"
@@ -98,8 +102,7 @@ def test_until_ends_the_series_on_that_local_day(api):
 def test_a_repeat_that_would_break_a_guard_is_where_the_series_stops(api):
     channel = {"type": "brand", "brand_id": "acme", "name": "Acme", "daily_cap": 1}
     assert api.post(CHANNELS, json=channel).status_code == 201
-    series_post(api, "2031-06-02T09:00:00Z", "FREQ=DAILY", type="brand", brand_id="acme")
-    other = {
+    other = {  # planned before the series: a post planned after it is refused that day
         "type": "brand",
         "brand_id": "acme",
         "content": "launch",
@@ -107,6 +110,7 @@ def test_a_repeat_that_would_break_a_guard_is_where_the_series_stops(api):
     }
     made = api.post(POSTS, json=other).get_json()
     assert api.patch(ITEM + made["id"], json={"status": "Scheduled"}).status_code == 200
+    series_post(api, "2031-06-02T09:00:00Z", "FREQ=DAILY", type="brand", brand_id="acme")
     found = repeats(api, "2031-06-01T00:00:00Z", "2031-07-01T00:00:00Z")
     assert [r["scheduled_at"][:10] for r in found] == ["2031-06-03", "2031-06-04"]
     assert found[0]["stops"] is None
@@ -145,6 +149,56 @@ def test_more_says_when_the_range_holds_more_than_one_answer(api, monkeypatch):
     assert times == sorted(times) and times[0] == "2031-06-03T08:00:00.000000Z"
     body = api.get(f"{OCCURRENCES}?from=2031-06-01T00:00:00Z&to=2031-06-04T00:00:00Z").get_json()
     assert body["more"] is False and len(body["data"]) == 2
+
+
+NEVER = "FREQ=MONTHLY;BYMONTHDAY=30;BYDAY=1MO"  # the 30th is never the first Monday
+
+
+@pytest.mark.backend_independent
+def test_forty_series_that_never_repeat_answer_no_repeats_within_a_request(tmp_path):
+    """Against real gunicorn, whose worker timeout (30 s) is the request's
+    bound: 40 series stored before such a rule was refused (written here
+    straight into the database) are each searched within a bound, and
+    answer no repeats while a weekly series beside them answers its
+    Mondays. (This request's time is `make bench`'s: bench/planning.py.)"""
+    with serve(tmp_path, workers=1) as server:
+        client = Client(server.url, create_key(server.database), timeout=60)
+        rows = [
+            {
+                "type": "brand",
+                "brand_id": f"acme-{n}",
+                "content": f"monthly {n}",
+                "scheduled_at": "2031-06-02T09:00:00Z",
+                "repeat": "FREQ=MONTHLY;BYMONTHDAY=30;BYDAY=MO",
+            }
+            for n in range(40)
+        ]
+        made = client.post(IMPORT, {"posts": rows})
+        assert made.status == 201, made
+        ids = [p["id"] for p in made.json["data"]]
+        with contextlib.closing(sqlite3.connect(server.database)) as db, db:
+            db.executemany("UPDATE posts SET repeat = ? WHERE id = ?", [(NEVER, i) for i in ids])
+        post = client.post(
+            POSTS, {"type": "personal", "content": "tip", "scheduled_at": "2031-06-02T07:00:00Z"}
+        ).json
+        weekly = client.patch(
+            ITEM + post["id"], {"status": "Scheduled", "repeat": "FREQ=WEEKLY;BYDAY=MO"}
+        )
+        assert weekly.status == 200, weekly
+        r = client.get(f"{OCCURRENCES}?from=2031-06-01T00:00:00Z&to=2031-09-01T00:00:00Z")
+        assert r.status == 200, r
+        found = r.json["data"]
+        assert {f["series_id"] for f in found} == {weekly.json["series_id"]}
+        assert [f["scheduled_at"][:10] for f in found][:2] == ["2031-06-09", "2031-06-16"]
+        assert len(found) == 12 and not r.json["more"]  # the Mondays from 9 June to 25 August
+        assert {client.get(ITEM + i).json["repeat"] for i in ids} == {NEVER}
+
+
+def test_a_rule_that_never_repeats_where_it_is_shows_no_repeats(api):
+    """The 30th, every February: valid in itself, never met from this start."""
+    series_post(api, "2031-02-10T09:00:00Z", "FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=30")
+    assert repeats(api, "2031-02-01T00:00:00Z", "2031-05-01T00:00:00Z") == []
+    assert repeats(api, "2090-02-01T00:00:00Z", "2090-04-01T00:00:00Z") == []
 
 
 def test_only_the_callers_series(api, caller):

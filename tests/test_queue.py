@@ -10,6 +10,9 @@ from harness import Client, create_key
 from harness.api import CHANNEL, CHANNELS, ITEM, POSTS, QUEUE
 from tests.conftest import assert_error, live_server
 
+# The PostgreSQL half of the live tests runs in make test too: concurrent adds to the queue take distinct slots, in each store.
+pytestmark = pytest.mark.both_backends
+
 EVERY_DAY = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
@@ -337,7 +340,7 @@ def test_concurrent_queue_requests_never_share_a_slot(server):
     ids = [
         client.post(POSTS, {"type": "personal", "content": f"r{n}"}).json["id"] for n in range(12)
     ]
-    barrier = threading.Barrier(len(ids))
+    barrier = threading.Barrier(len(ids), timeout=60)
     answers = [None] * len(ids)
 
     def send(i):
@@ -376,7 +379,7 @@ def test_concurrent_queue_requests_share_no_slot_beside_a_queue_and_its_holes(se
     ids = [
         client.post(POSTS, {"type": "personal", "content": f"r{n}"}).json["id"] for n in range(12)
     ]
-    barrier = threading.Barrier(len(ids))
+    barrier = threading.Barrier(len(ids), timeout=60)
     answers = [None] * len(ids)
 
     def send(i):
@@ -395,3 +398,29 @@ def test_concurrent_queue_requests_share_no_slot_beside_a_queue_and_its_holes(se
     planned = client.get(POSTS + "?status=Scheduled&order=scheduled_at&limit=100").json["data"]
     assert len(planned) == 6 + 12
     assert len({p["scheduled_at"] for p in planned}) == len(planned)  # one post a slot
+
+
+def test_a_weekly_series_takes_its_coming_mondays_from_the_queue_and_the_guards(api, app):
+    """ "Next free slot" once put a post on a Monday the weekly series also
+    takes: every planned occurrence of a series is taken."""
+    lead_until(app, datetime(2031, 3, 3, 0, tzinfo=UTC))  # a Monday
+    channel(api, slots=[{"day": "mon", "time": "08:30"}, {"day": "tue", "time": "08:30"}])
+    series = draft(api, scheduled_at="2031-03-03T08:30:00Z", repeat="FREQ=WEEKLY")
+    assert api.patch(ITEM + series["id"], json={"status": "Scheduled"}).status_code == 200
+    times = [queued_at(api, draft(api)) for _ in range(4)]
+    assert times == [
+        "2031-03-04T08:30:00.000000Z",
+        "2031-03-11T08:30:00.000000Z",
+        "2031-03-18T08:30:00.000000Z",
+        "2031-03-25T08:30:00.000000Z",
+    ]
+    monday = draft(api, scheduled_at="2031-03-17T08:30:40Z")  # the same minute, not instant
+    err = assert_error(
+        api.patch(ITEM + monday["id"], json={"status": "Scheduled"}), 409, "schedule_conflict"
+    )
+    assert err["details"]["rule"] == "same_minute"
+    assert err["details"]["conflicting_post_ids"] == [series["id"]]
+    assert api.get(ITEM + monday["id"]).get_json()["status"] == "Draft"
+    # moving the series' own post is not in its own way
+    moved = api.patch(ITEM + series["id"], json={"scheduled_at": "2031-03-03T08:31:00Z"})
+    assert moved.status_code == 200, moved.get_json()

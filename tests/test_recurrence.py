@@ -238,6 +238,9 @@ BAD_REPEAT = [
     "",
     "FREQ=DAILY\nRRULE:FREQ=WEEKLY",
     42,
+    # the 30th is never the first Monday, nor the 1st the last Friday: no month has such a day
+    "FREQ=MONTHLY;BYMONTHDAY=30;BYDAY=1MO",
+    "FREQ=MONTHLY;BYMONTHDAY=1,2;BYDAY=-1FR,-2SA",
 ]
 
 
@@ -248,6 +251,44 @@ def test_bad_rules_are_400_naming_repeat(api, repeat):
     error = assert_error(api.post(POSTS, json=body), 400, "validation_error")
     assert "repeat" in error["details"], error
     assert api.get(POSTS).get_json()["total"] == 0
+
+
+def test_a_rule_that_never_meets_is_refused_naming_why(api):
+    body = {"type": "personal", "content": "x", "repeat": "FREQ=MONTHLY;BYMONTHDAY=30;BYDAY=1MO"}
+    error = assert_error(api.post(POSTS, json=body), 400, "validation_error")
+    assert error["details"]["repeat"] == [
+        "BYMONTHDAY=30 and BYDAY=1MO never meet: no month has such a day, so the series "
+        "would never repeat."
+    ]
+    post = api.post(POSTS, json={**body, "repeat": None}).get_json()
+    r = api.patch(ITEM + post["id"], json={"repeat": body["repeat"]})
+    assert "repeat" in assert_error(r, 400, "validation_error")["details"]
+    assert api.get(ITEM + post["id"]).get_json()["repeat"] is None
+    # the 30th that is a Monday, or the 1st that is the first Monday, do meet
+    for repeat in ("FREQ=MONTHLY;BYMONTHDAY=30;BYDAY=MO", "FREQ=MONTHLY;BYMONTHDAY=1;BYDAY=1MO"):
+        assert api.patch(ITEM + post["id"], json={"repeat": repeat}).status_code == 200
+
+
+def test_a_rule_that_names_no_date_within_the_bound_stops_the_series_saying_so(api):
+    """Every February, the 30th: a rule that meets in some months, just never
+    in the one it repeats in. Its next occurrence is searched for 1,000 months
+    at most; the series stops, and the finished post says why."""
+    first = series_post(api, "2031-02-10T09:00:00Z", "FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=30")
+    publish(api, first)
+    [done] = series(api, first)
+    assert done["status"] == "Published"
+    assert done["last_error"] == (
+        "The series stopped: looking for its next occurrence after 2031-02-10T09:00:00.000000Z, "
+        "its rule names no date in the 1,000 months searched."
+    )
+
+
+def test_byday_is_a_union_of_its_days(api):
+    """MO,1FR: every Monday and the first Friday (RFC 5545), not the days that are both."""
+    first = series_post(api, "2031-08-01T09:00:00Z", "FREQ=MONTHLY;BYDAY=MO,1FR;COUNT=4")
+    publish(api, first)
+    _, second = series(api, first)
+    assert second["scheduled_at"] == "2031-08-04T09:00:00.000000Z"  # 1 Aug 2031 is a Friday
 
 
 def test_a_series_is_the_callers_own(api, caller):

@@ -49,8 +49,8 @@ def seed(database, workspace_id, contents, scheduled=0, start=0):
             )
         )
     sql = (
-        "INSERT INTO posts (id, workspace_id, type, content, status, scheduled_at, created_at,"
-        " updated_at) VALUES (?, ?, 'personal', ?, ?, ?, ?, ?)"
+        "INSERT INTO posts (id, workspace_id, type, channel_id, content, status, scheduled_at,"
+        " created_at, updated_at) VALUES (?, ?, 'personal', 'personal', ?, ?, ?, ?, ?)"
     )
     if str(database).startswith("postgres"):
         with psycopg.connect(str(database)) as conn, conn.cursor() as cursor:

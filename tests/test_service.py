@@ -304,6 +304,38 @@ def test_the_linkedin_client_secret_comes_from_the_setting_or_a_file(tmp_path):
     assert create_app({"DATABASE": str(tmp_path / "s.sqlite")}).config["LINKEDIN_CLIENT_ID"] is None
 
 
+def test_the_secrets_key_may_come_from_a_file_which_must_hold_one(tmp_path):
+    """FLASK_SECRETS_KEY_FILE (a compose secret, compose.yaml): its key seals."""
+    from cryptography.fernet import Fernet
+
+    from content_publishing.sealing import seal
+    from content_publishing.settings import SettingError
+
+    base = {"DATABASE": str(tmp_path / "s.sqlite")}
+    key = Fernet.generate_key()
+    key_file = tmp_path / "secrets_key"
+    key_file.write_bytes(key + b"\n")
+    app = create_app({**base, "SECRETS_KEY_FILE": str(key_file)})
+    with app.app_context():
+        assert Fernet(key).decrypt(seal("whsec_x").encode()) == b"whsec_x"
+    assert not (tmp_path / "instance" / "secrets.key").exists()
+    assert create_app({**base, "SECRETS_KEY_FILE": " "}).config["SECRETS_KEY"] is None  # unset
+    refused = [
+        ({"SECRETS_KEY_FILE": str(tmp_path / "missing")}, "cannot be read: No such file"),
+        ({"SECRETS_KEY_FILE": str(tmp_path)}, "cannot be read: Is a directory"),
+        ({"SECRETS_KEY_FILE": str(key_file), "SECRETS_KEY": key.decode()}, "both set"),
+    ]
+    for settings, words in refused:
+        with pytest.raises(SettingError, match=f"FLASK_SECRETS_KEY.* {words}"):
+            create_app({**base, **settings})
+    for wrong in (b"", b"not a key", key[:-2], b"\xff\xfe"):
+        key_file.write_bytes(wrong)
+        with pytest.raises(
+            SettingError, match="FLASK_SECRETS_KEY_FILE does not hold a secrets key"
+        ):
+            create_app({**base, "SECRETS_KEY_FILE": str(key_file)})
+
+
 def test_gunicorn_refuses_a_bad_setting_with_one_line(tmp_path):
     from harness import Gunicorn
 

@@ -1,10 +1,10 @@
-"""The SSRF guard (content_publishing/webhooks/sender.py): IPv6 forms that
+"""The SSRF guard (content_publishing/outbound.py): IPv6 forms that
 carry an IPv4 address, port 0, a bounded DNS wait when an endpoint is saved,
 no TCP connection ever opened to a forbidden address at delivery, and
 delivery errors that say what happened.
 
 Deliveries are sent with `flask webhooks test ID` (the CLI's ping), which
-uses the dispatcher's sender.
+uses the dispatcher's sender (outbound.Sender).
 """
 
 import re
@@ -14,11 +14,13 @@ import time
 
 import pytest
 
-from content_publishing import settings
+from content_publishing import outbound, settings
 from content_publishing.app import create_app
-from content_publishing.webhooks import sender
-from harness import Receiver
+from content_publishing.publisher import run
+from content_publishing.publisher.loop import Publisher
+from harness import Receiver, free_port
 from harness.api import HOOKS
+from harness.loopback import LoopbackServer, QuietHandler
 from tests.conftest import assert_error
 
 pytestmark = pytest.mark.sqlite_only  # the guard's outcome cannot depend on the backend
@@ -77,8 +79,8 @@ def test_a_slow_resolver_is_a_400_within_the_bound(api, monkeypatch):
         time.sleep(2)
         raise socket.gaierror("too late")
 
-    monkeypatch.setattr(sender, "SAVE_DNS_SECONDS", 0.2)
-    monkeypatch.setattr(sender.socket, "getaddrinfo", slow_lookup)
+    monkeypatch.setattr(outbound, "SAVE_DNS_SECONDS", 0.2)
+    monkeypatch.setattr(outbound.socket, "getaddrinfo", slow_lookup)
     started = time.monotonic()
     error = assert_error(add(api, "https://hooks.example.com/x"), 400, "validation_error")
     assert time.monotonic() - started < 1.5
@@ -233,3 +235,51 @@ def test_a_bad_allow_list_stops_the_start(value):
     with pytest.raises(settings.SettingError) as refused:
         create_app({"TESTING": True, "DATABASE": ":memory:", "WEBHOOK_ALLOWED_PRIVATE": value})
     assert "FLASK_WEBHOOK_ALLOWED_PRIVATE" in str(refused.value)
+
+
+# --- the publisher's media named by URL ------------------------------------------------------
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
+
+
+class Picture(LoopbackServer):
+    """A PNG at /a.png on a loopback port; `fetched` counts its GETs."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/a.png"
+        self.fetched = 0
+
+    def start(self):
+        picture = self
+
+        class Handler(QuietHandler):
+            def do_GET(self):
+                picture.fetched += 1
+                self.send_response(200)
+                self.send_header("Content-Type", "image/png")
+                self.send_header("Content-Length", str(len(PNG)))
+                self.end_headers()
+                self.wfile.write(PNG)
+
+        return self.serve(Handler)
+
+
+def test_the_publisher_fetches_no_medium_from_an_allow_listed_private_host(app):
+    """FLASK_WEBHOOK_ALLOWED_PRIVATE lets deliveries reach a private receiver;
+    it never lets the publisher read a private host's bytes and upload them
+    to LinkedIn, where anyone sees them."""
+    app.config["WEBHOOK_ALLOWED_PRIVATE"] = settings.allow_list("127.0.0.1/32:1-65535")
+    app.config["LINKEDIN_CLIENT_ID"] = "an-app"
+    upload = {"kind": "image", "bytes": None, "sha256": None}
+    with Picture() as picture, app.app_context():
+        delivery = outbound.Sender(5, outbound.Guard.of(app.config))
+        assert delivery.fetch(picture.url, 1000)[0] == PNG  # a delivery's guard lets it through
+        publisher = Publisher(app, "test", threading.Event())
+        try:
+            with pytest.raises(run.NothingPosted, match="could not be fetched.*127.0.0.1"):
+                publisher.read({**upload, "source": picture.url})
+        finally:
+            publisher.fetch.close()
+            delivery.close()
+        assert picture.fetched == 1  # the delivery's, never the publisher's

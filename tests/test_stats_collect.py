@@ -19,7 +19,7 @@ import pytest
 
 from content_publishing import timestamps
 from content_publishing.analytics import collection
-from content_publishing.publisher import Publisher
+from content_publishing.publisher.loop import Publisher
 from content_publishing.schemas import media_refs
 from harness.api import CALLBACK, IMPORT, ITEM, POSTS, STATS
 from harness.linkedin_accounts import OPEN_SCOPES

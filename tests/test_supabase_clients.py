@@ -12,8 +12,6 @@ docs/integrations.md shows.
 import json
 
 import pytest
-from supabase import create_client
-from supabase_functions.errors import FunctionsHttpError
 
 from harness import create_key, serve, supabase_js
 
@@ -28,6 +26,8 @@ def server(tmp_path_factory):
 
 def refusal(call):
     """The FunctionsHttpError supabase-py raises: (status, the service's envelope)."""
+    from supabase_functions.errors import FunctionsHttpError
+
     with pytest.raises(FunctionsHttpError) as raised:
         call()
     # supabase-py keeps the envelope's `error` object as the exception's message.
@@ -35,6 +35,10 @@ def refusal(call):
 
 
 def test_supabase_py_functions_invoke(server):
+    # Imported here: supabase-py costs a pytest process about 1 s of CPU to
+    # import, which collecting the suite would pay in every process.
+    from supabase import create_client
+
     key = create_key(server.database, user="supabase-py")
     client = create_client(server.url, key)
     invoke = client.functions.invoke

@@ -6,7 +6,8 @@ within 4 minutes on 2 cores).
 (test_tools_faults.py, a module of its own so that the two run side by side
 under pytest-xdist) run as `make bench` and `make faults` do, as modules
 from the project root in subprocesses: every bench scenario sends a few
-hundred requests and every fault step runs one short round. Each must exit
+hundred requests (the own publisher 20 posts, with one dispatcher and two)
+and every fault step runs one short round. Each must exit
 0 and print a PASS line for each scenario and step. On a quiet 2-core
 machine the bench takes about 37 s, the faults about 25 s, side by side
 about 40 s of the suite.
@@ -49,3 +50,11 @@ def test_bench_smoke():
     ]
     # the search scenario (bench/search.py), on each backend
     assert len(re.findall(r"^  PASS  search: every request answered", out, re.MULTILINE)) == 2
+    # the own publisher (bench/publisher.py): one dispatcher, then two, each post once
+    for count in (1, 2):
+        assert re.search(
+            rf"^  {count} dispatcher\(s\): due -> 201 .* double posts 0, "
+            r"not published 0;",
+            out,
+            re.MULTILINE,
+        ), (count, out[-6000:])

@@ -1,5 +1,5 @@
 """When the service collects a post's figures at LinkedIn itself, and what
-each try makes of its schedule (collect_run.py makes the calls).
+each try makes of its schedule (publisher/collect.py makes the calls).
 
 A post is collected when it becomes Published with a LinkedIn post URN
 while its channel is connected to LinkedIn (`schedule`, in the transaction

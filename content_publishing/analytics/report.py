@@ -1,5 +1,6 @@
 """The analytics of a range: totals, weeks, the top posts, the weekday x
-hour grid and the suggested slots, for all of a user's channels or one.
+hour grid and the suggested slots, for all of a workspace's channels or one;
+and each channel's totals side by side.
 
 Every figure is a post's latest snapshot (post_metrics). Posts count by
 when they were published, in the channel's time zone: a channel that is
@@ -67,6 +68,11 @@ def build(workspace_id, query, now):
             for c in cells
         ],
         "suggested_slots": slots.suggest(cells, mean, existing) if channel is not None else [],
+        "channels": [
+            {"channel": row["channel"], **_figures(row)}
+            for row in analytics_store.channel_totals(workspace_id, *span)
+            if channel is None or row["channel"] == channel
+        ],
     }
 
 

@@ -6,13 +6,17 @@ A cell that a spreadsheet would read as a formula is neutralised as OWASP
 advises against CSV injection: text beginning with `=`, `+`, `-`, `@`, a
 tab or a carriage return gets a leading `'`, so that Excel, LibreOffice and
 Google Sheets show it as text and run nothing (`=HYPERLINK(...)` in a
-post's text stays those characters). Cells are quoted by the csv module
-wherever a comma, quote or line break needs it. The file starts with a
-UTF-8 byte-order mark, so that Excel reads accents and emoji right.
+post's text stays those characters). The file is comma-separated, but a
+spreadsheet set to split on `;` (much of Europe) or on tabs splits a cell
+wherever one of those is, quoted or not: so `'` also goes before any `=`,
+`+`, `-` or `@` that follows a separator (`,`, `;`, a tab, or a line break,
+spaces between), and no field of any split starts a formula
+(`Results;=2+3;` is written `"Results;'=2+3;"`). A cell holding any
+separator, a quote or a line break is quoted, always. The file starts with
+a UTF-8 byte-order mark, so that Excel reads accents and emoji right.
 """
 
-import csv
-import io
+import re
 from datetime import timedelta
 
 from content_publishing import timestamps
@@ -40,16 +44,30 @@ COLUMNS = (
     "timezone",
 )
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+AFTER_A_SEPARATOR = re.compile(r"([,;\t\r\n] *)(?=[=+\-@])")
+NEEDS_QUOTES = re.compile(r'[,;\t"\r\n]')
 BOM = "\ufeff"
 
 
 def neutralise(value):
-    """A cell as written: text that would start a formula gets a leading '."""
+    """A cell as written: text that would start a formula, at its start or
+    after a separator, gets a ' there."""
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    if not isinstance(value, str):
+        return value
+    if value.startswith(FORMULA_STARTS):
+        value = "'" + value
+    return AFTER_A_SEPARATOR.sub(r"\1'", value)
+
+
+def written(value):
+    """A neutralised cell as the file holds it: quoted (its quotes doubled)
+    when it holds a separator, a quote or a line break."""
+    text = str(value)
+    if NEEDS_QUOTES.search(text):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def rows(report):
@@ -85,14 +103,11 @@ def rows(report):
 
 
 def to_csv(report):
-    """The whole file as text."""
-    out = io.StringIO()
-    out.write(BOM)
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(COLUMNS)
+    """The whole file as text: CRLF line ends, as RFC 4180 has them."""
+    lines = [",".join(COLUMNS)]
     for row in rows(report):
-        writer.writerow([neutralise(row.get(column)) for column in COLUMNS])
-    return out.getvalue()
+        lines.append(",".join(written(neutralise(row.get(column))) for column in COLUMNS))
+    return BOM + "".join(line + "\r\n" for line in lines)
 
 
 def file_name(report):

@@ -6,7 +6,7 @@ calling it in-process for its connected channels (collection.py). Each item is
 kept or refused on its own, and the answer says which and why, as an
 import names its bad rows:
 
-- a post that is unknown or another user's is `not_found` (the same answer
+- a post that is unknown or another workspace's is `not_found` (the same answer
   for both, as a 404 is);
 - a post that is not Published has no figures yet: `not_published`;
 - `taken_at` after `now` is a `validation_error` on taken_at.

@@ -25,7 +25,6 @@ from content_publishing import timestamps
 
 QUARTER = 900  # seconds
 PER_DAY = 96
-MONDAY_SHIFT = 3 * PER_DAY
 PER_WEEK = 7 * PER_DAY
 PER_HOUR = 4
 EPOCH_MONDAY = date(1969, 12, 29)  # local day 0 after the shift

@@ -5,10 +5,12 @@ the database keeps its hash.
 """
 
 import click
+from flask import current_app
 from flask.cli import AppGroup
 from marshmallow import ValidationError
 
 from content_publishing import timestamps
+from content_publishing.accounts import links
 from content_publishing.auth import (
     KEY_PREFIX,
     SCOPES,
@@ -24,29 +26,33 @@ from content_publishing.store.db import needs_database, transaction
 
 keys_cli = AppGroup("keys", help="Manage API keys.")
 
-USER_MAX_LENGTH = 100
+NAME_MAX_LENGTH = 100
 CHECKOUT_FLASK = ".venv/bin/flask --app app"  # how `make run` calls these commands
 MAX_ID = 2**63 - 1  # ids are 64-bit integers in SQLite and PostgreSQL
 
 
-def user_name(ctx, param, value):
-    """--user as a single-line text field of the API (schemas/text.py): no
-    control characters or line breaks, a visible character, at most 100
-    characters. The name is written on every access-log line of its keys,
+def single_line_name(ctx, param, value):
+    """A workspace's or member's name (--user, --workspace, --name) as a
+    single-line text field of the API (schemas/text.py): no control
+    characters, line breaks or bidirectional formatting characters, a
+    visible character, at most 100 characters.
+    A workspace's name is written on every access-log line of its keys,
     where a control character could forge or hide lines."""
+    hint = param.opts[0] if param is not None else None
     value = value.strip()
     if not value:
-        raise click.BadParameter("must not be empty", param_hint="--user")
-    if len(value) > USER_MAX_LENGTH:
+        raise click.BadParameter("must not be empty", param_hint=hint)
+    if len(value) > NAME_MAX_LENGTH:
         raise click.BadParameter(
-            f"must be at most {USER_MAX_LENGTH} characters (this one has {len(value)})",
-            param_hint="--user",
+            f"must be at most {NAME_MAX_LENGTH} characters (this one has {len(value)})",
+            param_hint=hint,
         )
     try:
         text.no_controls(multiline=False)(value)
+        text.no_bidi_controls(value)
         text.not_blank(value)
     except ValidationError as e:
-        raise click.BadParameter(" ".join(e.messages), param_hint="--user") from None
+        raise click.BadParameter(" ".join(e.messages), param_hint=hint) from None
     return value
 
 
@@ -94,7 +100,9 @@ def _new_key(user, scopes, expires_at, member_id=None):
 @keys_cli.command("create")
 @click.option(
     "--user",
-    callback=lambda ctx, param, value: None if value is None else user_name(ctx, param, value),
+    callback=lambda ctx, param, value: (
+        None if value is None else single_line_name(ctx, param, value)
+    ),
     help="The workspace whose owner (of the same name) gets the key; both made if new.",
 )
 @click.option(
@@ -131,9 +139,11 @@ def demo_command():
     """Create a key with every scope for user 'demo', if no key exists yet."""
     key = generate_key()
     with transaction():
-        key_id = key_store.create_first_key(
-            "demo", hash_key(key), display_prefix(key), SCOPES, timestamps.now_text()
-        )
+        now = timestamps.now_text()
+        key_id = key_store.create_first_key("demo", hash_key(key), display_prefix(key), SCOPES, now)
+        owner_link = None
+        if key_id is not None:  # the first run: the owner's link to sign in as a person
+            owner_link = links.owner_link(key_store.get_key(key_id)["member_id"], now)
     if key_id is None:
         scopes = " ".join(f"--scope {scope}" for scope in SCOPES)
         click.echo(
@@ -145,6 +155,11 @@ def demo_command():
             f"To see the keys there are: {CHECKOUT_FLASK} keys list"
         )
         return
+    click.echo(
+        f"To sign in to the dashboard as a person, open this link within {links.OWNER_HOURS} "
+        "hours and set the owner's email and password (it works once):"
+    )
+    click.echo(f"  {links.link_url(current_app.config['PUBLIC_URL'], owner_link)}")
     click.echo(f"Created demo key {key_id} for user demo with every scope. It is not shown again:")
     click.echo(key)
 
@@ -171,7 +186,7 @@ def list_command():
         (
             str(r["id"]),
             KEY_PREFIX + r["prefix"] + "…",
-            r["user_name"],
+            r["workspace_name"],
             ",".join(r["scopes"].split()),
             _state(r, now),
             r["expires_at"] or "-",

@@ -7,22 +7,37 @@ only then), with every scope their role allows unless --scope says less.
 """
 
 import click
+from flask import current_app
 from flask.cli import AppGroup
+from marshmallow import ValidationError
 
-from content_publishing import members, roles, timestamps
+from content_publishing import roles, timestamps
 from content_publishing.auth import SCOPES, display_prefix, generate_key, hash_key
-from content_publishing.cli.keys import user_name
+from content_publishing.cli.keys import single_line_name
 from content_publishing.errors import ApiError
-from content_publishing.schemas.members import ROLES
+from content_publishing.linkedin.api import Api, LinkedInError
+from content_publishing.schemas.members import ROLES, check_email
 from content_publishing.store import keys as key_store
 from content_publishing.store import members as member_store
 from content_publishing.store.db import needs_database, transaction
+from content_publishing.workspaces import members
 
 members_cli = AppGroup("members", help="Manage the members of workspaces.")
 
 
 def _refused(error):
     return click.ClickException(f"{error.message} ({error.code})")
+
+
+def _email(ctx, param, value):
+    """--email as the API takes it (schemas/members.py)."""
+    if value is None:
+        return None
+    try:
+        check_email(value)
+    except ValidationError as e:
+        raise click.BadParameter(" ".join(e.messages), param_hint="--email") from None
+    return value
 
 
 def _member(member_id):
@@ -33,9 +48,9 @@ def _member(member_id):
 
 
 @members_cli.command("add")
-@click.option("--workspace", required=True, callback=user_name, help="The workspace's name.")
-@click.option("--name", required=True, callback=user_name, help="The member's name.")
-@click.option("--email", default=None, help="Where their notifications go.")
+@click.option("--workspace", required=True, callback=single_line_name, help="The workspace's name.")
+@click.option("--name", required=True, callback=single_line_name, help="The member's name.")
+@click.option("--email", default=None, callback=_email, help="Where their notifications go.")
 @click.option("--role", required=True, type=click.Choice(ROLES))
 @click.option(
     "--scope",
@@ -123,12 +138,24 @@ def role_command(member_id, role):
 @needs_database
 def remove_command(member_id):
     """Remove a member: every key of theirs is revoked at once."""
+    config = current_app.config
     try:
         with transaction():
             member = _member(member_id)
-            members.remove(member["workspace_id"], None, member, timestamps.now_text())
+            _, token = members.remove(
+                member["workspace_id"],
+                None,
+                member,
+                timestamps.now_text(),
+                config["SCHEDULE_MIN_LEAD_SECONDS"],
+            )
     except ApiError as e:
         raise _refused(e) from None
+    if token and config["LINKEDIN_CLIENT_ID"]:
+        try:
+            Api(config).revoke(token)
+        except LinkedInError as error:
+            click.echo(f"Could not revoke their LinkedIn token at LinkedIn: {error.message}")
     click.echo(f"Removed member {member_id} ({member['name']}); their keys are revoked.")
 
 

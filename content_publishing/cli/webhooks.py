@@ -2,7 +2,7 @@
 
 add --user U --url URL --event post.due [--event ...] [--description D]
     prints the signing secret alone on its last line, once
-list           every endpoint of every user (never a secret)
+list           every endpoint of every workspace (never a secret)
 remove ID      delete it; its pending deliveries end
 test ID        send a signed `ping` event now and print the answer
 """
@@ -12,9 +12,10 @@ from flask import current_app
 from flask.cli import AppGroup
 from marshmallow import ValidationError
 
-from content_publishing import timestamps
-from content_publishing.cli.keys import user_name
+from content_publishing import sealing, timestamps
+from content_publishing.cli.keys import single_line_name
 from content_publishing.errors import ApiError
+from content_publishing.outbound import Guard, Sender
 from content_publishing.schemas.webhooks import TYPES as EVENT_TYPES
 from content_publishing.schemas.webhooks import endpoint_schema
 from content_publishing.store import keys as key_store
@@ -22,8 +23,7 @@ from content_publishing.store import webhooks as webhook_store
 from content_publishing.store.db import needs_database, transaction
 from content_publishing.webhooks import events
 from content_publishing.webhooks import rules as webhook_rules
-from content_publishing.webhooks import secrets as webhook_secrets
-from content_publishing.webhooks.sender import Guard, Sender
+from content_publishing.webhooks.delivery import deliver
 
 webhooks_cli = AppGroup("webhooks", help="Manage webhook endpoints.")
 
@@ -43,8 +43,8 @@ def _refuse(error):
 @click.option(
     "--user",
     required=True,
-    callback=user_name,  # the rules of `keys create --user`, so a bad name is refused as such
-    help="The endpoint's owner (a user with a key).",
+    callback=single_line_name,  # the rules of `keys create --user`, so a bad name is refused as such
+    help="The endpoint's workspace, by the name `keys create --user` gave it.",
 )
 @click.option("--url", required=True, help="Where to deliver: an absolute http(s) URL.")
 @click.option(
@@ -59,7 +59,7 @@ def _refuse(error):
 @needs_database
 def add_command(user, url, events_, description):
     """Add an endpoint; its signing secret is printed once, on the last line."""
-    workspace_id = key_store.find_user(user)
+    workspace_id = key_store.find_workspace(user)
     if workspace_id is None:
         raise click.BadParameter(
             f"no user {user!r} (create a key for them first)", param_hint="--user"
@@ -93,7 +93,7 @@ def list_command():
     table = [header] + [
         (
             r["id"],
-            r["user_name"],
+            r["workspace_name"],
             "enabled" if r["enabled"] else "disabled",
             ",".join(r["events"]),
             r["url"],
@@ -135,12 +135,13 @@ def test_command(endpoint_id):
     sender = Sender(current_app.config["WEBHOOK_TIMEOUT_SECONDS"], Guard.of(current_app.config))
     try:
         secrets = webhook_rules.signing_secrets(sealed, now)
-        attempt = sender.send(
+        attempt = deliver(
+            sender,
             endpoint["url"],
             events.new_id(),
             body,
-            [webhook_secrets.unseal(s) for s in secrets],
-            webhook_rules.delivery_headers(sealed, webhook_secrets.unseal),
+            [sealing.unseal(s) for s in secrets],
+            webhook_rules.delivery_headers(sealed, sealing.unseal),
         )
     finally:
         sender.close()

@@ -11,10 +11,13 @@ stats.py      stats snapshots of published posts: record, read
 analytics.py  the analytics of a range, as JSON and as CSV
 articles.py   articles
 channels.py   channels and their upcoming slots
-linkedin.py   connecting a channel to LinkedIn: start, disconnect, and the callback (no key)
+connect.py    connecting a channel to LinkedIn: start, disconnect, and the callback (no key)
 media.py      the media library: upload, list, serve
 webhooks.py   webhook endpoints and the delivery log
-me.py         GET /me: the calling key
+me.py         GET /me: the calling key, or session (with its CSRF token)
+session.py    signing in (no key: password, mailed links), signing out, a person's sessions
+account.py    a person's account page (name, password, second factor), and one's own keys
+cookies.py    requests by session cookie: the session's check, CSRF, the cookie itself
 members.py    a workspace's members, and taking up an invitation (no key)
 reviews.py    a post's review (submit, approve, request changes) and its comments
 workspace.py  the workspace's settings: approvals, its chat webhook

@@ -8,32 +8,36 @@ from flask import Blueprint
 
 from content_publishing import auth
 from content_publishing.http import (
+    account,
     analytics,
     articles,
     callback,
     channels,
+    connect,
+    cookies,
     hashtags,
-    linkedin,
     me,
     media,
     members,
     planning,
     posts,
     reviews,
+    session,
     stats,
     webhooks,
     workspace,
 )
 
 bp = Blueprint("api", __name__, url_prefix="/functions/v1")
-bp.before_request(auth.authenticate)
+bp.before_request(cookies.authenticate)  # a key as auth.py judges it, or a session
 bp.before_request(auth.authorize)
 bp.after_request(auth.touch_after_response)
+bp.after_request(cookies.touch_after_response)
 
 
 @bp.after_request
 def no_store(response):
-    """Answers to a key are that user's data: no cache may keep them."""
+    """Answers to a key are its workspace's data: no cache may keep them."""
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -47,7 +51,7 @@ bp.register_blueprint(articles.bp)
 bp.register_blueprint(webhooks.bp)
 bp.register_blueprint(me.bp)
 bp.register_blueprint(channels.bp)
-bp.register_blueprint(linkedin.bp)
+bp.register_blueprint(connect.bp)
 bp.register_blueprint(planning.bp)
 bp.register_blueprint(media.bp)
 bp.register_blueprint(stats.bp)
@@ -56,3 +60,5 @@ bp.register_blueprint(hashtags.bp)
 bp.register_blueprint(members.bp)
 bp.register_blueprint(reviews.bp)
 bp.register_blueprint(workspace.bp)
+bp.register_blueprint(session.bp)
+bp.register_blueprint(account.bp)

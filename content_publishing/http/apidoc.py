@@ -36,11 +36,14 @@ ERROR_TEXT = {
     "(`bad_request`), or invalid, unknown, repeated or read-only fields or parameters "
     "(`validation_error`: `details` maps each field to its messages, and `message` names the "
     "fields with the first message of each).",
-    401: "API key missing, malformed, unknown, revoked or expired.",
+    401: "API key missing, malformed, unknown, revoked or expired (or the session cookie "
+    "unknown or ended); signing in: `sign_in_failed` (a wrong password or an unknown address, "
+    "alike) or `second_factor_required` (send `code`).",
     403: "The key lacks the required scope (`insufficient_scope`: `details.required_scope`), "
     "or its member's role does not allow the act (`forbidden`: the message names the role, "
-    "`details.role`).",
-    404: "Unknown id, not a UUID, or another user's.",
+    "`details.role`), or a change by session cookie lacks its X-CSRF-Token or comes from "
+    "another site's Origin (`csrf_failed`).",
+    404: "Unknown id, not a UUID, or another workspace's.",
     409: "The change conflicts with the record's state (`conflict`); for scheduling, "
     "`schedule_conflict` (a channel's guard: `details.rule`, `details.conflicting_post_ids`) or "
     "`no_free_slot` (the queue found no slot); for a recycled copy, `not_published` (the "
@@ -49,15 +52,19 @@ ERROR_TEXT = {
     "`linkedin_not_configured` (the operator has not set the LinkedIn app's client id and "
     "secret: `details.settings` names them); for members, `last_owner` (a workspace keeps at "
     "least one owner); with approvals required, `approval_required` (the post has no approval "
-    "that holds, so it may not be scheduled or queued).",
+    "that holds, so it may not be scheduled or queued); `owner_approval_required` (the post "
+    "goes out on a colleague's personal profile and has not their approval: `details.member_id`, "
+    "`details.channel_id`).",
     410: "The invitation was used already (`invite_used`) or is past its 7 days "
-    "(`invite_expired`).",
+    "(`invite_expired`); a sign-in link was used already (`link_used`) or is past its "
+    "minutes (`link_expired`).",
     412: "If-Match names a stale version; the ETag header carries the current one.",
     413: "The request body is larger than MAX_CONTENT_LENGTH.",
     414: "The request line is longer than 4094 bytes (answered by gunicorn, same envelope).",
     415: "The body is neither application/json nor JSON sent as text/plain.",
     429: "Over the rate limit of the key or the address (answered by the deployment's nginx, "
-    "same envelope, with Retry-After).",
+    "same envelope, with Retry-After); or 10 failed sign-ins of an address, or from a "
+    "client, within 15 minutes (`rate_limited`, with Retry-After).",
     431: "Too many or too large request headers (answered by gunicorn, same envelope).",
     503: "Another writer held the database past the busy timeout (`busy`); retry (Retry-After). "
     "On the posts list, `search_too_broad`: a search (`q`) stopped at its time limit "
@@ -206,7 +213,7 @@ def build_spec(app):
     spec.components.schema("Error", schema=ErrorSchema)
 
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
-        if not rule.endpoint.startswith("api."):
+        if not rule.endpoint.startswith(DOCUMENTED):
             continue
         view = app.view_functions[rule.endpoint]
         info = view.apidoc
@@ -225,6 +232,11 @@ def build_spec(app):
     return document
 
 
+# The endpoints the document is built from: the API's, and those of signing
+# in (http/session.py: `public`), which need no key.
+DOCUMENTED = ("api.", "signin.")
+
+
 def _schema_rules(document, plugin):
     """A rule over several fields that a schema states in JSON Schema
     (`Meta.openapi`, such as `not: {required: [a, b]}` for "not both"), added
@@ -236,7 +248,7 @@ def _schema_rules(document, plugin):
             components[name].update(rules)
 
 
-INTEGER_IDS = {"member_id"}  # a member's id is a number, as `flask members list` shows it
+INTEGER_IDS = {"member_id", "session_id", "key_id"}  # numbers, as `flask members list` shows them
 
 
 def _path_schema(rule, arg):
@@ -259,6 +271,8 @@ def _operation(view, info, rule):
         ).strip()
     elif scope:
         description = f"Requires the scope `{scope}`. {description}".strip()
+    elif getattr(view, "keyless", False):
+        description = description.strip()
     else:
         description = f"Any valid key, whatever its scopes. {description}".strip()
     if info["body"] is not None and info["body_reader"] is not None:
@@ -267,8 +281,8 @@ def _operation(view, info, rule):
         "operationId": rule.endpoint.rsplit(".", 1)[-1],
         "summary": info["summary"],
         "description": description,
-        "tags": [rule.endpoint.split(".")[1]],
-        "security": SECURITY,
+        "tags": [rule.endpoint.split(".")[-2]],
+        "security": [] if getattr(view, "keyless", False) else SECURITY,
         "x-required-scope": scope or None,  # declared: build_spec checked; "" is any key
         **({"x-required-role": role} if role else {}),
         "parameters": _parameters(info, rule),
@@ -337,7 +351,8 @@ ACCEPT_OPERATION = {
     "description": "Needs no key: the invitation's token (from the `invite_url` that POST "
     "/functions/v1/members answered) is the capability. Makes the member's first key, with "
     "every scope their role allows, shown only in this answer, and names the workspace and "
-    "the role. A token works once (410 `invite_used`, also after the member was removed) and "
+    "the role. A token works once (410 `invite_used`, also after the member, or whoever "
+    "invited them, was removed) and "
     "for 7 days (410 `invite_expired`); an unknown one is a 404.",
     "tags": ["members"],
     "security": [],
@@ -412,7 +427,7 @@ MEDIA_FILE_OPERATION = {
     "operationId": "media_file",
     "summary": "An image of the media library",
     "description": "Needs no key: the id is 128 random bits, the address a capability, so that "
-    "the automation fetches a post's media without the user's key (FLASK_MEDIA_PUBLIC=0: the "
+    "the automation fetches a post's media without the workspace's key (FLASK_MEDIA_PUBLIC=0: the "
     "owner's key with posts:read instead). Cached for a year (immutable); If-None-Match and "
     "a Range of one byte range are honoured (a suffix longer than the file: all of it, 206); "
     "several ranges, another unit or a range that cannot be read are ignored (200, the whole "

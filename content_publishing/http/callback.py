@@ -49,7 +49,7 @@ def publish_callback(body):
             body["live_url"],
             lead,
             now,
-            g.key_id,
+            g.actor,
             comment=comment,
         )
     return with_etag(render(post_schema, post), post)

@@ -1,27 +1,30 @@
 """Channels: where posts go, with their time zone, posting slots and guards.
 
 GET    /functions/v1/channels               list (posts:read)
-POST   /functions/v1/channels               create (posts:write)
+POST   /functions/v1/channels               create (posts:write, an editor's)
 GET    /functions/v1/channels-item/{id}     read (posts:read)
-PATCH  /functions/v1/channels-item/{id}     change (posts:write)
+PATCH  /functions/v1/channels-item/{id}     change (posts:write; an editor's, or one's own profile)
 DELETE /functions/v1/channels-item/{id}     delete; its posts stay (posts:write)
 GET    /functions/v1/channels-slots/{id}    the slot instants of the next days (posts:read)
 
-A channel's id is `personal` or a brand_id, which may hold any character a
-brand_id may, a slash included: hence `<path:...>` in the routes.
+A channel's id is `personal`, a personal channel's UUID or a brand_id, which
+may hold any character a brand_id may, a slash included: hence `<path:...>`
+in the routes. Who may change which channel is the domain's
+(channels/changes.py): an editor any, a member their own profile.
 """
 
 from datetime import timedelta
 
 from flask import Blueprint, current_app, g, url_for
 
-from content_publishing import connections, timestamps
+from content_publishing import timestamps
 from content_publishing.auth import require_scope
+from content_publishing.channels import changes, connections
 from content_publishing.errors import linkedin_not_configured, not_found
 from content_publishing.http.apidoc import doc
 from content_publishing.http.common import check_if_match, page_body, render, with_etag
-from content_publishing.http.linkedin import revoke_quietly
-from content_publishing.planning import channels, clock
+from content_publishing.http.connect import revoke_quietly
+from content_publishing.planning import clock
 from content_publishing.planning.plan import ChannelPlan
 from content_publishing.schemas.channels import (
     channel_list_query_schema,
@@ -68,15 +71,18 @@ def list_channels(query):
     status=201,
     errors=[409],
     headers=["ETag", "Location"],
-    description="`personal` (no brand_id) or a brand page (its brand_id becomes the id). A "
-    "second channel with the same id is a 409, and so is `publisher: linkedin` (a new channel "
-    "is not connected yet).",
+    description="A member's personal profile (no brand_id; `member_id`: the caller's own "
+    "unless given, at most one each: a second is a 409; the first personal channel's id is "
+    "`personal`, each later one's a UUID) or a brand page (its brand_id becomes the id; a "
+    "second with the same id is a 409). Only the profile's member sets `others_may_post` "
+    "(403 `forbidden` otherwise). `publisher: linkedin` is a 409 (a new channel is not "
+    "connected yet).",
 )
 @require_scope("posts:write", role="editor")
 def create_channel(body):
     _publishing_needs_linkedin(body)
     with transaction():
-        channel = channels.create(g.workspace_id, body, timestamps.now_text())
+        channel = changes.create(g.workspace_id, body, timestamps.now_text(), g.scopes)
     location = url_for("api.channels.get_channel_item", channel_id=channel["id"])
     return with_etag(render(channel_schema, channel), channel, 201, {"Location": location})
 
@@ -99,18 +105,20 @@ def get_channel_item(channel_id):
     errors=[409, 412],
     headers=["ETag"],
     request_headers=["If-Match"],
-    description="Its name, author, zone, slots, guards and publisher; the id and type never "
-    "change. Posts already planned stay where they are. `publisher: linkedin` needs a connected "
-    "channel (409 otherwise); a connected channel's author is its member, or one of the pages "
-    "its member may post for.",
+    description="Its name, author, zone, slots, guards and publisher; the id, type and member "
+    "never change. Posts already planned stay where they are. `publisher: linkedin` needs a "
+    "connected channel (409 otherwise); a connected channel's author is its member, or one of "
+    "the pages its member may post for. An editor or higher changes any channel, a member "
+    "their own profile (403 forbidden otherwise); `others_may_post` is the profile's member's "
+    "alone.",
 )
-@require_scope("posts:write", role="editor")
+@require_scope("posts:write")
 def update_channel_item(channel_id, body):
     _publishing_needs_linkedin(body)
     with transaction():
         channel = owned(channel_store.lock_channel, channel_id)
         check_if_match(channel)
-        channel = channels.update(g.workspace_id, channel, body, timestamps.now_text())
+        channel = changes.update(g.workspace_id, channel, body, timestamps.now_text(), g.scopes)
     return with_etag(render(channel_schema, channel), channel)
 
 
@@ -128,7 +136,7 @@ def delete_channel_item(channel_id):
     with transaction():
         channel = owned(channel_store.lock_channel, channel_id)
         check_if_match(channel)
-        token = channels.delete(g.workspace_id, channel)
+        token = changes.delete(g.workspace_id, channel)
     if token:
         revoke_quietly(current_app.config, token)
     return "", 204

@@ -116,7 +116,7 @@ def refuse_query():
 
 def item_id(value, what):
     """The canonical form of a UUID path segment; anything else is a 404,
-    the same answer as for an unknown or another user's id."""
+    the same answer as for an unknown or another workspace's id."""
     try:
         return str(uuid.UUID(value))
     except ValueError:

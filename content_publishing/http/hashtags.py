@@ -3,8 +3,8 @@
 GET    /functions/v1/hashtag-sets            list (posts:read)
 POST   /functions/v1/hashtag-sets            create (posts:write)
 GET    /functions/v1/hashtag-sets-item/{id}  read (posts:read)
-PATCH  /functions/v1/hashtag-sets-item/{id}  update (posts:write)
-DELETE /functions/v1/hashtag-sets-item/{id}  delete (posts:write)
+PATCH  /functions/v1/hashtag-sets-item/{id}  update (posts:write; its maker, or an editor or higher)
+DELETE /functions/v1/hashtag-sets-item/{id}  delete (posts:write; its maker, or an editor or higher)
 """
 
 from flask import Blueprint, g, url_for
@@ -54,7 +54,7 @@ def list_sets(query):
 @require_scope("posts:write")
 def create_set(body):
     with transaction():
-        made = hashtags.create(g.workspace_id, body, timestamps.now_text())
+        made = hashtags.create(g.workspace_id, body, timestamps.now_text(), g.member_id)
     location = url_for("api.hashtags.get_set_item", set_id=made["id"])
     return with_etag(render(hashtag_set_schema, made), made, 201, {"Location": location})
 
@@ -76,23 +76,29 @@ def get_set_item(set_id):
     headers=["ETag"],
     request_headers=["If-Match"],
     description="Rename it (a name another of the caller's sets has is a 409) or replace its "
-    "hashtags.",
+    "hashtags. Whoever made the set changes it, or an editor or higher (403 forbidden).",
 )
 @require_scope("posts:write")
 def update_set_item(set_id, body):
     with transaction():
         found = get_owned(hashtag_store.lock_set, set_id, "hashtag set")
         check_if_match(found)
-        changed = hashtags.update(g.workspace_id, found, body, timestamps.now_text())
+        changed = hashtags.update(g.workspace_id, found, body, timestamps.now_text(), g.scopes)
     return with_etag(render(hashtag_set_schema, changed), changed)
 
 
 @bp.delete("/hashtag-sets-item/<set_id>")
-@doc("Delete a hashtag set", status=204, errors=[412], request_headers=["If-Match"])
+@doc(
+    "Delete a hashtag set",
+    status=204,
+    errors=[412],
+    request_headers=["If-Match"],
+    description="Whoever made the set deletes it, or an editor or higher (403 forbidden).",
+)
 @require_scope("posts:write")
 def delete_set_item(set_id):
     with transaction():
         found = get_owned(hashtag_store.lock_set, set_id, "hashtag set")
         check_if_match(found)
-        hashtags.delete(g.workspace_id, found)
+        hashtags.delete(g.workspace_id, found, g.scopes)
     return "", 204

@@ -3,7 +3,8 @@
 POST   /functions/v1/media             upload an image or a PDF (posts:write)
 GET    /functions/v1/media             list the caller's media, newest first (posts:read)
 GET    /functions/v1/media-item/{id}   read one (posts:read)
-PATCH  /functions/v1/media-item/{id}   its alt text, If-Match its version (posts:write)
+PATCH  /functions/v1/media-item/{id}   its alt text, If-Match its version (posts:write; its
+                                       uploader, or an editor or higher)
 DELETE /functions/v1/media-item/{id}   delete one; 409 while a planned post names it (posts:write)
 GET    /media/{id}.{ext}               the file itself, without a key (FLASK_MEDIA_PUBLIC=0: the
                                        owner's key with posts:read); a WebP's PNG rendition at
@@ -18,11 +19,18 @@ import re
 
 from flask import Blueprint, current_app, g, request, send_file
 
-from content_publishing import auth, media, timestamps
+from content_publishing import auth, timestamps
 from content_publishing.auth import require_scope
 from content_publishing.errors import not_found
 from content_publishing.http.apidoc import doc
-from content_publishing.http.common import check_if_match, page_body, render, with_etag
+from content_publishing.http.common import (
+    check_if_match,
+    lead_seconds,
+    page_body,
+    render,
+    with_etag,
+)
+from content_publishing.media import library
 from content_publishing.schemas.media import (
     media_list_query_schema,
     media_page_schema,
@@ -59,16 +67,20 @@ def shown(record):
     status=201,
     errors=[413, 415],
     description="The body is the file itself. An image: Content-Type image/jpeg, image/png, "
-    "image/gif or image/webp, at most FLASK_MEDIA_MAX_BYTES (5 MiB; 413 over it). It is "
+    "image/gif or image/webp, at most FLASK_MEDIA_MAX_BYTES (20 MiB; 413 over it). It is "
     "decoded: a body that is not an image of that type, or is cut off, is a 400, and so is one "
     "over the caps, read from its header before anything is decoded: more than 250 frames, or "
     "more than 36 million pixels in all its frames together (frames x width x height; a WebP: "
     "16,777,216). EXIF (with GPS), XMP and comments are stripped, a JPEG turned upright by its "
-    "EXIF orientation first; a multi-picture JPEG (MPO) keeps its first picture. A WebP also "
+    "EXIF orientation first; a multi-picture JPEG (MPO) keeps its first picture. A still "
+    "image is stored within 5 MiB and no larger than its upload (but a few headers): written "
+    "at lower qualities, then scaled down (a JPEG of up to 16 times the pixel cap is decoded "
+    "at 1/2 or 1/4 of its size); an animation over 5 MiB is a 400. A WebP also "
     "gets a PNG rendition, at /media/<id>.png, which LinkedIn is handed. A document: "
     "Content-Type application/pdf, at most FLASK_MEDIA_MAX_DOCUMENT_BYTES (100 MiB) and 300 "
     "pages; it is read whole, and an encrypted, damaged or empty PDF, or one with a JavaScript "
-    "or Launch action, is a 400 saying which; its document information (author, producer, "
+    "or Launch action, an XFA script or an embedded file that runs a script (an embedded PDF is "
+    "checked as the upload is), is a 400 saying which; its document information (author, producer, "
     "dates) and XMP metadata are removed. `bytes` and `sha256` describe the stored file. The "
     "same bytes uploaded again answer the same media with 200. Put `url` (or media:<id>) in a "
     "post's media_urls.",
@@ -78,15 +90,15 @@ def upload_media():
     """The earlier upload of the same bytes is looked for first (its read
     also confirms the key), then the image is decoded with no transaction
     open (media.py says why), then stored."""
+    library.check_type(request.mimetype)  # before the body is read: a 415 reads none of it
     data = request.get_data(cache=False)
-    media.check_type(request.mimetype)
     with snapshot():
-        record = media.earlier(g.workspace_id, data, request.mimetype)
+        record = library.earlier(g.workspace_id, data, request.mimetype)
     if record is not None:
         return shown(record), 200
-    fields = media.clean(data, request.mimetype)
+    fields = library.clean(data, request.mimetype)
     with transaction():
-        record, created = media.store(g.workspace_id, fields, timestamps.now_text())
+        record, created = library.store(g.workspace_id, fields, timestamps.now_text(), g.member_id)
     return shown(record), 201 if created else 200
 
 
@@ -101,7 +113,7 @@ def list_media(query):
 
 def owned(fetch, media_id):
     """The caller's media through `fetch(workspace_id, id)`, or a 404 (another
-    user's, or an id that is no media's)."""
+    workspace's, or an id that is no media's)."""
     record = MEDIA_ID.fullmatch(media_id) and fetch(g.workspace_id, media_id)
     if not record:
         raise not_found("media")
@@ -126,15 +138,27 @@ def get_media_item(media_id):
     request_headers=["If-Match"],
     description="alt_text: what the image shows, at most 4,086 characters (LinkedIn's limit), "
     "null for none. A post's images are handed to LinkedIn with it unless the post gives its "
-    "own (media_alt); a post that is already handed over keeps what it was given.",
+    "own (media_alt); a post that is already handed over keeps what it was given. Whoever "
+    "uploaded the media changes it, or an editor or higher (403 forbidden otherwise). A post "
+    "under review or approved that takes this alt text loses its approval, as an edit of it "
+    "would: back to Draft.",
 )
 @require_scope("posts:write")
 def update_media_item(media_id, body):
+    lead = lead_seconds()
     with transaction():
+        now = timestamps.now_text()
+        using = (
+            library.lock_posts_taking(g.workspace_id, media_id)
+            if MEDIA_ID.fullmatch(media_id)
+            else []
+        )
         record = owned(media_store.lock_media, media_id)
         check_if_match(record)
         if "alt_text" in body:
-            record = media.set_alt_text(g.workspace_id, record, body["alt_text"])
+            record = library.set_alt_text(
+                g.workspace_id, record, body["alt_text"], g.scopes, using, lead, now, g.actor
+            )
     return with_etag(shown(record), record)
 
 
@@ -149,7 +173,7 @@ def update_media_item(media_id, body):
 @require_scope("posts:write", role="editor")
 def delete_media_item(media_id):
     with transaction():
-        media.delete(g.workspace_id, owned(media_store.lock_media, media_id))
+        library.delete(g.workspace_id, owned(media_store.lock_media, media_id))
     return "", 204
 
 
@@ -189,11 +213,11 @@ def _made_rendition(media_id):
     upload: made now, outside any transaction, kept, and served (None if
     the id is no WebP's)."""
     webp = media_store.get_file(media_id, "webp")
-    fields = webp and media.rendition(bytes(webp["data"]))
+    fields = webp and library.rendition(bytes(webp["data"]))
     if not fields:
         return None
     with transaction():
-        media.keep_rendition(media_id, fields, timestamps.now_text())
+        library.keep_rendition(media_id, fields, timestamps.now_text())
     return media_store.get_file(media_id, "png")
 
 

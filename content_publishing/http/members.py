@@ -17,13 +17,18 @@ made here, and only their hashes go to the store.
 import hashlib
 import secrets
 
-from flask import Blueprint, current_app, g
+from flask import Blueprint, current_app, g, request
 
-from content_publishing import members, timestamps
+from content_publishing import timestamps
+from content_publishing.accounts import signin
+from content_publishing.accounts.sessions import csrf_token
 from content_publishing.auth import SCOPES, display_prefix, generate_key, hash_key, require_scope
 from content_publishing.errors import not_found
+from content_publishing.http import cookies
 from content_publishing.http.apidoc import doc
-from content_publishing.http.linkedin import DASHBOARD_PATH
+from content_publishing.http.common import lead_seconds
+from content_publishing.http.connect import DASHBOARD_PATH, revoke_quietly
+from content_publishing.http.session import client_address
 from content_publishing.schemas.common import render
 from content_publishing.schemas.members import (
     accepted_schema,
@@ -35,10 +40,10 @@ from content_publishing.schemas.members import (
 )
 from content_publishing.store import members as member_store
 from content_publishing.store.db import snapshot, transaction
+from content_publishing.workspaces import members
 
 bp = Blueprint("members", __name__)
 invites = Blueprint("invites", __name__, url_prefix="/functions/v1")
-ACCEPT_PATH = "/functions/v1/invites-accept"
 MANAGE = "members:manage"
 MAX_ID = 2**63 - 1
 
@@ -86,15 +91,19 @@ def list_members():
     errors=[409],
     description="Owners and admins (members:manage); only an owner invites an owner (403 "
     "forbidden). The answer's `invite_url` opens the dashboard's page that takes the "
-    "invitation up: it works once, for 7 days, and makes the member's first key. A name the "
-    "workspace has already is a 409.",
+    "invitation up: it works once, for 7 days, and makes the member's first key (and, with a "
+    "password, their account). With FLASK_SMTP_URL set the invitation is mailed to `email` "
+    "too. A name of a member still in is a 409; a removed member's name may be taken again.",
 )
 @require_scope(MANAGE)
 def invite_member(body):
     token = secrets.token_urlsafe(32)
+    mail_url = invite_url(token) if current_app.config.get("SMTP") else None
     with transaction():
         now = timestamps.now_text()
-        member, expires_at = members.add(g.workspace_id, g.scopes, body, token_hash(token), now)
+        member, expires_at = members.add(
+            g.workspace_id, g.scopes, body, token_hash(token), now, mail_url
+        )
     shown = {**render(member_schema, member), "invite_url": invite_url(token)}
     return {**shown, "invite_expires_at": expires_at}, 201
 
@@ -126,14 +135,21 @@ def update_member_item(member_id, body):
     errors=[409],
     description="Owners and admins (members:manage); only an owner removes an owner. Every "
     "key of the member is revoked at once (on every worker: the next request with one is a "
-    "401) and their invitation ends; they stay on the list with `removed_at`, so posts and "
-    "history keep their name. Removing the last owner is a 409 `last_owner`.",
+    "401), their invitation ends and so does every invitation they made; they stay on the "
+    "list with `removed_at`, so posts and history keep their name. Their personal channel "
+    "stays, with its posts and history, disconnected from LinkedIn; each of its Scheduled "
+    "posts becomes Failed, its last_error naming them. Removing the last owner is a 409 "
+    "`last_owner`.",
 )
 @require_scope(MANAGE)
 def delete_member_item(member_id):
     with transaction():
         member = _member(member_id, lock=True)
-        members.remove(g.workspace_id, g.scopes, member, timestamps.now_text())
+        _, token = members.remove(
+            g.workspace_id, g.scopes, member, timestamps.now_text(), lead_seconds(), g.actor
+        )
+    if token:
+        revoke_quietly(current_app.config, token)
     return "", 204
 
 
@@ -142,15 +158,22 @@ def delete_member_item(member_id):
 def accept_invite(body):
     """No key: the token is the capability (apidoc.ACCEPT_OPERATION says so
     in the document). Answers the workspace, the member with their role,
-    and their first key, shown only here."""
+    and their first key, shown only here; with a password, or signed in,
+    the member's account too, and a session (the cookie, its CSRF token)."""
     key = generate_key()
+    session = cookies.signed_in_session() if body.get("password") is None else None
     with transaction():
+        now = timestamps.now_text()
         invite, key_id, scopes = members.accept(
-            token_hash(body["token"]),
-            hash_key(key),
-            display_prefix(key),
-            SCOPES,
-            timestamps.now_text(),
+            token_hash(body["token"]), hash_key(key), display_prefix(key), SCOPES, now
+        )
+        joined = signin.join(
+            invite,
+            body.get("password"),
+            session and session["account_id"],
+            request.headers.get("User-Agent"),
+            client_address(),
+            now,
         )
     answer = {
         "workspace": {"id": invite["workspace_id"], "name": invite["workspace_name"]},
@@ -163,5 +186,9 @@ def accept_invite(body):
         "key_id": key_id,
         "key": key,
         "scopes": scopes,
+        "csrf_token": None,
     }
-    return answer, 201, {"Cache-Control": "no-store"}
+    if joined is None:
+        return answer, 201, {"Cache-Control": "no-store"}
+    answer["csrf_token"] = csrf_token(joined[0])
+    return cookies.set_cookie(current_app.make_response((answer, 201)), joined[0])

@@ -2,7 +2,7 @@
 
 Registered only when FLASK_METRICS=1. It is outside /functions/v1 and not in
 the OpenAPI document: it is for the operator's monitoring, not for API
-clients, and shows no user's data.
+clients, and shows no workspace's data.
 """
 
 from flask import Blueprint

@@ -26,6 +26,7 @@ from content_publishing.planning import clock, forecast
 from content_publishing.posts import imports
 from content_publishing.schemas.forecast import occurrences_query_schema, occurrences_schema
 from content_publishing.schemas.imports import (
+    MAX_COLUMNS,
     MAX_ROWS,
     import_result_schema,
     import_row_schema,
@@ -63,7 +64,7 @@ def queue_post(body):
         post = get_owned(post_store.lock_post, str(body["post_id"]), "post")
         post = posts.settle(g.workspace_id, post, lead, now)
         check_if_match(post)
-        post = posts.add_to_queue(g.workspace_id, post, lead, now, g.key_id)
+        post = posts.add_to_queue(g.workspace_id, post, lead, now, g.actor)
     return with_etag(render(post_schema, post), post)
 
 
@@ -92,7 +93,7 @@ def recycle_post(post_id):
     with transaction():
         now = timestamps.now_text()
         post = get_owned(post_store.lock_post, post_id, "post")
-        copy = posts.recycle(g.workspace_id, post, lead, key, now, g.key_id, g.member_id)
+        copy = posts.recycle(g.workspace_id, post, lead, key, now, g.actor, g.member_id)
     location = url_for("api.posts.get_post_item", post_id=copy["id"])
     return with_etag(render(post_schema, copy), copy, 201, {"Location": location})
 
@@ -105,7 +106,8 @@ class ImportBody:
     described = (
         "The body may also be a CSV file (Content-Type: text/csv): UTF-8, a byte-order mark "
         "allowed, a header row naming the columns type, brand_id, content, scheduled_at, "
-        "media_urls (space-separated), queue (true or empty) and repeat."
+        "media_urls (space-separated), queue (true or empty) and repeat; at most "
+        f"{MAX_COLUMNS} columns (a JSON row: fields)."
     )
 
     def load(self, schema):
@@ -119,6 +121,14 @@ class ImportBody:
             raise validation_error({"posts": [f"Give 1 to {MAX_ROWS} rows."]})
         loaded, invalid = [], {}
         for n, row in enumerate(rows, start=1):
+            if isinstance(row, dict) and len(row) > MAX_COLUMNS:  # named once, not field by field
+                loaded.append(None)
+                invalid[n] = {
+                    "_schema": [
+                        f"The row has {len(row):,} fields; a row takes at most {MAX_COLUMNS}."
+                    ]
+                }
+                continue
             try:
                 loaded.append(import_row_schema.load(row))
             except ValidationError as error:
@@ -173,7 +183,7 @@ def import_posts(body):
             lead_seconds(),
             key,
             now,
-            g.key_id,
+            g.actor,
         )
     return {"data": [render(post_schema, post) for post in made], "count": len(made)}, 201
 

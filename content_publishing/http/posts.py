@@ -15,7 +15,7 @@ whose lease has run out reads as Failed even before its row is rewritten.
 
 from flask import Blueprint, current_app, g, url_for
 
-from content_publishing import posts, preview, publish_plan, timestamps
+from content_publishing import posts, timestamps
 from content_publishing.auth import KEY_PREFIX, require_scope
 from content_publishing.errors import search_too_broad
 from content_publishing.http.apidoc import doc, item_links
@@ -28,11 +28,7 @@ from content_publishing.http.common import (
     render,
     with_etag,
 )
-from content_publishing.schemas.linkedin import (
-    claimed_schema,
-    preview_result_schema,
-    preview_schema,
-)
+from content_publishing.posts import preview, publish_plan
 from content_publishing.schemas.posts import (
     claim_schema,
     history_schema,
@@ -40,6 +36,11 @@ from content_publishing.schemas.posts import (
     post_schema,
     post_update_schema,
     posts_page_schema,
+)
+from content_publishing.schemas.publish_plan import (
+    claimed_schema,
+    preview_result_schema,
+    preview_schema,
 )
 from content_publishing.store import history as history_store
 from content_publishing.store import posts as post_store
@@ -79,7 +80,7 @@ def list_posts(query):
     body=post_schema,
     response=post_schema,
     status=201,
-    errors=[409],
+    errors=[404, 409],
     headers=["ETag", "Location"],
     request_headers=["Idempotency-Key"],
     links=item_links(
@@ -91,14 +92,18 @@ def list_posts(query):
         },
         ClaimPosts={"operationId": "claim_posts"},
     ),
-    description="Always creates a Draft. The same Idempotency-Key with the same fields returns "
-    "the first post; with other fields it is a 409.",
+    description="Always creates a Draft, on the channel `channel_id` names (404 for another "
+    "workspace's), or where `type` and `brand_id` place it. A post for a colleague's personal "
+    "profile is refused where its member keeps it to themselves (403 `forbidden`), and needs "
+    "its member's approval before it is scheduled (409 `owner_approval_required`). The same "
+    "Idempotency-Key with the same fields returns the first post; with other fields it is a "
+    "409.",
 )
 @require_scope("posts:write")
 def create_post(body):
     key, now = idempotency_key(), timestamps.now_text()
     with transaction():
-        post = posts.create(g.workspace_id, body, key, now, g.key_id, g.member_id)
+        post = posts.create(g.workspace_id, body, key, now, g.actor, g.member_id)
     location = url_for("api.posts.get_post_item", post_id=post["id"])
     return with_etag(render(post_schema, post), post, 201, {"Location": location})
 
@@ -140,7 +145,7 @@ def update_post_item(post_id, body):
             g.workspace_id, get_owned(post_store.lock_post, post_id, "post"), lead, now
         )
         check_if_match(post)
-        post = posts.update(g.workspace_id, post, body, g.scopes, lead, now, g.key_id)
+        post = posts.update(g.workspace_id, post, body, g.scopes, lead, now, g.actor)
     return with_etag(render(post_schema, post), post)
 
 
@@ -199,7 +204,7 @@ def claim_posts(body):
             body["limit"],
             body["lease_seconds"],
             body.get("type"),
-            g.key_id,
+            g.actor,
             lead_seconds=lead_seconds(),
         )
         requests = publish_plan.requests_for(g.workspace_id, claimed, plan_target())
@@ -235,7 +240,7 @@ def preview_post(body):
     if "post_id" in body:
         post = get_owned(post_store.get_post, str(body["post_id"]), "post")
     else:
-        post = posts.kept_for_preview(g.workspace_id, body)
+        post = posts.kept_for_preview(g.workspace_id, body, g.member_id)
     return preview.preview(g.workspace_id, post, plan_target())
 
 

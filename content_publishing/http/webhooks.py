@@ -71,7 +71,7 @@ def list_webhooks(query):
     "signing `secret`, shown only here, and, with an `auth_header`, its `token`, also shown "
     "only here: every delivery carries that header, for platforms that cannot check the "
     "signature. A URL whose host is not a public address is a 400 "
-    "(unless the service allows private addresses). A user has at most one enabled endpoint "
+    "(unless the service allows private addresses). A workspace has at most one enabled endpoint "
     "for post.due (409), since a due post is handed to exactly one automation.",
 )
 @require_scope(SCOPE)

@@ -1,10 +1,17 @@
 """A channel's planned posts in memory: which slots are free, and whether a
 time keeps to the channel's guards.
 
-The guards, over the channel's Scheduled, Publishing and Published posts:
+The guards, over the channel's Scheduled, Publishing and Published posts
+and every planned occurrence of its series still going (those not yet
+rows: a series makes its next occurrence when one finishes,
+recurrence.py):
 
+- no two posts of the channel in one minute, whatever its other guards;
 - min_gap_minutes: no other such post closer in time than that;
 - daily_cap: at most that many in one local day of the channel's zone.
+
+A series' planned occurrence counts as its current occurrence's post (its
+id), so that moving that post leaves its own series out of its way.
 
 A ChannelPlan reads the posts around the times it is asked about once, and
 keeps what it is told is taken since, so that a queue (90 days of slots) or
@@ -33,15 +40,17 @@ def check_guards(workspace_id, post_id, channel_id, scheduled_at):
 
 
 def channel_of(post):
-    """The channel a post belongs to: `personal`, or its brand_id. Its row
-    lock, its guards (store.channels.CHANNEL_OF_POST, the same rule in SQL)
-    and its author all go by this; a brand_id is never `personal`
-    (schemas.posts.check_brand)."""
-    return "personal" if post["type"] == "personal" else post["brand_id"]
+    """The channel a post belongs to: the channel_id it carries (the rule of
+    type and brand_id placed it there when it named none: channels/
+    placement.py). Its row lock, its guards (store.channels.CHANNEL_OF_POST,
+    the same in SQL) and its author all go by this."""
+    return post["channel_id"]
 
 
 class ChannelPlan:
-    def __init__(self, workspace_id, channel):
+    def __init__(self, workspace_id, channel, series=True):
+        """`series`: count the live series' occurrences to come (the
+        forecast, which works them out itself, says not to)."""
         self.workspace_id = workspace_id
         self.channel = channel
         self.zone = clock.zone(channel["timezone"])
@@ -50,6 +59,7 @@ class ChannelPlan:
         self.spans = []  # (start, end) already read, apart and in order
         self.at = {}  # post id -> instant
         self.order = []  # (instant, post id), sorted: the planned posts in time order
+        self.series = None if series else []  # the live series, read when first needed
         full = channel.get("queue_full_until")
         self.full_until = clock.parse(full) if full else None  # planning/queue.py
 
@@ -75,7 +85,29 @@ class ChannelPlan:
         ):
             if row["id"] not in self.at:
                 self.take(row["id"], clock.parse(row["scheduled_at"]))
+        for post_id, moment in self._occurrences(start, end):
+            bisect.insort(self.order, (moment, post_id))
         self._covered(start, end)
+
+    def _occurrences(self, start, end):
+        """(post id, instant) of the live series' occurrences to come, with
+        start <= instant < end: each after its current occurrence."""
+        from content_publishing.planning import periods, recurrence  # recurrence uses plans
+
+        if self.series is None:
+            self.series = channel_store.live_series(self.workspace_id, self.channel["id"])
+        for row in self.series:
+            current = clock.parse(row["scheduled_at"])
+            first = clock.parse(row["series_start"] or row["scheduled_at"])
+            after = max(start, current)
+            try:
+                for moment in recurrence.instants(row["repeat"], first, self.zone, after):
+                    if moment >= end:
+                        break
+                    if moment > current and moment >= start:
+                        yield row["id"], moment
+            except periods.NoDate:  # a rule that names no date soon names none here
+                continue
 
     def _covered(self, start, end):
         spans = []
@@ -115,9 +147,19 @@ class ChannelPlan:
         """None, or (rule, conflicting post ids, message) if planning `post_id`
         at `moment` breaks a guard."""
         self.cover(moment, moment)
+        minute = moment.replace(second=0, microsecond=0)
+        same = sorted(set(self.between(minute, minute + timedelta(minutes=1), post_id)))
+        if same:
+            return (
+                "same_minute",
+                same,
+                f"Another post of channel {self.channel['id']} goes out at "
+                f"{timestamps.to_text(minute)[:16].replace('T', ' ')} UTC: no two posts of "
+                "a channel share a minute.",
+            )
         if self.gap:
             tick = timedelta(microseconds=1)  # "closer than the gap": the ends are allowed
-            near = sorted(self.between(moment - self.gap + tick, moment + self.gap, post_id))
+            near = sorted(set(self.between(moment - self.gap + tick, moment + self.gap, post_id)))
             if near:
                 minutes = self.channel["min_gap_minutes"]
                 return (
@@ -128,7 +170,7 @@ class ChannelPlan:
                 )
         if self.cap:
             start, end = clock.day_bounds(moment, self.zone)
-            same_day = sorted(self.between(start, end, post_id))
+            same_day = sorted(self.between(start, end, post_id))  # each occurrence counts
             if len(same_day) >= self.cap:
                 day = clock.wall(moment, self.zone).date().isoformat()
                 return (

@@ -13,7 +13,7 @@ stays so, for slots are freed only by a planned post leaving its place
 change of the channel's slots, zone or guards. The first is noted by the
 database's triggers as a hole at the instant the post left (migration
 0011_channel_rule_and_queue.sql); the second forgets queue_full_until
-(planning/channels.py). So the search looks around each hole after the
+(channels/changes.py). So the search looks around each hole after the
 start, then from queue_full_until on, a day at a time and then more, up to
 90 days past the channel's last planned post, and moves queue_full_until
 to the slot it takes there (once it has moved 12 hours of slots). A queue request costs the same with 100 posts queued as with

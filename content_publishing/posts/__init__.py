@@ -11,7 +11,7 @@
     Failed -> Draft | Scheduled   retry (posts:publish)
     Scheduled | Failed -> Published   the publish callback
 
-While the workspace requires approvals (reviews.py), a post passes a
+While the workspace requires approvals (approvals.py), a post passes a
 review before it is scheduled: Draft -> In review -> Approved -> Scheduled
 (409 approval_required otherwise), and a change of what was reviewed ends
 the approval (In review | Approved -> Draft). Scheduled -> Approved
@@ -30,21 +30,25 @@ Personal and brand posts follow the same rules: scheduled_at is when the
 automation platform should publish; a brand post also names the company
 page in brand_id.
 
-Views load, lock and check If-Match, then call one function of this
+Views load, lock and check If-Match, then call a function of this
 package:
 
-    moves.py     the rules of a PATCH, the callback and a DELETE
-    writes.py    every change written with its event and history entry
+    moves.py        the rules of a PATCH, the callback and a DELETE
+    writes.py       every change written with its event and history entry
     attachments.py  what a post carries besides its text (media by reference, alt text, a
-                 document's title, a first comment), and what one post may carry
-    handoffs.py  claims, pushes and leases that run out, and a pushed delivery's outcome
-    direct.py    the service's own publisher's handoffs: taken, sending, and LinkedIn's answer
-    imports.py   bulk import from CSV or JSON, all or nothing
-    recycle.py   a Published post's copy put back in its channel's queue
-    reviews.py   approvals (submit, approve, request changes) and comments with their mentions
+                    document's title, a first comment), and what one post may carry
+    handoffs.py     claims, pushes and leases that run out, and a pushed delivery's outcome
+    own_handoffs.py the service's own publisher's handoffs: taken, sending, and its outcome
+    imports.py      bulk import from CSV or JSON, all or nothing
+    recycle.py      a Published post's copy put back in its channel's queue
+    approvals.py    the rules of approvals: when one is needed, who may review, what ends one
+    reviews.py      the review's moves (submit, approve, request changes) and comments
+    history.py      what a post's history records, and which action each change is
+    publish_plan.py a post's publish plan (linkedin_request), built by linkedin/plan.py
+    preview.py      the preview of a post's plan, with its warnings
 """
 
-from content_publishing.posts import direct
+from content_publishing.posts import own_handoffs
 from content_publishing.posts.handoffs import (
     EXPIRED_ERRORS,
     Handoff,
@@ -75,7 +79,6 @@ __all__ = [
     "Handoff",
     "acknowledge_all",
     "add_to_queue",
-    "direct",
     "claim",
     "create",
     "current",
@@ -84,6 +87,7 @@ __all__ = [
     "kept_for_preview",
     "leases_ran_out",
     "note_delivery_error",
+    "own_handoffs",
     "publish",
     "push_due",
     "recycle",

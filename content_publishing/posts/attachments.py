@@ -7,7 +7,7 @@ one, `multiImage` for several), never both. That is checked on every
 create, update and import (a 400 naming media_urls), Drafts included: the
 composer should say so at once, not when the post is scheduled. What only
 publishing needs is checked when a post becomes (or stays) Scheduled, as
-the length of its text is (linkedin.py): a document's title, the first
+the length of its text is (linkedin/text.py): a document's title, the first
 comment's length once escaped, and that the library media it names are
 still there.
 
@@ -45,12 +45,12 @@ def media_of(entries):
 
 def resolve(workspace_id, entries):
     """`entries` as a post keeps them: each one naming an item of the
-    user's library (`media:<id>`, or a URL ending in /media/<id>.<ext>) as
+    workspace's library (`media:<id>`, or a URL ending in /media/<id>.<ext>) as
     a reference to it, any other URL as written. `media:<id>` of no item of
-    the user's is a 400. The items named are locked against a delete until
+    the workspace's is a 400. The items named are locked against a delete until
     the transaction ends."""
     named = [media_refs.library_id(entry) for entry in entries]
-    found = media_store.of_user(workspace_id, sorted({i for i, _ in named if i}), share=True)
+    found = media_store.of_workspace(workspace_id, sorted({i for i, _ in named if i}), share=True)
     kept, missing = [], []
     for n, (entry, (media_id, must)) in enumerate(zip(entries, named, strict=True)):
         if media_id in found:
@@ -164,7 +164,7 @@ def check_schedulable(workspace_id, post):
             {"document_title": ["Required to schedule a document post (1-400 characters)."]}
         )
     ids = sorted({m.media_id for m in media if m.media_id})
-    gone = set(ids) - set(media_store.of_user(workspace_id, ids, share=True))
+    gone = set(ids) - set(media_store.of_workspace(workspace_id, ids, share=True))
     if gone:
         raise validation_error(
             {

@@ -6,7 +6,8 @@ automation is exactly how duplicates happen.
 
 from collections import namedtuple
 
-from content_publishing import history, linkedin, publish_plan, timestamps
+from content_publishing import linkedin, notifications, timestamps
+from content_publishing.posts import history, publish_plan
 from content_publishing.posts.moves import HANDOFF_CLEARED
 from content_publishing.posts.writes import write
 from content_publishing.store import posts as post_store
@@ -26,7 +27,7 @@ def claim(workspace_id, now, limit, lease_seconds, post_type=None, actor=None, *
         refuse(held, lead_seconds, now)
         if not held:
             break
-    _handed_over(claimed, actor, now)
+    handed_over(claimed, actor, now)
     return claimed
 
 
@@ -46,8 +47,10 @@ def refuse(held, lead_seconds, now):
         write(workspace_id, post, columns, lead_seconds, now, action="refused", detail=detail)
 
 
-def _handed_over(posts, actor, now):
-    """The `claimed` history entries: by a claim's key, or by the dispatcher (None)."""
+def handed_over(posts, actor, now, by=None):
+    """The `claimed` history entries: by a claim's key, by the dispatcher's
+    push (None), or by the service's own publisher (`by` names it)."""
+    said = f"by {by}, " if by else ""
     history.record(
         [
             history.entry(
@@ -60,7 +63,7 @@ def _handed_over(posts, actor, now):
                 actor,
                 now,
                 post["handoff_id"],
-                f"until {post['handoff_expires_at']}",
+                f"{said}until {post['handoff_expires_at']}",
             )
             for post in posts
         ]
@@ -85,7 +88,7 @@ Handoff = namedtuple(
 
 
 def push_due(now, limit, max_delay, handoff, lead_seconds):
-    """Hand due posts of users with an enabled post.due endpoint to it (inside
+    """Hand due posts of workspaces with an enabled post.due endpoint to it (inside
     a transaction), each with its post.due event. Not yet acknowledged: the
     handoff's deadline is scheduled_at + max_delay until a delivery gets a
     2xx, when the lease (handoff.lease_seconds) starts. A due post too long
@@ -95,7 +98,7 @@ def push_due(now, limit, max_delay, handoff, lead_seconds):
         now, limit, lambda at: timestamps.later(at, max_delay), linkedin.fits
     )
     refuse(held, lead_seconds, now)
-    _handed_over(pushed, None, now)
+    handed_over(pushed, None, now)
     for workspace_id in {post["workspace_id"] for post in pushed}:
         mine = [post for post in pushed if post["workspace_id"] == workspace_id]
         target = publish_plan.Target(
@@ -121,7 +124,7 @@ def expired_error(post):
 
 def _expired(post, now):
     """An automation's handoff whose lease ran out. The service's own
-    publisher's handoffs are settled by it (posts/direct.py): it knows
+    publisher's handoffs are settled by it (own_handoffs.py): it knows
     whether it sent the post."""
     return (
         post["status"] == "Publishing"
@@ -165,14 +168,14 @@ def settle(workspace_id, post, lead_seconds, now):
 
 
 def leases_ran_out(now, workspace_id=None):
-    """Whether any handoff (one user's, or anyone's) has run out by `now`: a
+    """Whether any handoff (one workspace's, or anyone's) has run out by `now`: a
     read that takes no lock, so that a write transaction is opened only when
     settle_all has work."""
     return post_store.has_expired_handoffs(now, workspace_id)
 
 
 def settle_all(now, lead_seconds, workspace_id=None):
-    """Write every lease that ran out by `now` (one user's, or all) as Failed,
+    """Write every lease that ran out by `now` (one workspace's, or all) as Failed,
     with their post.failed events, inside the caller's transaction: one
     UPDATE, but one by one for occurrences whose series goes on. Before list
     reads, so that filters and totals agree with the records. Returns how
@@ -191,6 +194,7 @@ def settle_all(now, lead_seconds, workspace_id=None):
     entries = []
     for post in post_store.records([row["id"] for row in expired]):
         events.post_changed(post["workspace_id"], {"status": "Publishing"}, post, now)
+        notifications.post_changed(post["workspace_id"], {"status": "Publishing"}, post, now)
         handoff_id, ran_out = handoffs.get(post["id"], (None, post["updated_at"]))
         entries.append(
             history.entry(

@@ -13,10 +13,19 @@ checked before anything is written: any bad row fails the import with every
 bad row named (errors.row_errors), and nothing is stored. Rows that schedule
 need posts:publish.
 
-While the workspace requires approvals, an import never schedules: each
-row lands as a Draft, or In review when it says submit, its scheduled_at
-kept for when it is approved and scheduled (queue is then ignored: a slot
-is taken when the approved post is queued).
+Where approvals are required (the workspace's rule, or the row's
+channel's own: posts/approvals.py), a row is never scheduled at once: it
+lands as a Draft, or In review when it says submit, keeping its intent
+(scheduled_at, or queue) on the record; the moment it is approved it is
+scheduled or queued (posts/reviews.py), a slot being taken only then.
+Rows of channels that need no approval in the same import are scheduled
+and queued as ever.
+
+A row names its channel (`channel`: an id, or a channel's name), or its
+type and brand_id place it as a create's do (channels/placement.py). A row
+for a colleague's profile keeps to posts/approvals.py: never where they
+keep it to themselves, and never scheduled or queued without their
+approval: it lands as a Draft, or In review with submit.
 
 The same Idempotency-Key with the same rows answers the posts the first
 import made, as a create does; the key is claimed before the rows are
@@ -27,32 +36,24 @@ rows again and finding the first one's posts in the way.
 
 import json
 import uuid
+from datetime import timedelta
 
 from content_publishing import timestamps
+from content_publishing.channels import placement
 from content_publishing.errors import ApiError, row_errors
 from content_publishing.idempotency import run_once
 from content_publishing.planning import clock, queue
 from content_publishing.planning.plan import ChannelPlan, channel_of
-from content_publishing.posts import attachments
+from content_publishing.posts import approvals, attachments
 from content_publishing.posts.moves import PUBLISH_SCOPE
 from content_publishing.posts.writes import insert, kept
 from content_publishing.roles import missing
 from content_publishing.schemas.imports import WallTime
 from content_publishing.store import channels as channel_store
 from content_publishing.store import posts as post_store
-from content_publishing.store import workspaces as workspace_store
 from content_publishing.store.idempotency import import_keys
 
-KEPT = (
-    "type",
-    "brand_id",
-    "content",
-    "media_urls",
-    "media_alt",
-    "document_title",
-    "first_comment",
-    "repeat",
-)
+KEPT = (*post_store.CARRIED, "repeat")  # what a row's post is made of
 
 
 def import_posts(
@@ -64,7 +65,7 @@ def import_posts(
     good = [row for row in rows if row is not None]
     if PUBLISH_SCOPE not in scopes and any(r["scheduled_at"] or r["queue"] for r in good):
         raise missing(scopes, PUBLISH_SCOPE)
-    planned = _import_for_review if workspace_store.approvals_required(workspace_id) else _import
+    planned = _import
     if invalid:  # before the key: a request that cannot import is never remembered
         planned(workspace_id, rows, invalid, lead_seconds, now, actor, _author(scopes))
     batch = run_once(
@@ -77,6 +78,11 @@ def import_posts(
         now=now,
     )
     return batch["data"]
+
+
+def _nth(now, n):
+    """`now` plus `n` microseconds, as stored text."""
+    return timestamps.to_text(timestamps.parse(now) + timedelta(microseconds=n))
 
 
 def _batch(workspace_id, post_ids):
@@ -96,14 +102,12 @@ def _import(workspace_id, rows, invalid, lead_seconds, now, actor=None, author=N
     for n, row in enumerate(rows, start=1):
         if row is None:
             continue
-        post_id = str(uuid.uuid4())
-        fields = {name: row[name] for name in KEPT}
+        post_id, fields = str(uuid.uuid4()), {}
         try:
-            fields = kept(workspace_id, fields)
-            if row.get("submit"):
-                raise _RowError(
-                    {"submit": ["Approvals are off in this workspace: nothing is reviewed."]}
-                )
+            fields = kept(workspace_id, _placed(workspace_id, row, author))
+            if _for_review(plans, row, fields, author):
+                planned.append((post_id, fields))
+                continue
             if row["scheduled_at"] or row["queue"]:
                 attachments.check_schedulable(workspace_id, fields)
             if row["scheduled_at"]:
@@ -127,35 +131,90 @@ def _import(workspace_id, rows, invalid, lead_seconds, now, actor=None, author=N
     for plan in plans.plans.values():
         if plan is not None:
             queue.remember(plan)
-    made = [
-        insert(workspace_id, post_id, {**fields, "created_by": author}, now, actor)
-        for post_id, fields in planned
+    made = [  # a microsecond apart: a list by creation time keeps the rows' order
+        insert(workspace_id, post_id, {**fields, "created_by": author}, _nth(now, n), actor)
+        for n, (post_id, fields) in enumerate(planned)
     ]
     return {"id": json.dumps([p["id"] for p in made]), "data": made}
 
 
-def _import_for_review(workspace_id, rows, invalid, lead_seconds, now, actor=None, author=None):
-    """The rows as Drafts (In review with submit), never scheduled."""
-    planned, errors = [], dict(invalid)
-    for n, row in enumerate(rows, start=1):
-        if row is None:
-            continue
-        fields = {name: row[name] for name in KEPT}
-        try:
-            fields = kept(workspace_id, fields)
-        except ApiError as e:
-            errors[n] = e.details if e.code == "validation_error" else {"content": [e.message]}
-        fields.update(scheduled_at=row["scheduled_at"])
+def _keep_intent(plans, row, fields):
+    """A row where approvals are required: a Draft (In review with submit)
+    that keeps what it asks for, its time or the queue, for its approval."""
+    at = row["scheduled_at"]
+    if isinstance(at, WallTime):
+        at = local_instant(plans.get(channel_of(fields)), at)
+    fields.update(
+        status="In review" if row.get("submit") else "Draft",
+        scheduled_at=at,
+        intended_at=at,
+        queue_on_approval=bool(row["queue"]) and not at,
+    )
+
+
+def _placed(workspace_id, row, author):
+    """The row's fields on its channel (by id or name, else by type and
+    brand_id), if its member lets `author` post there."""
+    fields = {name: row.get(name) for name in KEPT if name != "channel_id"}
+    if row.get("channel") is not None:
+        fields["channel_id"] = _channel_named(workspace_id, row["channel"])
+    placed = {**fields, **placement.place(workspace_id, fields, author)}
+    try:
+        approvals.check_may_post(workspace_id, placed["channel_id"], author)
+    except ApiError as e:
+        raise _RowError({"channel": [e.message]}) from None
+    return placed
+
+
+def _channel_named(workspace_id, name):
+    """The id of the workspace's channel of that id, else of that name."""
+    if channel_store.get_channel(workspace_id, name) is not None:
+        return name
+    found = channel_store.named(workspace_id, name)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise _RowError({"channel": [f"No channel has the id or the name {name!r}."]})
+    raise _RowError(
+        {"channel": [f"{len(found)} channels are called {name!r}: give the channel's id."]}
+    )
+
+
+def _for_review(plans, row, fields, author):
+    """Whether the row lands for a review: where approvals are required
+    (_keep_intent), or for its profile's member's (where they are not): In
+    review with submit, else a Draft, its scheduled_at kept for when it is
+    approved. A row that would be scheduled on a colleague's profile, or
+    reviewed where nobody reviews, is refused."""
+    workspace_id = plans.workspace_id
+    owner = approvals.owner_of(workspace_id, {**fields, "created_by": author})
+    if owner is None and approvals.required(workspace_id, channel_of(fields)):
+        _keep_intent(plans, row, fields)
+        return True
+    if owner is None:
         if row.get("submit"):
-            fields["status"] = "In review"
-        planned.append((str(uuid.uuid4()), fields))
-    if errors:
-        raise row_errors(errors)
-    made = [
-        insert(workspace_id, post_id, {**fields, "created_by": author}, now, actor)
-        for post_id, fields in planned
-    ]
-    return {"id": json.dumps([p["id"] for p in made]), "data": made}
+            raise _RowError(
+                {"submit": ["Approvals are off in this workspace: nothing is reviewed."]}
+            )
+        if row["scheduled_at"] or row["queue"]:
+            try:
+                approvals.check_member_stays(workspace_id, fields["channel_id"])
+            except ApiError as e:
+                raise _RowError({"channel": [e.message]}) from None
+        return False
+    if not row.get("submit") and (row["scheduled_at"] or row["queue"]):
+        raise _RowError(
+            {
+                "channel": [
+                    f"The row goes out on {owner['name']}'s LinkedIn profile, so "
+                    f"{owner['name']} approves it before it is scheduled: import it with "
+                    "submit (it lands In review), without scheduled_at or queue."
+                ]
+            }
+        )
+    if row.get("submit"):
+        _keep_intent(plans, row, fields)
+    return True
 
 
 class _RowError(Exception):

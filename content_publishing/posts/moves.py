@@ -9,12 +9,13 @@ import uuid
 from marshmallow import ValidationError
 
 from content_publishing import timestamps
-from content_publishing.errors import approval_required, conflict, validation_error
+from content_publishing.channels import placement
+from content_publishing.errors import conflict, validation_error
 from content_publishing.planning.plan import channel_of, check_guards
-from content_publishing.posts import attachments
+from content_publishing.posts import approvals, attachments
+from content_publishing.posts.approvals import REVIEW_PATH, REVIEW_STATUSES
 from content_publishing.roles import check_post_write, missing
 from content_publishing.schemas.posts import check_brand
-from content_publishing.store.workspaces import approvals_required
 
 MOVES = {
     "Draft": ("Scheduled",),
@@ -27,13 +28,6 @@ MOVES = {
 }
 DELETABLE = ("Draft", "Scheduled", "Failed")  # and a post under review (REVIEW_STATUSES)
 PUBLISH_SCOPE = "posts:publish"
-REVIEW_PATH = "/functions/v1/api-v2-posts-review/{id}"
-REVIEW_STATUSES = ("In review", "Approved")  # only while the workspace requires approvals
-# What a review approves: a change of any of them ends the approval.
-REVIEWED = frozenset(
-    {"type", "brand_id", "content", "media_urls", "media_alt", "document_title", "first_comment"}
-)
-APPROVAL = ("approved_by", "approved_at")
 CALLBACK_PATH = "/functions/v1/make-post-callback"
 CLAIM_PATH = "/functions/v1/api-v2-posts-claim"
 HANDOFF_CLEARED = {
@@ -55,10 +49,13 @@ def plan_update(workspace_id, post, changes, scopes, lead_seconds, now):
     old = post["status"]
     new = changes.get("status", old)
     _check_move(workspace_id, post, old, new)
-    changes = _normalised(workspace_id, post, changes, old, new)
+    member_id = getattr(scopes, "member_id", None)
+    changes = _normalised(workspace_id, post, changes, old, new, member_id)
+    if "channel_id" in changes:
+        approvals.check_may_post(workspace_id, changes["channel_id"], member_id)
     if old == "Publishing":
         return _plan_report(post, changes, scopes)
-    changes = _unapproved(workspace_id, post, changes)
+    changes = approvals.unapproved(workspace_id, post, changes)
     if "repeat" in changes:
         changes = _plan_repeat(post, changes)
     _check_merged(workspace_id, post, changes, scopes, lead_seconds, now)
@@ -87,65 +84,30 @@ def _check_move(workspace_id, post, old, new):
             {"status": old, "review": REVIEW_PATH},
         )
     if old == "In review" and new == "Scheduled":
-        check_approved(workspace_id, post)  # never approved yet: approval_required
+        approvals.check_approved(workspace_id, post)  # never approved yet: approval_required
     if new != old and new not in MOVES[old]:
         if old == "Publishing":
             raise _in_the_automations_hands(post)
-        allowed = [
-            s for s in MOVES[old] if s not in REVIEW_STATUSES or approvals_required(workspace_id)
-        ]
+        reviewed = approvals.needed(workspace_id, post)
+        allowed = [s for s in MOVES[old] if s not in REVIEW_STATUSES or reviewed]
         raise conflict(
             f"A {old} post cannot move to {new}; allowed: {', '.join(allowed)}.",
             {"status": old, "allowed": allowed},
         )
 
 
-def _normalised(workspace_id, post, changes, old, new):
-    """The changes as they would be stored, less those that change nothing."""
+def _normalised(workspace_id, post, changes, old, new, member_id=None):
+    """The changes as they would be stored (the post's channel placed again
+    when they move it: channels/placement.py), less those that change
+    nothing."""
     changes = dict(changes)
     if changes.get("type") == "personal" and "brand_id" not in changes:
         changes["brand_id"] = None
+    changes = placement.replace(workspace_id, post, changes, member_id)
     if old == "Failed" and new != old and "last_error" not in changes:
         changes["last_error"] = None
     changes = attachments.resolved(workspace_id, post, changes)  # as stored, to compare
     return {k: v for k, v in changes.items() if post.get(k) != v}
-
-
-def _unapproved(workspace_id, post, changes):
-    """A change of what was reviewed ends the approval, and takes a post
-    under review back to Draft (a Scheduled one too, when the workspace
-    requires approvals: its new text was never approved). A move to Draft
-    ends it as well: a Draft holds no approval."""
-    edited = bool(changes.keys() & REVIEWED)
-    if not edited and changes.get("status") != "Draft":
-        return changes
-    changes = {**changes, **{k: None for k in APPROVAL if post.get(k) is not None}}
-    if not edited:
-        return changes
-    status = changes.get("status", post["status"])
-    if status in REVIEW_STATUSES or (
-        status == "Scheduled" and "status" not in changes and approvals_required(workspace_id)
-    ):
-        changes["status"] = "Draft"
-    return changes
-
-
-def check_approved(workspace_id, post, status="Scheduled"):
-    """409 approval_required: the workspace requires approvals and `post`
-    (merged with its changes) has none that holds, so it may not become
-    `status` (Scheduled, or Approved again after it was unscheduled)."""
-    required = approvals_required(workspace_id)
-    if status == "Approved" and not required:
-        raise conflict(
-            "Approvals are off in this workspace: unschedule the post to Draft.",
-            {"approvals": "off"},
-        )
-    if required and not post.get("approved_by"):
-        raise approval_required(
-            "This workspace requires approvals: submit the post for review "
-            f"(POST {REVIEW_PATH}) and have an editor approve it before it is scheduled.",
-            {"status": post["status"], "review": REVIEW_PATH},
-        )
 
 
 def _check_merged(workspace_id, post, changes, scopes, lead_seconds, now):
@@ -155,12 +117,12 @@ def _check_merged(workspace_id, post, changes, scopes, lead_seconds, now):
     merged = {**post, **changes}
     new = merged["status"]
     rescheduled = old == new == "Scheduled" and "scheduled_at" in changes
-    moved = old == new == "Scheduled" and bool(changes.keys() & {"type", "brand_id"})
+    moved = old == new == "Scheduled" and "channel_id" in changes
     withdrawn = new == "Draft" and old in REVIEW_STATUSES  # not a publishing move
     if (new != old or rescheduled) and not withdrawn and PUBLISH_SCOPE not in scopes:
         raise missing(scopes, PUBLISH_SCOPE)
     if new in ("Scheduled", "Approved") and new != old:
-        check_approved(workspace_id, {**merged, "status": old}, new)
+        approvals.check_approved(workspace_id, {**merged, "status": old}, new)
     try:
         check_brand(merged)
     except ValidationError as e:

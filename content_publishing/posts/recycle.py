@@ -18,22 +18,13 @@ from content_publishing.idempotency import create_once
 from content_publishing.planning import clock, queue
 from content_publishing.planning.plan import channel_of
 from content_publishing.posts import attachments
-from content_publishing.posts.moves import check_approved
+from content_publishing.posts.approvals import check_approved
 from content_publishing.posts.writes import insert, kept
 from content_publishing.store import channels as channel_store
 from content_publishing.store import posts as post_store
 from content_publishing.store.idempotency import post_keys
 
 APPROVAL = ("approved_by", "approved_at", "reviewed_by")
-COPIED = (
-    "type",
-    "brand_id",
-    "content",
-    "media_urls",
-    "media_alt",
-    "document_title",
-    "first_comment",
-)
 
 
 def recycle(workspace_id, post, lead_seconds, idempotency_key, now, actor=None, author=None):
@@ -59,11 +50,11 @@ def recycle(workspace_id, post, lead_seconds, idempotency_key, now, actor=None, 
 
 def _copy(workspace_id, post, lead_seconds, now, actor, author):
     copy_id = str(uuid.uuid4())
-    fields = kept(workspace_id, {name: post[name] for name in COPIED})
+    fields = kept(workspace_id, {name: post[name] for name in post_store.CARRIED})
     # The approval of the text, as a series' next occurrence keeps it: where
     # approvals are required, a post published without one is refused.
     fields.update({name: post.get(name) for name in APPROVAL})
-    check_approved(workspace_id, {**fields, "status": post["status"]})
+    check_approved(workspace_id, {**fields, "status": post["status"], "created_by": author})
     attachments.check_schedulable(workspace_id, fields)
     slot = queue.first_free_slot(workspace_id, {"id": copy_id, **fields}, lead_seconds, now)
     # first_free_slot holds the channel's lock: it is read as the queue saw it.

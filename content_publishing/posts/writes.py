@@ -1,27 +1,27 @@
 """Every change to a post is written here, with the webhook event it causes
-(webhooks/events.py), its history entry (history.py) and, when an
-occurrence of a series finishes, the next occurrence (planning/recurrence.py),
-inside the caller's transaction. The other writers of a post are its
-siblings: handoffs.py (claims, pushes, leases and a pushed delivery's
-outcome) and imports.py (through `insert`). Nothing outside posts/ writes
-a post, so no path can change one and forget its event or its history.
+(webhooks/events.py), whom it notifies (notifications/), its history entry
+(history.py) and, when an occurrence of a series finishes, the next
+occurrence (planning/recurrence.py), inside the caller's transaction. The
+other writers of a post are its siblings: handoffs.py (claims, pushes,
+leases and a pushed delivery's outcome), own_handoffs.py (the service's own
+publisher's handoffs: taken, marked sending, an unknown outcome kept) and
+imports.py (through `insert`); every other change (a review's move, a
+workspace's settings) goes through `write`. Nothing outside posts/ writes a
+post, so no path can change one and forget its event or its history.
 """
 
 import uuid
 
-from content_publishing import history
+from content_publishing import notifications
 from content_publishing.analytics import collection, zone
+from content_publishing.channels import placement
 from content_publishing.errors import conflict
 from content_publishing.idempotency import create_once
 from content_publishing.planning import queue, recurrence
 from content_publishing.planning.plan import channel_of
-from content_publishing.posts import attachments
-from content_publishing.posts.moves import (
-    check_approved,
-    check_delete,
-    plan_publish,
-    plan_update,
-)
+from content_publishing.posts import attachments, history
+from content_publishing.posts.approvals import check_approved, check_may_post
+from content_publishing.posts.moves import check_delete, plan_publish, plan_update
 from content_publishing.roles import check_post_write
 from content_publishing.store import posts as post_store
 from content_publishing.store import stats as stats_store
@@ -33,28 +33,36 @@ def create(workspace_id, fields, idempotency_key, now, actor=None, author=None):
     """A new Draft, or the post an earlier request with the same
     Idempotency-Key made (inside the caller's transaction). `actor`: the
     id of the key that asks, for the history (None: the service itself);
-    `author`: the id of its member, the post's author."""
+    `author`: the id of its member, the post's author. The post goes to the
+    channel its fields name (channels/placement.py), if its member lets
+    others post there (approvals.check_may_post)."""
+
+    def made():
+        placed = fields
+        if fields.get("channel_id") is not None:
+            placed = {**fields, **placement.place(workspace_id, fields, author)}
+            check_may_post(workspace_id, placed["channel_id"], author)
+        # else the reference interface's type and brand_id: placed by the
+        # INSERT itself, and checked on what it found (one round trip)
+        post_id = str(uuid.uuid4())
+        made = {**kept(workspace_id, placed), "created_by": author}
+        return insert(workspace_id, post_id, made, now, actor, placed_by=author)
+
     return create_once(
         post_keys,
         workspace_id,
         idempotency_key,
         fields,
-        insert=lambda: insert(
-            workspace_id,
-            str(uuid.uuid4()),
-            {**kept(workspace_id, fields), "created_by": author},
-            now,
-            actor,
-        ),
+        insert=made,
         get=post_store.get_post,
         now=now,
     )
 
 
-def kept_for_preview(workspace_id, fields):
+def kept_for_preview(workspace_id, fields, author=None):
     """The fields of a post not yet written, as `kept` makes them, without
     the rules (a preview warns of what they would refuse)."""
-    fields = {"media_urls": [], **fields}
+    fields = {"media_urls": [], **fields, **placement.place(workspace_id, fields, author)}
     fields = attachments.resolved(workspace_id, {}, fields)
     attachments.check_alt(attachments.media_of(fields["media_urls"]), fields["media_alt"])
     return fields
@@ -68,13 +76,18 @@ def kept(workspace_id, fields):
     return fields
 
 
-def insert(workspace_id, post_id, fields, now, actor=None, action="created", detail=None):
+def insert(
+    workspace_id, post_id, fields, now, actor=None, action="created", detail=None, placed_by=None
+):
     """Write a new post (a create, an import row, a series' next occurrence)
     with its history entry; one with `repeat` starts a series unless it
-    continues one."""
+    continues one. Fields without a channel_id are placed by the store, as
+    `placed_by` writes them, and refused (before any history) where their
+    channel does not take them."""
     if fields.get("repeat") and not fields.get("series_id"):
         fields = {**fields, "series_id": str(uuid.uuid4()), "occurrence": 1}
-    post = post_store.insert_post(workspace_id, post_id, fields, now)
+    post = post_store.insert_post(workspace_id, post_id, fields, now, placed_by)
+    _check_placed(workspace_id, fields, post, post.pop("placed", None), placed_by)
     history.record(
         [
             history.entry(
@@ -93,6 +106,23 @@ def insert(workspace_id, post_id, fields, now, actor=None, action="created", det
     return post
 
 
+def _check_placed(workspace_id, fields, post, placed, author):
+    """What the store found of the channel a post of no channel_id went to
+    (None: not set up): a brand_id that is a profile's id, or a profile
+    kept to its member, raises the error placing it by reads would have
+    (channels/placement.py, approvals.check_may_post); the caller's
+    transaction then rolls the row back."""
+    if placed is None:
+        return
+    wrong_kind = placed["type"] != post["type"]
+    kept_out = not placed["others_may_post"] and placed["member_id"] != author
+    if not (wrong_kind or kept_out):
+        return
+    placement.place(workspace_id, {**fields, "channel_id": None}, author)
+    check_may_post(workspace_id, post["channel_id"], author)
+    raise AssertionError(f"channel {post['channel_id']} refused a post: {placed}")
+
+
 def update(workspace_id, post, changes, scopes, lead_seconds, now, actor=None):
     """A PATCH: `post` (read with lock_post and settled) after every rule,
     written with its event; unchanged when nothing differs."""
@@ -106,18 +136,38 @@ def publish(workspace_id, post, urn, live_url, lead_seconds, now, actor=None, co
     event; unchanged for a retry that repeats what is stored. `comment`: the
     first comment's outcome ({"first_comment_urn"} or
     {"first_comment_error"}), in the same callback or a later one; a failed
-    one is a `comment_failed` history entry, and the post stays Published."""
+    one is a `comment_failed` history entry, a post.first_comment_failed
+    event and its author told, and the post stays Published."""
     live_url = live_url or f"https://www.linkedin.com/feed/update/{urn}/"
     columns = plan_publish(post, urn, live_url, comment or {}, now)
+    refused = columns.get("first_comment_error") and (
+        columns["first_comment_error"] != post.get("first_comment_error")
+    )
     if post["status"] == "Published":  # the comment's outcome, reported after the post's
         action = "comment_failed" if columns.get("first_comment_error") else "commented"
-        return write(workspace_id, post, columns, lead_seconds, now, actor, action=action)
-    changed = write(workspace_id, post, columns, lead_seconds, now, actor, detail=urn)
-    if columns.get("first_comment_error"):
-        history.change(
-            workspace_id, changed, changed, ["first_comment_error"], actor, now, "comment_failed"
-        )
+        changed = write(workspace_id, post, columns, lead_seconds, now, actor, action=action)
+    else:
+        changed = write(workspace_id, post, columns, lead_seconds, now, actor, detail=urn)
+        if columns.get("first_comment_error"):
+            history.change(
+                workspace_id,
+                changed,
+                changed,
+                ["first_comment_error"],
+                actor,
+                now,
+                "comment_failed",
+            )
+    if refused:
+        _comment_refused(workspace_id, changed, now, actor)
     return changed
+
+
+def _comment_refused(workspace_id, post, now, actor):
+    """post.first_comment_failed, and its author told (a refusal newly kept)."""
+    events.first_comment_failed(workspace_id, post, now)
+    # `actor` is the history's (roles.Actor: key and member); the mail names the member
+    notifications.first_comment_failed(workspace_id, post, now, getattr(actor, "member_id", None))
 
 
 def add_to_queue(workspace_id, post, lead_seconds, now, actor=None):
@@ -168,6 +218,10 @@ def write(
     409."""
     if not columns:
         return post
+    if columns.get("status") == "Scheduled" and (
+        post.get("intended_at") or post.get("queue_on_approval")
+    ):  # an intent is kept only until the post is planned
+        columns = {**columns, "intended_at": None, "queue_on_approval": False}
     columns, following = _finishing(workspace_id, post, columns, lead_seconds, now)
     changed = post_store.update_post(
         workspace_id, post["id"], columns, updated_at or now, expected_version
@@ -178,6 +232,7 @@ def write(
             {"version": expected_version},
         )
     events.post_changed(workspace_id, post, changed, now)
+    notifications.post_changed(workspace_id, post, changed, now)
     if changed["status"] == "Published" and post["status"] != "Published":
         _track(workspace_id, changed, now)
     action = action or history.action_of(post["status"], changed["status"], columns, actor)

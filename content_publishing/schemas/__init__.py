@@ -13,7 +13,7 @@ OpenAPI document is generated from the same ones.
     forecast.py    the coming occurrences of recurring posts over a range
     stats.py       stats snapshots: the batch, each item's result, a post's stats
     analytics.py   the analytics query and answer
-    linkedin.py    the publish plan (linkedin_request) and the preview
+    publish_plan.py the publish plan (linkedin_request) and the preview
     channels.py    channels and their slots
     hashtags.py    saved hashtag sets
     articles.py    articles
@@ -21,6 +21,7 @@ OpenAPI document is generated from the same ones.
     webhooks.py    webhook endpoints and deliveries
     keys.py        GET /me
     members.py     a workspace's members, invitations
+    accounts.py    signing in, links, sessions, the account and its second factor
     reviews.py     a post's review action and its comments
     workspace.py   the workspace's record and settings
 """

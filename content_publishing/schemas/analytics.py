@@ -170,6 +170,17 @@ SuggestedSlotSchema = Schema.from_dict(
 )
 
 
+ChannelTotalsSchema = Schema.from_dict(
+    {
+        "channel": fields.String(required=True, metadata={"description": "The channel's id."}),
+        **_counts(),
+        **figure_fields(required=True),
+        "engagement": _rate(),
+    },
+    name="AnalyticsChannelSchema",
+)
+
+
 class AnalyticsSchema(Schema):
     from_ = fields.String(required=True, data_key="from", attribute="from")
     to = fields.String(required=True)
@@ -202,6 +213,14 @@ class AnalyticsSchema(Schema):
             "(docs/analytics.md: at least 10 % above the mean, and above the channel's other "
             "posts by Welch's one-sided t-test at 0.05 divided by the pairs compared). Only "
             "with `channel`."
+        },
+    )
+    channels = fields.List(
+        fields.Nested(ChannelTotalsSchema),
+        required=True,
+        metadata={
+            "description": "Each channel's totals over the range, side by side (posts, "
+            "figures, engagement rate), by channel id; with `channel`, that one's."
         },
     )
 

@@ -1,8 +1,9 @@
 """Channel record, create and update bodies, and the upcoming-slots query.
 
-A channel is where posts go: the caller's personal profile (id `personal`)
-or a brand page (id = the brand_id its posts carry). It carries the page's
-time zone, its weekly posting slots (wall times in that zone) and guards.
+A channel is where posts go: a member's personal LinkedIn profile (the
+first one's id is `personal`, each later one's a UUID) or a brand page (id =
+the brand_id its posts carry). It carries the page's time zone, its weekly
+posting slots (wall times in that zone) and guards.
 """
 
 import re
@@ -20,7 +21,7 @@ from content_publishing.schemas.common import (
 
 CHANNEL_TYPES = ("personal", "brand")
 PUBLISHERS = ("automation", "linkedin")
-CONNECTION_STATUSES = ("none", "connected", "expiring", "expired", "revoked")
+CONNECTION_STATUSES = ("none", "connected", "expiring", "expired", "broken", "revoked")
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 MAX_SLOTS = 100
 PERSONAL = "personal"
@@ -116,7 +117,6 @@ def recycle_after_days_field(**kwargs):
 
 
 UTM_MAX = 500
-UTM_PLACEHOLDERS = ("{channel}", "{post_id}")
 # name=value: a name of unreserved characters; a value of unreserved
 # characters, `+`, percent escapes and the placeholders. Nothing that could
 # end a link as linkedin.py reads one, or be taken for the sentence's
@@ -221,6 +221,35 @@ class ConnectionSchema(Schema):
     )
 
 
+class ChannelMemberSchema(Schema):
+    """The member whose LinkedIn profile a personal channel is."""
+
+    id = fields.Integer(dump_only=True)
+    name = fields.String(dump_only=True)
+    removed_at = Timestamp(
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "description": "When they left the workspace: their channel stays, disconnected, "
+            "and nothing is scheduled on it."
+        },
+    )
+
+
+def others_may_post_field(**kwargs):
+    return fields.Boolean(
+        truthy={True},  # JSON's true and false only, never "no" or 0
+        falsy={False},
+        metadata={
+            "description": "Personal channels: whether members other than its own may write "
+            "posts for it (true by default; each such post still needs its member's approval "
+            "before it is scheduled). Only the channel's member changes it; null for a brand "
+            "channel."
+        },
+        **kwargs,
+    )
+
+
 def check_author(channel_type, urn):
     if (
         urn is not None
@@ -231,17 +260,55 @@ def check_author(channel_type, urn):
         raise ValidationError(f"A {channel_type} channel's author is {wanted}.", "author_urn")
 
 
+CHANNEL_APPROVALS = ("workspace", "required", "off")
+
+
+def channel_approvals_field(**kwargs):
+    return fields.String(
+        validate=validate.OneOf(CHANNEL_APPROVALS),
+        metadata={
+            "description": "Whether its posts are approved before they are scheduled: "
+            "workspace (the default: as the workspace's `approvals` says), required (always, "
+            "e.g. a company page) or off (never, e.g. a member's own profile; a post written "
+            "for a colleague's profile still needs their yes)."
+        },
+        **kwargs,
+    )
+
+
 class ChannelSchema(Schema):
     """The channel record; its writable fields (and brand_id) are the create body."""
 
     class Meta:
         description = (
-            "Where posts go: id `personal` (the caller's profile) or a brand page, whose id is "
-            "the brand_id its posts carry."
+            "Where posts go: a member's personal LinkedIn profile (at most one each; the "
+            "first one's id is `personal`) or a brand page, whose id is the brand_id its posts "
+            "carry."
         )
 
     id = fields.String(dump_only=True)
     type = fields.String(required=True, validate=validate.OneOf(CHANNEL_TYPES))
+    kind = fields.String(
+        dump_only=True,
+        validate=validate.OneOf(CHANNEL_TYPES),
+        metadata={"description": "personal or brand: the same as type."},
+    )
+    member_id = fields.Integer(
+        strict=True,
+        allow_none=True,
+        load_default=None,
+        metadata={
+            "description": "Personal channels: the member whose LinkedIn profile it is; on "
+            "create the caller's own unless an editor names another member. Null for a brand."
+        },
+    )
+    member = fields.Nested(
+        ChannelMemberSchema,
+        dump_only=True,
+        allow_none=True,
+        metadata={"description": "That member, {id, name, removed_at}; null for a brand."},
+    )
+    others_may_post = others_may_post_field(load_default=None, allow_none=True)
     brand_id = Text(
         100,
         load_only=True,
@@ -258,6 +325,7 @@ class ChannelSchema(Schema):
     publisher = publisher_field(load_default="automation")
     recycle_after_days = recycle_after_days_field(load_default=None)
     utm = utm_field(load_default=None)
+    approvals = channel_approvals_field(load_default="workspace")
     connection = fields.Nested(
         ConnectionSchema,
         dump_only=True,
@@ -278,6 +346,10 @@ class ChannelSchema(Schema):
                 raise ValidationError("A brand channel cannot be called personal.", "brand_id")
         if data.get("type") == "personal" and data.get("brand_id") is not None:
             raise ValidationError("The personal channel takes no brand_id.", "brand_id")
+        if data.get("type") == "brand":
+            for name in ("member_id", "others_may_post"):
+                if data.get(name) is not None:
+                    raise ValidationError("A brand channel is no member's profile.", name)
         check_author(data.get("type"), data.get("author_urn"))
 
 
@@ -293,6 +365,8 @@ class ChannelUpdateSchema(Schema):
     publisher = publisher_field()
     recycle_after_days = recycle_after_days_field()
     utm = utm_field()
+    others_may_post = others_may_post_field()
+    approvals = channel_approvals_field()
 
 
 class ChannelListQuerySchema(PageQuerySchema):

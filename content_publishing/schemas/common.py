@@ -81,17 +81,20 @@ def HttpUrl(metadata=None, **kwargs):
     )
 
 
-def Text(max_length, multiline=False, metadata=None, **kwargs):
+def Text(max_length, multiline=False, metadata=None, bidi_ok=True, **kwargs):
     """1 to `max_length` characters, at least one visible, no control
-    characters (tab and line breaks only where `multiline`)."""
+    characters (tab and line breaks only where `multiline`; bidirectional
+    formatting characters unless `bidi_ok` is false)."""
+    bidi = [] if bidi_ok else [text.no_bidi_controls]
     return fields.String(
         validate=[
             validate.Length(min=1, max=max_length),
             text.no_controls(multiline),
+            *bidi,
             text.not_blank,
         ],
         metadata={
-            "pattern": text.pattern(multiline, blank_ok=False),
+            "pattern": text.pattern(multiline, blank_ok=False, bidi_ok=bidi_ok),
             **(metadata or {}),
             "description": " ".join(
                 part for part in ((metadata or {}).get("description"), text.PATTERN_NOTE) if part

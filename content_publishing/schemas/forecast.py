@@ -49,6 +49,7 @@ class OccurrenceSchema(Schema):
         required=True, metadata={"description": "The place in the series this repeat would take."}
     )
     scheduled_at = Timestamp(required=True)
+    channel_id = fields.String(required=True, metadata={"description": "Its channel's id."})
     type = fields.String(required=True)
     brand_id = fields.String(required=True, allow_none=True)
     content = fields.String(required=True)

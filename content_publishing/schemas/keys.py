@@ -2,6 +2,7 @@
 
 from marshmallow import Schema, fields
 
+from content_publishing.schemas.accounts import AccountSchema, MembershipSchema  # noqa: F401
 from content_publishing.schemas.common import Timestamp
 from content_publishing.schemas.members import MemberBriefSchema
 
@@ -34,7 +35,38 @@ class MeSchema(Schema):
         dump_only=True,
         metadata={"description": "The member the key belongs to; `role` bounds its scopes."},
     )
-    key = fields.Nested(KeySchema, dump_only=True)
+    key = fields.Nested(
+        KeySchema,
+        dump_only=True,
+        allow_none=True,
+        metadata={"description": "The calling key; null for a session."},
+    )
+    account = fields.Nested(
+        "AccountSchema",
+        dump_only=True,
+        allow_none=True,
+        metadata={"description": "The person's account (a session's; a key's member's, if any)."},
+    )
+    session = fields.Nested(
+        "MeSessionSchema",
+        dump_only=True,
+        allow_none=True,
+        metadata={"description": "The calling session and its CSRF token; null for a key."},
+    )
+    workspaces = fields.List(
+        fields.Nested("MembershipSchema"),
+        dump_only=True,
+        metadata={"description": "The account's workspaces, to switch between (PATCH /session)."},
+    )
+
+
+class MeSessionSchema(Schema):
+    id = fields.Integer(dump_only=True)
+    csrf_token = fields.String(
+        dump_only=True, metadata={"description": "Send it as X-CSRF-Token with every change."}
+    )
+    created_at = Timestamp(dump_only=True)
+    expires_at = Timestamp(dump_only=True)
 
 
 me_schema = MeSchema()

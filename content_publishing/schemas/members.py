@@ -1,7 +1,7 @@
 """A workspace's members: the record, the invitation and change bodies, and
 taking up an invitation."""
 
-from marshmallow import Schema, fields, pre_dump, validate
+from marshmallow import Schema, ValidationError, fields, pre_dump, validate
 
 from content_publishing.schemas.common import Text, Timestamp
 
@@ -14,6 +14,7 @@ EVENTS = (  # as notifications.EVENTS
     "post.changes_requested",
     "comment.mentioned",
     "post.failed",
+    "post.first_comment_failed",
     "channel.disconnected",
 )
 
@@ -32,13 +33,31 @@ def notify_field(**kwargs):
     )
 
 
+def named_domain(value):
+    """An address at a domain name: an address literal (a@[127.0.0.1]) names
+    a host by its address, which the mail of a member should never go to."""
+    if value is not None and value.rpartition("@")[2].startswith("["):
+        raise ValidationError(
+            "Give an address at a domain name, not at an address literal such as [127.0.0.1]."
+        )
+
+
 def email_field(**kwargs):
     return fields.Email(
         allow_none=True,
-        validate=validate.Length(max=EMAIL_MAX),
-        metadata={"description": "Where notifications go; null: none."},
+        validate=[validate.Length(max=EMAIL_MAX), named_domain],
+        metadata={
+            "description": "Where notifications go; null: none. At a domain name, not an "
+            "address literal."
+        },
         **kwargs,
     )
+
+
+def check_email(value):
+    """ValidationError unless `value` is an email a member may have (the CLI's
+    --email, as the API takes it)."""
+    email_field().deserialize(value)
 
 
 class MemberSchema(Schema):
@@ -46,7 +65,11 @@ class MemberSchema(Schema):
     name = Text(
         NAME_MAX,
         required=True,
-        metadata={"description": "Unique in the workspace; shown on posts and in history."},
+        bidi_ok=False,
+        metadata={
+            "description": "Unique in the workspace; shown on posts, in history and in "
+            "notifications. No bidirectional formatting characters (U+202E and the like)."
+        },
     )
     email = email_field(load_default=None)
     role = fields.String(
@@ -107,6 +130,33 @@ class MembersSchema(Schema):
 
 class InviteAcceptSchema(Schema):
     token = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    password = fields.String(
+        load_only=True,
+        validate=validate.Length(min=10, max=256),
+        metadata={
+            "description": "Make the member's account with this password (at least 10 "
+            "characters, not one of the 1,000 most common), for the invitation's email; or, "
+            "when an account has that email, its password. Without it a signed-in session's "
+            "account takes the member up (send X-CSRF-Token), and otherwise only the key is made."
+        },
+    )
+
+
+class InviteSchema(Schema):
+    """What an invitation shows before it is taken up (GET /invites/{token})."""
+
+    workspace = fields.Dict(dump_only=True, metadata={"description": "{id, name}"})
+    member = fields.Nested(MemberBriefSchema, dump_only=True)
+    invited_by = fields.String(
+        dump_only=True, allow_none=True, metadata={"description": "null: the operator."}
+    )
+    expires_at = Timestamp(dump_only=True)
+    has_account = fields.Boolean(
+        dump_only=True,
+        metadata={
+            "description": "Whether the invitation's email has an account (sign in, then accept)."
+        },
+    )
 
 
 class AcceptedSchema(Schema):
@@ -117,6 +167,11 @@ class AcceptedSchema(Schema):
         dump_only=True, metadata={"description": "The member's first key, shown only here."}
     )
     scopes = fields.List(fields.String(), dump_only=True)
+    csrf_token = fields.String(
+        dump_only=True,
+        allow_none=True,
+        metadata={"description": "With a session (the cookie set): its CSRF token; else null."},
+    )
 
 
 member_schema = MemberSchema()
@@ -125,3 +180,4 @@ member_update_schema = MemberUpdateSchema()
 members_schema = MembersSchema()
 invite_accept_schema = InviteAcceptSchema()
 accepted_schema = AcceptedSchema()
+invite_schema = InviteSchema()

@@ -65,6 +65,29 @@ def brand_id_field(**kwargs):
     )
 
 
+CHANNEL_ID = (
+    "The channel the post goes to: a channel's id (GET "
+    "/functions/v1/channels), of a person's profile or a brand page; the post's type "
+    "and brand_id follow from it. Absent: type and brand_id find it, as always (a "
+    "brand post its brand_id's channel; a personal post the writer's own personal "
+    "channel, else the workspace's first). A type or brand_id that disagrees with it "
+    "is a 400; another workspace's channel a 404."
+)
+
+
+def channel_id_field(description=CHANNEL_ID, **kwargs):
+    return Text(100, metadata={"description": description}, **kwargs)
+
+
+def check_placed(data):
+    """A post names its channel, or its type (and a brand post its brand_id)."""
+    if data.get("channel_id") is not None:
+        return
+    if not data.get("type"):
+        raise ValidationError("Required, unless channel_id names the post's channel.", "type")
+    check_brand(data)
+
+
 def content_field(**kwargs):
     return Text(MAX_CONTENT, multiline=True, **kwargs)
 
@@ -145,6 +168,30 @@ class AuthorSchema(Schema):
     name = fields.String(dump_only=True)
 
 
+class IntentSchema(Schema):
+    """What a post under review is to do once approved."""
+
+    queue = fields.Boolean(
+        dump_only=True,
+        metadata={"description": "true: it is added to its channel's queue when approved."},
+    )
+    scheduled_at = Timestamp(
+        dump_only=True,
+        allow_none=True,
+        metadata={"description": "The time it is scheduled for when approved."},
+    )
+
+
+class RetryingSchema(Schema):
+    """Why the service's own publisher has not sent the post yet."""
+
+    cause = fields.String(
+        dump_only=True, metadata={"description": "What went wrong at the last try."}
+    )
+    next_try_at = Timestamp(dump_only=True, metadata={"description": "When it tries again."})
+    tries = fields.Integer(dump_only=True, metadata={"description": "How many tries so far."})
+
+
 class PostSchema(Schema):
     """The post record; its writable fields are also the create body.
 
@@ -161,7 +208,11 @@ class PostSchema(Schema):
         )
 
     id = fields.String(dump_only=True, metadata={"format": "uuid"})
-    type = fields.String(required=True, validate=validate.OneOf(POST_TYPES))
+    channel_id = channel_id_field(load_default=None)
+    type = fields.String(  # absent when channel_id names the channel; never null
+        validate=validate.OneOf(POST_TYPES),
+        metadata={"description": "personal or brand; required unless channel_id is given."},
+    )
     brand_id = brand_id_field(load_default=None)
     content = content_field(required=True)
     media_urls = media_urls_field(load_default=list, kind=MediaUrls)
@@ -273,13 +324,32 @@ class PostSchema(Schema):
         allow_none=True,
         metadata={"description": "The member who last approved the post or asked for changes."},
     )
+    retrying = fields.Nested(
+        RetryingSchema,
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "description": "A Scheduled post of a channel this service publishes itself, which "
+            "it tried to send and will try again (LinkedIn could not be reached, say); null "
+            "otherwise."
+        },
+    )
+    intent = fields.Nested(
+        IntentSchema,
+        dump_only=True,
+        allow_none=True,
+        metadata={
+            "description": "Where approvals apply: what the post does the moment it is "
+            "approved, as it was submitted (a time, or the queue); null: it waits Approved."
+        },
+    )
     created_at = Timestamp(dump_only=True)
     updated_at = Timestamp(dump_only=True)
     version = fields.Integer(dump_only=True)
 
-    @validates_schema
+    @validates_schema(skip_on_field_errors=False)  # a missing type is named beside the rest
     def brand_rule(self, data, **kwargs):
-        check_brand(data)
+        check_placed(data)
 
     def finish_render(self, shown):
         """common.render's projection, with media_urls as shown."""
@@ -290,6 +360,11 @@ class PostSchema(Schema):
 class PostUpdateSchema(Schema):
     """PATCH body: every field optional; the merged record is checked after."""
 
+    channel_id = channel_id_field(
+        "Move the post to this channel (its type and brand_id follow). A change of channel "
+        "ends an approval, as a change of content does.",
+        allow_none=True,
+    )
     type = fields.String(validate=validate.OneOf(POST_TYPES))
     brand_id = brand_id_field()
     content = content_field()
@@ -351,6 +426,7 @@ class PostListQuerySchema(PageQuerySchema):
     )
     type = fields.String(validate=validate.OneOf(POST_TYPES))
     brand_id = Text(100, metadata={"description": "One brand's posts (a brand channel's id)."})
+    channel_id = Text(100, metadata={"description": "One channel's posts (a channel's id)."})
     scheduled_before = Timestamp(metadata={"description": "scheduled_at < this"})
     scheduled_after = Timestamp(metadata={"description": "scheduled_at >= this"})
     due = fields.Boolean(
@@ -498,14 +574,18 @@ class HistoryEntrySchema(Schema):
         required=True,
         allow_none=True,
         metadata={
-            "description": "The key that made the change (svc_live_ and 4 characters); null: the service."
+            "description": "The key that made the change (svc_live_ and 4 characters); null: the "
+            "service, or a member signed in as a person (`member` says who)."
         },
     )
     member = fields.Nested(
         AuthorSchema,
         required=True,
         allow_none=True,
-        metadata={"description": "The member whose key made the change; null: the service."},
+        metadata={
+            "description": "The member who made the change (with a key or a session); null: "
+            "the service."
+        },
     )
     handoff_id = fields.String(required=True, allow_none=True)
     detail = fields.String(required=True, allow_none=True)

@@ -11,10 +11,15 @@ At most one of COUNT and UNTIL (RFC 5545 forbids both). Names are
 case-insensitive; each at most once. Anything else (HOURLY, BYHOUR,
 BYSETPOS, a second rule) is refused with a message naming what, so that no
 rule the service would read differently from the client is stored. The rule
-is checked here, before python-dateutil (planning/recurrence.py) is handed
-values it would loop on for ever (INTERVAL=0) or take another way.
+is checked here, before planning/periods.py, which finds its dates, is
+handed values it would loop on for ever (INTERVAL=0) or take another way.
+A MONTHLY rule whose BYMONTHDAY and BYDAY never meet (the 30th that is the
+first Monday) is refused too: it names no date in any month, whatever its
+start (`never_matches`, from the days each kind of month holds: its length
+and the weekday of its 1st).
 """
 
+import functools
 import re
 from datetime import date, datetime
 
@@ -22,6 +27,7 @@ from marshmallow import ValidationError, fields
 
 FREQS = ("DAILY", "WEEKLY", "MONTHLY")
 DAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+WEEKDAYS = {day: n for n, day in enumerate(DAYS)}  # Monday 0, as datetime counts them
 MAX_LENGTH = 300
 _DAY = re.compile(r"([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)")
 _MONTH_DAY = re.compile(r"[+-]?(?:[1-9]|[12][0-9]|3[01])")
@@ -30,7 +36,21 @@ _UNTIL_UTC = re.compile(r"[0-9]{8}T[0-9]{6}Z")
 
 
 def parse_rule(text):
-    """The rule as {name: value} with normalised values, or ValidationError."""
+    """The rule as {name: value} with normalised values, or ValidationError;
+    a rule whose BYMONTHDAY and BYDAY never meet is refused."""
+    rule = read_rule(text)
+    if never_matches(rule):
+        raise ValidationError(
+            f"BYMONTHDAY={','.join(map(str, rule['BYMONTHDAY']))} and "
+            f"BYDAY={','.join(rule['BYDAY'])} never meet: no month has such a day, so the "
+            "series would never repeat."
+        )
+    return rule
+
+
+def read_rule(text):
+    """The rule as parse_rule reads it, without refusing one that never
+    meets: what a series stored before that check holds is still read."""
     if not isinstance(text, str) or not text.strip():
         raise ValidationError("Give a rule such as FREQ=WEEKLY;BYDAY=MO,WE.")
     if len(text) > MAX_LENGTH:
@@ -167,3 +187,56 @@ class Repeat(fields.String):
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
         return rule_text(parse_rule(text))
+
+
+# --- the days of a month a rule names (planning/periods.py walks them) -----------------
+
+
+def resolved(month_days, length):
+    """BYMONTHDAY values as days of a month of `length` days."""
+    return {d if d > 0 else length + d + 1 for d in month_days if abs(d) <= length}
+
+
+@functools.lru_cache(maxsize=256)
+def month_pattern(month_days, by_day, start_day):
+    """days(length, first_weekday): a MONTHLY rule's days of a month, which
+    depend only on its length and the weekday of its 1st (28 kinds)."""
+
+    @functools.cache
+    def days(length, first_weekday):
+        chosen = None
+        if month_days:
+            chosen = resolved(month_days, length)
+        if by_day:
+            named = _weekdays_of_month(by_day, length, first_weekday)
+            chosen = named if chosen is None else chosen & named
+        if chosen is None:
+            chosen = {start_day} if start_day <= length else set()
+        return sorted(chosen)
+
+    return days
+
+
+def _weekdays_of_month(by_day, length, first_weekday):
+    """The days of a month that BYDAY names: every such weekday, or the
+    n-th one (from the end when n is negative)."""
+    named = set()
+    for item in by_day:
+        ordinal, weekday = item[:-2], WEEKDAYS[item[-2:]]
+        matching = [d for d in range(1, length + 1) if (first_weekday + d - 1) % 7 == weekday]
+        if not ordinal:
+            named.update(matching)
+        elif -len(matching) <= int(ordinal) <= len(matching):
+            n = int(ordinal)
+            named.add(matching[n - 1 if n > 0 else n])
+    return named
+
+
+def never_matches(rule):
+    """Whether a MONTHLY rule names no day of any month whatever its start:
+    BYMONTHDAY and BYDAY that never meet (the 30th that is a first Monday).
+    Every kind of month (its length, the weekday of its 1st) is tried."""
+    if rule["FREQ"] != "MONTHLY" or not (rule.get("BYMONTHDAY") and rule.get("BYDAY")):
+        return False
+    days = month_pattern(tuple(rule["BYMONTHDAY"]), tuple(rule["BYDAY"]), 1)
+    return not any(days(length, weekday) for length in (28, 29, 30, 31) for weekday in range(7))

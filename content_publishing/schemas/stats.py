@@ -82,7 +82,7 @@ class ItemErrorSchema(Schema):
         validate=validate.OneOf(ITEM_CODES),
         metadata={
             "description": "validation_error: a field is invalid (details names it); not_found: "
-            "no such post of the caller (unknown or another user's); not_published: the post is "
+            "no such post of the caller (unknown or another workspace's); not_published: the post is "
             "not Published, so it has no figures yet."
         },
     )

@@ -51,14 +51,22 @@ PATTERN_NOTE = (
 )
 
 
-def _refused(multiline):
+# Bidirectional formatting characters (marks, embeddings, overrides,
+# isolates): an override shows what follows it backwards, so a member's name
+# could reverse or hide the rest of a mail subject it is written into.
+_BIDI = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_BIDI_FOUND = re.compile(f"[{_BIDI}]")
+
+
+def _refused(multiline, bidi_ok=True):
     """The characters a field refuses anywhere in its text."""
-    return _CONTROL if multiline else _CONTROL + _LINE_BREAKS
+    refused = _CONTROL if multiline else _CONTROL + _LINE_BREAKS
+    return refused if bidi_ok else refused + _BIDI
 
 
-def pattern(multiline, blank_ok):
+def pattern(multiline, blank_ok, bidi_ok=True):
     """The JSON Schema pattern of a text field (Python `re` reads it the same way)."""
-    refused = _refused(multiline)
+    refused = _refused(multiline, bidi_ok)
     if blank_ok:
         return f"^[^{refused}]*$"
     return f"^[^{refused}]*[^{refused}{_INVISIBLE}][^{refused}]*$"
@@ -83,6 +91,23 @@ def no_controls(multiline):
             )
 
     return check
+
+
+def no_bidi_controls(value):
+    """A validator refusing bidirectional formatting characters (a name's)."""
+    bad = _BIDI_FOUND.search(value)
+    if bad:
+        raise ValidationError(
+            "Must not contain bidirectional formatting characters (found "
+            f"U+{ord(bad.group()):04X}): they change the order in which the text around it "
+            "is shown."
+        )
+
+
+def without_bidi_controls(value):
+    """`value` without bidirectional formatting characters (a mail subject's
+    parts: names stored before they were refused)."""
+    return _BIDI_FOUND.sub("", value)
 
 
 def not_blank(value):

@@ -11,6 +11,7 @@ TYPES = (
     "post.due",
     "post.published",
     "post.failed",
+    "post.first_comment_failed",
     "article.published",
     "channel.expiring",
     "channel.disconnected",

@@ -17,6 +17,12 @@ extension): that is the client's error, a 400 bad_request, not a 500. A
 client that goes away partway through its body is logged at INFO as a
 disconnect. A transfer coding other than `chunked` (`gzip, chunked`) would be
 read as plain chunked and stored compressed or garbled, so it is refused.
+
+Only a body of at most MAX_CONTENT_LENGTH (1 MiB) is read before its key is
+checked. A media upload may be larger (20 MiB, a PDF 100 MiB), so its body is
+read only when the view reads it, after the key and its scope were checked
+(`Deferred`): a request without a valid key costs a worker nothing of its
+body, however long it says it is. The same checks apply when it is read.
 """
 
 import io
@@ -35,7 +41,7 @@ MEDIA_UPLOAD = "/functions/v1/media"
 
 def body_limit():
     """MAX_CONTENT_LENGTH (1 MiB): JSON never needs more; an image uploaded
-    to the media library may take up to MEDIA_MAX_BYTES (5 MiB), a PDF up to
+    to the media library may take up to MEDIA_MAX_BYTES (20 MiB), a PDF up to
     MEDIA_MAX_DOCUMENT_BYTES (100 MiB)."""
     config = current_app.config
     if request.method == "POST" and request.path == MEDIA_UPLOAD:
@@ -53,17 +59,27 @@ def check_body_size():
     limit = body_limit()
     request.max_content_length = limit  # what werkzeug then reads at most
     length = request.content_length
-    if length is not None:
-        if length > limit:
-            raise too_large(limit)
-        return read_whole(environ, length)
-    codings = transfer_codings(environ.get("HTTP_TRANSFER_ENCODING", ""))
-    if not codings:
+    if length is not None and length > limit:
+        raise too_large(limit)
+    if length is None:
+        codings = transfer_codings(environ.get("HTTP_TRANSFER_ENCODING", ""))
+        if not codings:
+            return None
+        if codings != ["chunked"]:
+            raise bad_request(
+                "Transfer-Encoding must be chunked alone; other transfer codings are not supported."
+            )
+    if limit > current_app.config["MAX_CONTENT_LENGTH"]:
+        environ["wsgi.input"] = Deferred(environ, length, limit)  # read after the key's check
         return None
-    if codings != ["chunked"]:
-        raise bad_request(
-            "Transfer-Encoding must be chunked alone; other transfer codings are not supported."
-        )
+    return read_body(environ, length, limit)
+
+
+def read_body(environ, length, limit):
+    """The body read whole into wsgi.input: `length` bytes, or a chunked one
+    of at most `limit`; else the 400 or 413 saying why."""
+    if length is not None:
+        return read_whole(environ, length)
     try:
         data = environ["wsgi.input"].read(limit + 1)
     except (NoMoreData, ConnectionError, TimeoutError) as e:
@@ -100,6 +116,30 @@ def read_whole(environ, length):
             "Content-Length announced."
         )
     environ["wsgi.input"] = io.BytesIO(data)
+
+
+class Deferred(io.RawIOBase):
+    """wsgi.input of a body that may be larger than MAX_CONTENT_LENGTH: read
+    whole, with read_body's checks, at its first read, which is the view's
+    (after authentication); never read if the request is refused first."""
+
+    def __init__(self, environ, length, limit):
+        super().__init__()
+        self.environ, self.length, self.limit = environ, length, limit
+        self.source, self.body = environ["wsgi.input"], None
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        if self.body is None:
+            self.environ["wsgi.input"] = self.source
+            try:
+                read_body(self.environ, self.length, self.limit)
+                self.body = self.environ["wsgi.input"]
+            finally:
+                self.environ["wsgi.input"] = self
+        return self.body.readinto(buffer)
 
 
 def transfer_codings(value):

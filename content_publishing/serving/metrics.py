@@ -5,7 +5,8 @@ Counted in the process that serves the request:
     cps_http_requests_total{method, route, status}
     cps_http_request_duration_seconds{method, route}      (histogram)
     cps_http_requests_in_progress
-    cps_auth_failures_total{reason}                        (missing, malformed, unknown, revoked, expired)
+    cps_auth_failures_total{reason}                        (missing, malformed, unknown, revoked, expired,
+                                                            session: a session cookie refused)
 
 `route` is the URL rule (`/functions/v1/api-v2-posts-item/<post_id>`), never
 the path, so ids do not make a series each; a path that matches no rule is

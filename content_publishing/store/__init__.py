@@ -34,6 +34,8 @@ The modules:
     migrate.py           which migrations a database needs (the files: migrations/<backend>/)
     keys.py              workspaces (as keys create --user makes them) and API keys
     members.py           a workspace's members, their invitations, a removed member's keys
+    accounts.py          people's accounts, their members, sign-in links, failed sign-ins
+    sessions.py          sessions: a signed-in browser, read afresh on every request
     workspaces.py        a workspace's settings (approvals) and the posts they concern
     comments.py          a post's comments
     key_cache.py         the keys a worker has seen, trusted while the key generation holds
@@ -50,11 +52,12 @@ The modules:
     media.py             the media library's images
     idempotency.py       Idempotency-Key records of creates and imports
     webhooks.py          webhook endpoints
+    sealed.py            every column sealed with the secrets key: any stored, all rewritten
     outbox.py            events, their deliveries and attempts
     notifications.py     the notification outbox, members' preferences, the workspace's chat
-    deliveries.py        the delivery log users read and the metrics count
+    deliveries.py        the delivery log a workspace reads and the metrics count
     records.py           reading and changing one owned row, and a page of them
-    paging.py            a page of a user's rows plus its total
+    paging.py            a page of a workspace's rows plus its total
     copy.py              copy-db: an SQLite database into an empty PostgreSQL one
     backup/              backups and restores of the whole database
 """

@@ -53,7 +53,7 @@ _SUMS = ", ".join(f"CAST(SUM({f}) AS BIGINT) AS {f}" for f in FIGURES)
 
 
 def hour_groups(workspace_id, channel, start, end, periods):
-    """The user's (or one channel's) Published posts with start <= published_at
+    """The workspace's (or one channel's) Published posts with start <= published_at
     < end, grouped by local week and hour of the week: [{week, hour_of_week,
     posts, measured (posts with an engagement), the figures' sums,
     measured_interactions, engagement_sum, engagement_squares}].
@@ -86,7 +86,7 @@ def top_posts(workspace_id, channel, start, end, limit):
     Read from the top indexes in their order (engagement, impressions,
     post_id, all descending), stopping at the `limit`-th post of the range:
     a few entries for a range that holds most posts, every entry of the
-    user's (or channel's) at worst, a range that holds none."""
+    workspace's (or channel's) at worst, a range that holds none."""
     where, params = _where(workspace_id, channel, start, end, quarters=False)
     order = "engagement DESC, impressions DESC, post_id DESC"
     return rows(
@@ -96,4 +96,18 @@ def top_posts(workspace_id, channel, start, end, limit):
         f" ORDER BY {order} LIMIT ?) AS top JOIN post_metrics m ON m.post_id = top.post_id"
         f" JOIN posts p ON p.id = top.post_id ORDER BY {', '.join(f'm.{o}' for o in order.split(', '))}",
         (*params, limit),
+    )
+
+
+def channel_totals(workspace_id, start, end):
+    """The range's Published posts summed per channel, side by side:
+    [{channel, posts, measured, the figures' sums, measured_interactions}],
+    by channel id."""
+    where, params = _where(workspace_id, None, start, end)
+    return rows(
+        f"SELECT channel, COUNT(*) AS posts, COUNT(engagement) AS measured, {_SUMS},"
+        " CAST(SUM(CASE WHEN engagement IS NOT NULL THEN interactions ELSE 0 END) AS BIGINT)"
+        f" AS measured_interactions FROM post_metrics WHERE {where} GROUP BY channel"
+        " ORDER BY channel",
+        params,
     )

@@ -40,7 +40,7 @@ def delete_article(workspace_id, article_id):
 
 
 def list_articles(workspace_id, query):
-    """One page of the user's articles, newest first, optionally by status."""
+    """One page of the workspace's articles, newest first, optionally by status."""
     where, params = ["workspace_id = ?"], [workspace_id]
     if query.get("status"):
         where.append("status = ?")

@@ -43,7 +43,7 @@ APPLICATION_NAME = "content-publishing"
 # What the GIN index posts_search_owned holds for a post: its words, each
 # with its owner in front ('42:launch'; the function posts_search_vector),
 # so that each owner's words are keys of their own: a
-# search looks up the caller's keys alone and never reads another user's
+# search looks up the caller's keys alone and never reads another workspace's
 # matches. The query's words go through the same function
 # (posts_search_query), so they are read as the content is ('simple'
 # configuration: lower case, no stemming), quoted, the prefix as

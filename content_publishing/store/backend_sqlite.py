@@ -22,7 +22,7 @@ PROGRESS_STEPS = 2000  # virtual machine steps between looks at a time limit's c
 # post's own rowid (the triggers of migrations/sqlite/*_search_by_owner.sql
 # write the same), so that each owner's entries are one range of rowids,
 # which a search seeks to: another owner's matches are never read. It holds
-# while user ids stay below 2^23 and rowids below 2^40.
+# while workspace ids stay below 2^23 and rowids below 2^40.
 OWNER_SPAN = 1 << 40
 
 

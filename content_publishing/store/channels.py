@@ -5,8 +5,10 @@ from content_publishing.store.records import OwnedTable
 
 COLUMNS = (
     "id, type, name, author_urn, timezone, slots, min_gap_minutes, daily_cap, publisher,"
-    " recycle_after_days, utm, created_at, updated_at, version, queue_full_until"
-)
+    " recycle_after_days, utm, created_at, updated_at, version, queue_full_until, member_id,"
+    " others_may_post, approvals, (SELECT name FROM members WHERE id = member_id) AS member_name,"
+    " (SELECT removed_at FROM members WHERE id = member_id) AS member_removed_at"
+)  # (the subqueries: the member's name and whether they left, from members)
 WRITABLE = [
     "type",
     "name",
@@ -18,13 +20,44 @@ WRITABLE = [
     "publisher",
     "recycle_after_days",
     "utm",
+    "member_id",
+    "others_may_post",
+    "approvals",
 ]
-channels = OwnedTable("channels", COLUMNS, json_columns=["slots"], writable=WRITABLE)
 
-# The channel a post belongs to, in SQL: `personal` for a personal post, its
-# brand_id for a brand post (planning/plan.py's channel_of). Written exactly
-# as in the index posts_channel_plan, so that the planner uses it.
-CHANNEL_OF_POST = "(CASE WHEN type = 'personal' THEN 'personal' ELSE brand_id END)"
+
+def _shape(record):
+    """The record as the API shows it: its kind (its type, by the name the
+    channels of people and pages go by), and the member whose profile it
+    is, {id, name, removed_at}, for a personal channel."""
+    member = None
+    if record.get("member_id") is not None:
+        member = {
+            "id": record["member_id"],
+            "name": record.get("member_name"),
+            "removed_at": record.get("member_removed_at"),
+        }
+    brand = record["type"] == "brand"
+    return {
+        **record,
+        "kind": record["type"],
+        "member": member,
+        "others_may_post": None if brand else record["others_may_post"],
+    }
+
+
+channels = OwnedTable(
+    "channels",
+    COLUMNS,
+    json_columns=["slots"],
+    bool_columns=["others_may_post"],
+    writable=WRITABLE,
+    shape=_shape,
+)
+
+# The channel a post belongs to, in SQL: the channel_id it carries
+# (planning/plan.py's channel_of), as in the index posts_channel_plan.
+CHANNEL_OF_POST = "channel_id"
 PLANNED = "status IN ('Scheduled', 'Publishing', 'Published')"
 
 
@@ -51,7 +84,54 @@ _LOCK = (
 
 
 def insert_channel(workspace_id, channel_id, fields, now):
-    return channels.insert(workspace_id, channel_id, {k: fields[k] for k in WRITABLE}, now)
+    return channels.insert(
+        workspace_id, channel_id, {k: fields[k] for k in WRITABLE if k in fields}, now
+    )
+
+
+def personal_of(workspace_id, member_id):
+    """The member's personal channel, or None."""
+    row = one(
+        f"SELECT {COLUMNS} FROM channels WHERE workspace_id = ? AND member_id = ?",
+        (workspace_id, member_id),
+    )
+    return channels.record(row) if row else None
+
+
+def first_personal(workspace_id):
+    """The id of the workspace's oldest personal channel of a member still
+    in it, or None."""
+    return value(
+        "SELECT c.id FROM channels c JOIN members m ON m.id = c.member_id"
+        " WHERE c.workspace_id = ? AND c.type = 'personal' AND m.removed_at IS NULL"
+        " ORDER BY c.created_at, c.id LIMIT 1",
+        (workspace_id,),
+    )
+
+
+def planned_by_others(workspace_id, channel_id, member_id):
+    """Whether a Scheduled or Publishing post of someone other than
+    `member_id` carries `channel_id` (a channel deleted, its posts left)."""
+    return (
+        value(
+            "SELECT 1 FROM posts WHERE workspace_id = ? AND channel_id = ?"
+            " AND status IN ('Scheduled', 'Publishing')"
+            " AND (created_by IS NULL OR created_by <> ?) LIMIT 1",
+            (workspace_id, channel_id, member_id),
+        )
+        == 1
+    )
+
+
+def named(workspace_id, name):
+    """The ids of the workspace's channels called `name`, oldest first."""
+    return [
+        r["id"]
+        for r in rows(
+            "SELECT id FROM channels WHERE workspace_id = ? AND name = ? ORDER BY created_at, id",
+            (workspace_id, name),
+        )
+    ]
 
 
 def update_channel(workspace_id, channel_id, changes, now):
@@ -68,7 +148,7 @@ def list_channels(workspace_id, query):
 
 
 def zones(workspace_id):
-    """{channel id: time zone} of the user's channels."""
+    """{channel id: time zone} of the workspace's channels."""
     return {
         r["id"]: r["timezone"]
         for r in rows("SELECT id, timezone FROM channels WHERE workspace_id = ?", (workspace_id,))
@@ -98,6 +178,19 @@ def planned_between(workspace_id, channel_id, start, end):
         f"SELECT id, scheduled_at FROM posts WHERE workspace_id = ? AND {CHANNEL_OF_POST} = ?"
         f" AND {PLANNED} AND scheduled_at >= ? AND scheduled_at < ? ORDER BY scheduled_at, id",
         (workspace_id, channel_id, start, end),
+    )
+
+
+def live_series(workspace_id, channel_id):
+    """[{id, repeat, scheduled_at, series_start}] of the channel's series
+    still going: each one's current occurrence, Scheduled or Publishing,
+    whose later occurrences are not rows yet (planning/plan.py counts them
+    as taken)."""
+    return rows(
+        f"SELECT id, repeat, scheduled_at, series_start FROM posts WHERE workspace_id = ?"
+        f" AND {CHANNEL_OF_POST} = ? AND status IN ('Scheduled', 'Publishing')"
+        " AND repeat IS NOT NULL ORDER BY scheduled_at, id",  # index posts_live_series (0024)
+        (workspace_id, channel_id),
     )
 
 

@@ -12,7 +12,7 @@ from content_publishing.store.db import execute, one, rows, write
 COLUMNS = (
     "workspace_id, channel_id, status, member_urn, member_name, organizations, scopes,"
     " access_token, access_expires_at, refresh_token, refresh_expires_at, connected_at,"
-    " updated_at"
+    " updated_at, broken"
 )
 WRITABLE = (
     "status",
@@ -24,6 +24,7 @@ WRITABLE = (
     "access_expires_at",
     "refresh_token",
     "refresh_expires_at",
+    "broken",
 )
 
 
@@ -69,7 +70,7 @@ def take_state(state_hash):
 
 
 def get(workspace_id, channel_id):
-    """The connection of the user's channel (tokens sealed), or None."""
+    """The connection of the workspace's channel (tokens sealed), or None."""
     return _record(
         one(
             f"SELECT {COLUMNS} FROM linkedin_connections WHERE workspace_id = ? AND channel_id = ?",
@@ -79,7 +80,7 @@ def get(workspace_id, channel_id):
 
 
 def of_channels(workspace_id, channel_ids):
-    """{channel id: connection} of those of the user's channels that have one."""
+    """{channel id: connection} of those of the workspace's channels that have one."""
     if not channel_ids:
         return {}
     marks = ", ".join("?" * len(channel_ids))
@@ -127,6 +128,24 @@ def update(workspace_id, channel_id, changes, now, expected_updated_at=None):
             (*values.values(), now, *params),
         )
     )
+
+
+def with_member(workspace_id, member_urn):
+    """The ids of the workspace's personal channels of members still in it
+    that are (or were) connected as the LinkedIn member `member_urn`."""
+    if not member_urn:
+        return []
+    return [
+        r["channel_id"]
+        for r in rows(
+            "SELECT l.channel_id FROM linkedin_connections l JOIN channels c"
+            " ON c.workspace_id = l.workspace_id AND c.id = l.channel_id"
+            " JOIN members m ON m.id = c.member_id"
+            " WHERE l.workspace_id = ? AND l.member_urn = ? AND m.removed_at IS NULL"
+            " ORDER BY l.channel_id",
+            (workspace_id, member_urn),
+        )
+    ]
 
 
 def needing_upkeep(before):

@@ -5,7 +5,7 @@ to each backend, so it opens and ends its own transactions on them instead
 of using `transaction()`: the source is read in one snapshot (a read
 transaction on SQLite; WAL lets the service go on meanwhile), and the whole
 target is written in one PostgreSQL transaction that commits only after the
-row counts of every table, and the totals of every user's lists, agree with
+row counts of every table, and the totals of every workspace's lists, agree with
 the source. The target's schema is created inside that transaction too, so a
 copy that is refused or fails halfway leaves the target exactly as it was.
 
@@ -26,6 +26,7 @@ from content_publishing.store.versions import SCHEMA_VERSION, MigrationError
 # content_counts is left out: it is counted from the copied rows (_count).
 TABLES = (
     "workspaces",
+    "accounts",
     "members",
     "member_invites",
     "api_keys",
@@ -51,15 +52,22 @@ TABLES = (
     "channel_queue_holes",
     "hashtag_sets",
     "notifications",
+    "sessions",
+    "sign_in_links",
+    "sign_in_failures",
+    "recovery_codes",
 )
 IDENTITY_TABLES = (
     "workspaces",
+    "accounts",
     "members",
     "api_keys",
     "webhook_attempts",
     "post_history",
     "post_comments",
     "notifications",
+    "sessions",
+    "sign_in_failures",
 )  # ids the target must go on from
 COUNTS = "SELECT workspace_id, kind, status, {total} AS n FROM content_counts GROUP BY workspace_id, kind, status"
 

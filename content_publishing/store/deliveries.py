@@ -1,4 +1,4 @@
-"""The delivery log: what the user reads of the outbox (GET /webhook-deliveries)
+"""The delivery log: what a workspace reads of the outbox (GET /webhook-deliveries)
 and what the metrics count. The outbox itself, which the change and the
 dispatcher write, is store/outbox.py.
 """
@@ -14,7 +14,7 @@ ATTEMPT_COLUMNS = "delivery_id, attempted_at, outcome, status_code, duration_ms,
 
 
 def list_deliveries(workspace_id, query):
-    """One page of the user's deliveries, newest first, each with its attempts."""
+    """One page of the workspace's deliveries, newest first, each with its attempts."""
     where, params = ["workspace_id = ?"], [workspace_id]
     for column in ("endpoint_id", "event_type", "post_id", "outcome"):
         if query.get(column):

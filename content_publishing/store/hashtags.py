@@ -3,7 +3,7 @@
 from content_publishing.store.db import one
 from content_publishing.store.records import OwnedTable
 
-COLUMNS = "id, name, hashtags, created_at, updated_at, version"
+COLUMNS = "id, name, hashtags, created_at, updated_at, version, created_by"
 WRITABLE = ["name", "hashtags"]
 hashtag_sets = OwnedTable("hashtag_sets", COLUMNS, json_columns=["hashtags"], writable=WRITABLE)
 
@@ -25,8 +25,10 @@ def named(workspace_id, name):
     return hashtag_sets.record(row) if row else None
 
 
-def insert_set(workspace_id, set_id, fields, now):
-    return hashtag_sets.insert(workspace_id, set_id, {k: fields[k] for k in WRITABLE}, now)
+def insert_set(workspace_id, set_id, fields, now, created_by=None):
+    """The new set; `created_by`: its maker's member id."""
+    kept = {**{k: fields[k] for k in WRITABLE}, "created_by": created_by}
+    return hashtag_sets.insert(workspace_id, set_id, kept, now)
 
 
 def update_set(workspace_id, set_id, changes, now):

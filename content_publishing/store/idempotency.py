@@ -19,7 +19,7 @@ class IdempotencyKeys:
         )
 
     def find(self, workspace_id, key):
-        """{"request_hash", "record_id"} of the user's key, or None."""
+        """{"request_hash", "record_id"} of the workspace's key, or None."""
         return one(self._find, (workspace_id, key))
 
     def save(self, workspace_id, key, request_hash, record_id, now):

@@ -3,22 +3,22 @@
 from content_publishing.store.db import KEY_GENERATION_SQL, dialect, execute, one, rows, value
 
 
-def create_key(user_name, key_hash, prefix, scopes, expires_at, now):
-    """Store a key (hash only) for the owner of the workspace `user_name`,
+def create_key(workspace_name, key_hash, prefix, scopes, expires_at, now):
+    """Store a key (hash only) for the owner of the workspace `workspace_name`,
     making the workspace and its owner member if new; returns its id."""
-    member_id = _owner(user_name, now)
+    member_id = _owner(workspace_name, now)
     return insert_key(member_id, key_hash, prefix, scopes, expires_at, now)
 
 
-def create_first_key(user_name, key_hash, prefix, scopes, now):
-    """Store a key for `user_name` only if no key exists at all (the demo
+def create_first_key(workspace_name, key_hash, prefix, scopes, now):
+    """Store a key for `workspace_name` only if no key exists at all (the demo
     key); its id, or None. The workspace's row is locked before the second
     count, so two concurrent calls cannot both find no key (SQLite's write
     transaction keeps the second out anyway); the first count spares a
     database that has keys a new workspace row."""
     if count_keys():
         return None
-    member_id = _owner(user_name, now, lock=True)
+    member_id = _owner(workspace_name, now, lock=True)
     if count_keys():
         return None
     return insert_key(member_id, key_hash, prefix, scopes, None, now)
@@ -36,12 +36,15 @@ def _owner(workspace_name, now, lock=False):
         (workspace_name,),
     )
     execute(
-        "INSERT INTO members (workspace_id, name, role, created_at) VALUES (?, ?, 'owner', ?)"
-        " ON CONFLICT (workspace_id, name) DO NOTHING",
-        (workspace_id, workspace_name, now),
+        "INSERT INTO members (workspace_id, name, role, created_at) SELECT ?, ?, 'owner', ?"
+        " WHERE NOT EXISTS (SELECT 1 FROM members WHERE workspace_id = ? AND name = ?)"
+        " ON CONFLICT (workspace_id, name) WHERE removed_at IS NULL DO NOTHING",
+        (workspace_id, workspace_name, now, workspace_id, workspace_name),
     )
     return value(
-        "SELECT id FROM members WHERE workspace_id = ? AND name = ?", (workspace_id, workspace_name)
+        "SELECT id FROM members WHERE workspace_id = ? AND name = ?"
+        " ORDER BY removed_at IS NOT NULL, id LIMIT 1",
+        (workspace_id, workspace_name),
     )
 
 
@@ -55,14 +58,14 @@ def insert_key(member_id, key_hash, prefix, scopes, expires_at, now):
     )
 
 
-def find_user(user_name):
+def find_workspace(workspace_name):
     """The id of the workspace with this name, or None."""
-    return value("SELECT id FROM workspaces WHERE name = ?", (user_name,))
+    return value("SELECT id FROM workspaces WHERE name = ?", (workspace_name,))
 
 
 # A key with its workspace and member: what authentication needs of it.
 _KEY_COLUMNS = (
-    "k.id, k.workspace_id, w.name AS user_name, k.member_id, m.name AS member_name,"
+    "k.id, k.workspace_id, w.name AS workspace_name, k.member_id, m.name AS member_name,"
     " m.email AS member_email, m.role, m.removed_at AS member_removed_at, k.scopes"
 )
 _KEY_JOIN = (
@@ -103,7 +106,7 @@ def touch_key(key_id, now, stale_before):
 
 def list_keys():
     return rows(
-        "SELECT k.id, k.prefix, w.name AS user_name, k.member_id, m.name AS member_name,"
+        "SELECT k.id, k.prefix, w.name AS workspace_name, k.member_id, m.name AS member_name,"
         " k.scopes, k.revoked_at, k.expires_at, k.last_used_at, k.created_at"
         f"{_KEY_JOIN} ORDER BY k.id"
     )
@@ -128,3 +131,21 @@ def count_keys():
 def ping():
     """True when the database answers a query."""
     return value("SELECT 1") == 1
+
+
+def member_keys(member_id):
+    """A member's keys, newest first: what the keys page lists (never a hash)."""
+    return rows(
+        "SELECT id, prefix, scopes, revoked_at, expires_at, last_used_at, created_at"
+        " FROM api_keys WHERE member_id = ? ORDER BY id DESC",
+        (member_id,),
+    )
+
+
+def revoke_member_key(member_id, key_id, now):
+    """Revoke one of the member's keys; {id, revoked_at}, or None when not theirs."""
+    return one(
+        "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND member_id = ?"
+        " RETURNING id, revoked_at",
+        (now, key_id, member_id),
+    )

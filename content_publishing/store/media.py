@@ -7,23 +7,25 @@ from content_publishing.store.paging import Page, page
 
 # Everything but the file itself, which only the file route reads.
 COLUMNS = (
-    "id, content_type, ext, bytes, width, height, pages, alt_text, sha256, created_at, version"
+    "id, content_type, ext, bytes, width, height, pages, alt_text, sha256, created_at, version,"
+    " created_by"
 )
 
 
 def find_upload(workspace_id, upload_sha256):
-    """The user's media made from these exact uploaded bytes, or None."""
+    """The workspace's media made from these exact uploaded bytes, or None."""
     return one(
         f"SELECT {COLUMNS} FROM media WHERE workspace_id = ? AND upload_sha256 = ?",
         (workspace_id, upload_sha256),
     )
 
 
-def insert_media(workspace_id, media_id, fields, now):
+def insert_media(workspace_id, media_id, fields, now, created_by=None):
+    """The new item; `created_by`: the uploader's member id."""
     return one(
         "INSERT INTO media (id, workspace_id, content_type, ext, bytes, width, height, pages, sha256,"
-        f" upload_sha256, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING"
-        f" {COLUMNS}",
+        " upload_sha256, data, created_at, created_by)"
+        f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}",
         (
             media_id,
             workspace_id,
@@ -37,6 +39,7 @@ def insert_media(workspace_id, media_id, fields, now):
             fields["upload_sha256"],
             fields["data"],
             now,
+            created_by,
         ),
     )
 
@@ -67,7 +70,7 @@ def get_media(workspace_id, media_id):
 
 
 def lock_media(workspace_id, media_id):
-    """The user's media, locked until the transaction ends (a delete or an
+    """The workspace's media, locked until the transaction ends (a delete or an
     alt text change)."""
     return one(_SELECT + dialect().for_update, (media_id, workspace_id))
 
@@ -116,8 +119,8 @@ def delete_media(workspace_id, media_id):
     execute("DELETE FROM media WHERE id = ? AND workspace_id = ?", (media_id, workspace_id))
 
 
-def of_user(workspace_id, media_ids, share=False):
-    """{id: record} of those of `media_ids` that are the user's. `share`:
+def of_workspace(workspace_id, media_ids, share=False):
+    """{id: record} of those of `media_ids` that are the workspace's. `share`:
     each found row is locked against a delete until the transaction ends
     (FOR SHARE on PostgreSQL; SQLite's write transaction holds the whole
     database already), so that a post that names it and a delete of it
@@ -136,7 +139,7 @@ def of_user(workspace_id, media_ids, share=False):
 
 
 def for_plan(media_ids):
-    """{id: record} with what a publish plan says of each (any user's: the
+    """{id: record} with what a publish plan says of each (any workspace's: the
     ids come from the posts of one): its own file, and its PNG rendition's
     bytes and sha256 when it has one."""
     if not media_ids:
@@ -153,8 +156,24 @@ def for_plan(media_ids):
     }
 
 
+def reviewed_posts_naming(workspace_id, media_id):
+    """Ids of the workspace's posts under review or holding an approval
+    whose media_urls keep a reference to the media, in id order (the order
+    the caller locks them in, before the media's row, as a post's own
+    writes lock the post before its media)."""
+    return [
+        r["id"]
+        for r in rows(
+            "SELECT id FROM posts WHERE workspace_id = ? AND media_urls LIKE ?"
+            " AND (status IN ('In review', 'Approved') OR (approved_by IS NOT NULL"
+            " AND status NOT IN ('Publishing', 'Published'))) ORDER BY id",
+            (workspace_id, f'%"media:{media_id}.%'),
+        )
+    ]
+
+
 def planned_posts_naming(workspace_id, media_id):
-    """Ids of the user's Scheduled and Publishing posts whose media_urls
+    """Ids of the workspace's Scheduled and Publishing posts whose media_urls
     keep a reference to the media (by its id: `media:<id>.<ext>`)."""
     return [
         r["id"]

@@ -78,11 +78,13 @@ def count_owners(workspace_id):
 
 
 def insert_member(workspace_id, name, email, role, now):
-    """The new member's record, or None when the workspace has one of that
-    name (names are unique in a workspace, removed members' included)."""
+    """The new member's record, or None when the workspace has a member of
+    that name (names are unique among the members still in: a removed
+    member's name may be taken again, and the history keeps theirs)."""
     return one(
         "INSERT INTO members (workspace_id, name, email, role, created_at)"
-        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (workspace_id, name) DO NOTHING"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (workspace_id, name) WHERE removed_at IS NULL"
+        " DO NOTHING"
         f" RETURNING {COLUMNS}",
         (workspace_id, name, email, role, now),
     )
@@ -105,25 +107,39 @@ def update_member(member_id, changes):
 def remove_member(member_id, now):
     """Mark the member removed and revoke every key of theirs, in the
     caller's transaction: both move the key generation, so every worker's
-    cached keys of theirs are looked up again on their next use."""
+    cached keys of theirs are looked up again on their next use. Their own
+    invitation ends, and so does every invitation they made."""
     execute(
         "UPDATE api_keys SET revoked_at = ? WHERE member_id = ? AND revoked_at IS NULL",
         (now, member_id),
     )
     execute(
-        "UPDATE member_invites SET used_at = ? WHERE member_id = ? AND used_at IS NULL",
-        (now, member_id),
+        "UPDATE member_invites SET used_at = ? WHERE (member_id = ? OR invited_by = ?)"
+        " AND used_at IS NULL",
+        (now, member_id, member_id),
     )
     return decoded(
         one(f"UPDATE members SET removed_at = ? WHERE id = ? RETURNING {COLUMNS}", (now, member_id))
     )
 
 
-def insert_invite(token_hash, member_id, expires_at, now):
+def insert_invite(token_hash, member_id, expires_at, now, invited_by=None):
+    """An invitation of member `member_id`, made by member `invited_by`
+    (None: the operator)."""
     execute(
-        "INSERT INTO member_invites (token_hash, member_id, expires_at, created_at)"
-        " VALUES (?, ?, ?, ?)",
-        (token_hash, member_id, expires_at, now),
+        "INSERT INTO member_invites (token_hash, member_id, expires_at, created_at, invited_by)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (token_hash, member_id, expires_at, now, invited_by),
+    )
+
+
+def invite_workspace(token_hash):
+    """The id of the workspace of the invitation with this token's hash
+    (not locked: what to lock first), or None."""
+    return value(
+        "SELECT m.workspace_id FROM member_invites i JOIN members m ON m.id = i.member_id"
+        " WHERE i.token_hash = ?",
+        (token_hash,),
     )
 
 
@@ -135,6 +151,19 @@ def lock_invite(token_hash):
         " m.name, m.email, m.role, m.removed_at, w.name AS workspace_name"
         " FROM member_invites i JOIN members m ON m.id = i.member_id"
         " JOIN workspaces w ON w.id = m.workspace_id WHERE i.token_hash = ?" + dialect().for_update,
+        (token_hash,),
+    )
+
+
+def find_invite(token_hash):
+    """The invitation with this token's hash, its member, workspace and who
+    made it (not locked: a read that leaves it unused); None when unknown."""
+    return one(
+        "SELECT i.member_id, i.expires_at, i.used_at, m.workspace_id, m.name, m.email, m.role,"
+        " m.removed_at, w.name AS workspace_name, b.name AS invited_by_name"
+        " FROM member_invites i JOIN members m ON m.id = i.member_id"
+        " JOIN workspaces w ON w.id = m.workspace_id LEFT JOIN members b ON b.id = i.invited_by"
+        " WHERE i.token_hash = ?",
         (token_hash,),
     )
 

@@ -4,7 +4,7 @@ An event is added in the transaction of the change that causes it, with one
 pending delivery per endpoint that wants it, so it is never lost after the
 change commits and never sent for a change that rolled back. Dispatchers
 lease ready deliveries (one holder at a time, until the lease runs out),
-attempt them, and record each attempt. What users and the metrics read of
+attempt them, and record each attempt. What workspaces and the metrics read of
 it is store/deliveries.py.
 """
 
@@ -22,7 +22,7 @@ def add_event(event_id, workspace_id, event_type, post_id, body, endpoint_ids, n
 
 def add_events(workspace_id, event_type, events, endpoint_ids, now):
     """add_event for each (event_id, post_id, body) of `events`, all of one
-    user and type, in two statements."""
+    workspace and type, in two statements."""
     execute_many(
         "INSERT INTO webhook_events (id, workspace_id, type, post_id, body, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?)",
@@ -199,6 +199,17 @@ def cancel(delivery_id, owner, reason, now):
     """End a leased delivery that must not be sent (its handoff is over)."""
     execute(
         "UPDATE webhook_deliveries SET outcome = 'cancelled', last_error = ?, next_attempt_at = NULL,"
+        " lease_owner = NULL, lease_expires_at = NULL, updated_at = ?"
+        " WHERE id = ? AND lease_owner = ? AND outcome = 'pending'",
+        (reason, now, delivery_id, owner),
+    )
+
+
+def fail(delivery_id, owner, reason, now):
+    """End a leased delivery that can never be sent (its secret cannot be
+    opened): failed, with no attempt, saying why."""
+    execute(
+        "UPDATE webhook_deliveries SET outcome = 'failed', last_error = ?, next_attempt_at = NULL,"
         " lease_owner = NULL, lease_expires_at = NULL, updated_at = ?"
         " WHERE id = ? AND lease_owner = ? AND outcome = 'pending'",
         (reason, now, delivery_id, owner),

@@ -1,4 +1,4 @@
-"""One page of a user's rows plus the total, shared by every list.
+"""One page of a workspace's rows plus the total, shared by every list.
 
 Callers run `page` inside `store.db.snapshot()` (or a transaction), so that
 the rows and the total describe the same state.
@@ -68,7 +68,7 @@ def _total(table, condition, params, offset, after, more, found, counts):
 
 
 def counted(workspace_id, kinds, status=None):
-    """The user's rows of these kinds (and status), from content_counts."""
+    """The workspace's rows of these kinds (and status), from content_counts."""
     sql = (
         "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM content_counts WHERE workspace_id = ?"
         f" AND kind IN ({', '.join('?' * len(kinds))})"

@@ -13,7 +13,7 @@ from content_publishing.store.search import search_posts
 # retry_not_before are internal: read for the expiry rule (posts.current) and
 # the service's own publisher, never shown.
 COLUMNS = (
-    "id, type, brand_id, content, media_urls, media_alt, document_title, first_comment, status,"
+    "id, channel_id, type, brand_id, content, media_urls, media_alt, document_title, first_comment, status,"
     " scheduled_at, published_at, linkedin_post_id, live_url, last_error, first_comment_urn,"
     " first_comment_error, handoff_id, handoff_expires_at, handoff_count,"
     " handoff_acknowledged, handoff_error, handoff_holder, handoff_sending_at, retry_not_before,"
@@ -21,12 +21,14 @@ COLUMNS = (
     " created_at, updated_at,"
     " version, created_by, (SELECT name FROM members WHERE id = created_by) AS author_name,"
     " approved_by, (SELECT name FROM members WHERE id = approved_by) AS approver_name,"
-    " approved_at, reviewed_by, (SELECT name FROM members WHERE id = reviewed_by) AS reviewer_name"
+    " approved_at, reviewed_by, (SELECT name FROM members WHERE id = reviewed_by) AS reviewer_name,"
+    " intended_at, queue_on_approval"
 )  # (the subqueries: members' names, from members, whose ids are theirs; posts has no name)
-# What a new post may be written with: a create's fields, and a Scheduled
-# status and a place in a series for an import row or a series' next
-# occurrence, and the original of a recycled copy.
-INSERTABLE = (
+# What a post carries: its channel (channel_id, with the type and brand_id
+# the channel makes it) and what it says and shows. A series' next
+# occurrence, a recycled copy and an import row each carry these whole.
+CARRIED = (
+    "channel_id",
     "type",
     "brand_id",
     "content",
@@ -34,6 +36,12 @@ INSERTABLE = (
     "media_alt",
     "document_title",
     "first_comment",
+)
+# What a new post may be written with: a create's fields, and a Scheduled
+# status and a place in a series for an import row or a series' next
+# occurrence, and the original of a recycled copy.
+INSERTABLE = (
+    *CARRIED,
     "scheduled_at",
     "repeat",
     "status",
@@ -45,6 +53,8 @@ INSERTABLE = (
     "approved_by",  # a series' next occurrence keeps its approval
     "approved_at",
     "reviewed_by",
+    "intended_at",  # the intent of a post submitted for review (posts/approvals.py)
+    "queue_on_approval",
 )
 
 
@@ -65,7 +75,33 @@ def _shape(record):
         "author": _member(record, "created_by", "author_name"),
         "approver": _member(record, "approved_by", "approver_name"),
         "reviewer": _member(record, "reviewed_by", "reviewer_name"),
+        "intent": _intent(record),
+        "retrying": _retrying(record),
     }
+
+
+def _retrying(record):
+    """A Scheduled post the service's own publisher gave back untried, to
+    try again: {cause, next_try_at, tries}; None otherwise."""
+    if record["status"] != "Scheduled" or not record.get("retry_not_before"):
+        return None
+    if not record.get("handoff_error"):
+        return None
+    return {
+        "cause": record["handoff_error"],
+        "next_try_at": record["retry_not_before"],
+        "tries": record.get("handoff_count") or 0,
+    }
+
+
+def _intent(record):
+    """What happens when the post is approved: {queue: true} or
+    {scheduled_at}; None: it stays Approved."""
+    if record.get("queue_on_approval"):
+        return {"queue": True, "scheduled_at": None}
+    if record.get("intended_at"):
+        return {"queue": False, "scheduled_at": record["intended_at"]}
+    return None
 
 
 def _aligned(record):
@@ -81,6 +117,7 @@ posts = OwnedTable(
     "posts",
     COLUMNS,
     json_columns=["media_urls", "media_alt"],
+    bool_columns=["queue_on_approval"],
     # _with_stats gives a Published post its own stats
     shape=_shape,
     writable=[
@@ -99,6 +136,8 @@ posts = OwnedTable(
         "handoff_sending_at",
         "retry_not_before",
         "series_continued",
+        "comment_due_at",
+        "comment_sending_at",
     ],
 )
 ORDERS = {
@@ -115,7 +154,7 @@ SERVICE_EXPIRED = "status = 'Publishing' AND handoff_expires_at <= ? AND handoff
 # never offered to a claim or a post.due push.
 _BY_SERVICE = (
     "EXISTS (SELECT 1 FROM channels c WHERE c.workspace_id = p.workspace_id AND c.publisher = 'linkedin'"
-    " AND c.id = CASE WHEN p.type = 'personal' THEN 'personal' ELSE p.brand_id END)"
+    " AND c.id = p.channel_id)"
 )
 
 
@@ -140,10 +179,61 @@ def lock_post(workspace_id, post_id):
     return _with_stats([posts.lock(workspace_id, post_id)])[0]
 
 
-def insert_post(workspace_id, post_id, fields, now):
-    return posts.insert(
-        workspace_id, post_id, {k: fields[k] for k in INSERTABLE if k in fields}, now
+def insert_post(workspace_id, post_id, fields, now, placed_by=None):
+    """The new post's record. Without a channel_id in `fields` (a post of
+    the reference interface: type and brand_id), its channel is placed by
+    the statement itself (channels/placement.py's rule in SQL: a create
+    stays one round trip), and the record says what it found of that
+    channel in `placed`: {type, others_may_post, member_id, member_name},
+    or None when it is not set up, for the domain to refuse what the
+    channel does not allow (the transaction then rolls the row back).
+    `placed_by`: the writer, whose own profile a personal post goes to."""
+    kept = {k: fields[k] for k in INSERTABLE if k in fields}
+    if kept.get("channel_id"):
+        return posts.insert(workspace_id, post_id, kept, now)
+    if kept.get("type") not in ("personal", "brand"):
+        raise ValueError("a post is written with its channel_id, or its type")
+    kept.pop("channel_id", None)
+    values = {k: posts._store(k, v) for k, v in kept.items()}
+    if kept["type"] == "brand":
+        channel, channel_params = "?", [kept["brand_id"]]
+    else:
+        channel, channel_params = _PERSONAL_CHANNEL, [workspace_id, placed_by, workspace_id]
+    names = ", ".join(["id", "workspace_id", *values, "channel_id", "created_at", "updated_at"])
+    marks = ", ".join("?" * (len(values) + 2))
+    row = one(
+        f"INSERT INTO posts ({names}) VALUES ({marks}, {channel}, ?, ?)"
+        f" RETURNING {COLUMNS}, {_PLACED}",
+        (post_id, workspace_id, *values.values(), *channel_params, now, now),
     )
+    record = posts.record({k: v for k, v in row.items() if not k.startswith("placed_")})
+    record["placed"] = (
+        None
+        if row["placed_type"] is None
+        else {k.removeprefix("placed_"): v for k, v in row.items() if k.startswith("placed_")}
+    )
+    return record
+
+
+# A personal post that names no channel: the writer's own profile, else the
+# workspace's first of a member still in it, else `personal`
+# (channels/placement.py: personal_for, the same rule).
+_PERSONAL_CHANNEL = (
+    "COALESCE((SELECT id FROM channels WHERE workspace_id = ? AND member_id = ?),"
+    " (SELECT c.id FROM channels c JOIN members m ON m.id = c.member_id"
+    " WHERE c.workspace_id = ? AND c.type = 'personal' AND m.removed_at IS NULL"
+    " ORDER BY c.created_at, c.id LIMIT 1), 'personal')"
+)
+_PLACED = ", ".join(
+    f"(SELECT {column} FROM channels c WHERE c.workspace_id = posts.workspace_id"
+    f" AND c.id = posts.channel_id) AS placed_{name}"
+    for name, column in (
+        ("type", "c.type"),
+        ("others_may_post", "c.others_may_post"),
+        ("member_id", "c.member_id"),
+        ("member_name", "(SELECT name FROM members WHERE id = c.member_id)"),
+    )
+)
 
 
 def update_post(workspace_id, post_id, changes, now, expected_version=None):
@@ -164,7 +254,7 @@ def delete_post(workspace_id, post_id):
 
 
 def list_posts(workspace_id, query, now, search_ms=None):
-    """One page of the user's posts matching the query's filters, and the
+    """One page of the workspace's posts matching the query's filters, and the
     total. A search (`q`) is stopped after `search_ms` (store/search.py)."""
     where, params, counted = ["workspace_id = ?"], [workspace_id], {}
     for column in ("status", "type"):
@@ -175,6 +265,9 @@ def list_posts(workspace_id, query, now, search_ms=None):
     if query.get("brand_id"):
         where.append("brand_id = ?")
         params.append(query["brand_id"])
+    if query.get("channel_id"):
+        where.append("channel_id = ?")
+        params.append(query["channel_id"])
     if query.get("scheduled_before"):
         where.append("scheduled_at < ?")
         params.append(query["scheduled_before"])
@@ -211,7 +304,7 @@ def list_posts(workspace_id, query, now, search_ms=None):
 
 
 def claim_due(workspace_id, now, limit, expires_at, post_type=None, sendable=None):
-    """Hand up to `limit` of the user's due posts (Scheduled, scheduled_at <=
+    """Hand up to `limit` of the workspace's due posts (Scheduled, scheduled_at <=
     now), soonest first, to one caller: each becomes Publishing with a new
     handoff_id (a UUID made here), handoff_expires_at, handoff_count + 1 and
     version + 1.
@@ -291,19 +384,14 @@ _PUSH_ENDPOINT = (
 )
 PUSHABLE = f"p.status = 'Scheduled' AND p.scheduled_at <= ? AND {_PUSH_ENDPOINT}"
 # Due after the first and up to the second time: a short stretch, so that
-# posts of users who claim instead are never walked far.
+# posts of workspaces who claim instead are never walked far.
 PUSHABLE_SOON = (
     f"p.status = 'Scheduled' AND p.scheduled_at > ? AND p.scheduled_at <= ? AND {_PUSH_ENDPOINT}"
 )
 
 
-def any_pushable(now):
-    """Whether a due post waits for a post.due endpoint (a read, before the write lock)."""
-    return value(f"SELECT 1 FROM posts p WHERE {PUSHABLE} LIMIT 1", (now,)) == 1
-
-
 def push_due(now, limit, expires_at, sendable=None):
-    """Hand due posts of users who have an enabled post.due webhook endpoint to
+    """Hand due posts of workspaces who have an enabled post.due webhook endpoint to
     that endpoint, soonest first: like claim_due, but not yet acknowledged,
     and with handoff_expires_at = expires_at(scheduled_at), the deadline for a
     2xx. Returns (their records, each with its workspace_id; [(workspace_id, id)] of
@@ -359,7 +447,7 @@ def note_handoff_error(post_id, handoff_id, error):
 
 
 def has_expired_handoffs(now, workspace_id=None):
-    """Whether any handoff (of one user, or any) ran out by `now` without a result."""
+    """Whether any handoff (of one workspace, or any) ran out by `now` without a result."""
     if workspace_id is None:
         return value(f"SELECT 1 FROM posts WHERE {EXPIRED} LIMIT 1", (now,)) == 1
     return (
@@ -371,7 +459,7 @@ def has_expired_handoffs(now, workspace_id=None):
 
 
 def expire_handoffs(now, errors, workspace_id=None):
-    """Every Publishing post whose lease ran out by `now` (of one user, or
+    """Every Publishing post whose lease ran out by `now` (of one workspace, or
     all) becomes Failed, as of its handoff_expires_at: that is its updated_at,
     its version grows by one, and its last_error is, for an acknowledged
     handoff, errors[0] + the expiry time + errors[1]; for a pushed one never
@@ -415,7 +503,7 @@ def expired_series_occurrences(now, workspace_id=None):
 
 
 def series_heads(workspace_id, before):
-    """The user's posts that a series continues from: Scheduled or
+    """The workspace's posts that a series continues from: Scheduled or
     Publishing, with a repeat, whose series has not moved on yet, and
     scheduled before `before` (stored text); soonest first."""
     where = (
@@ -431,12 +519,24 @@ def series_heads(workspace_id, before):
     ]
 
 
+def scheduled_on(workspace_id, channel_id):
+    """The ids of the channel's Scheduled posts, soonest first."""
+    return [
+        r["id"]
+        for r in rows(
+            "SELECT id FROM posts WHERE workspace_id = ? AND channel_id = ?"
+            " AND status = 'Scheduled' ORDER BY scheduled_at, id",
+            (workspace_id, channel_id),
+        )
+    ]
+
+
 def records(post_ids):
-    """The records of these posts (any user's), each with its workspace_id, in that order."""
+    """The records of these posts (any workspace's), each with its workspace_id, in that order."""
     return _records_in_order(list(post_ids)) if post_ids else []
 
 
-# --- the service's own publisher (posts/direct.py) ------------------------------------------
+# --- the service's own publisher (posts/own_handoffs.py) -------------------------------------
 
 _SERVICE_DUE = (
     "p.status = 'Scheduled' AND p.scheduled_at <= ?"
@@ -444,14 +544,16 @@ _SERVICE_DUE = (
 )
 
 
-def any_service_work(now):
-    """Whether a due post waits for the service's own publisher, or one of its
-    handoffs ran out (a read, before the write lock)."""
+def any_service_work(now, comments_before):
+    """Whether a due post waits for the service's own publisher, one of its
+    handoffs ran out, or a first comment due before `comments_before` waits
+    (a read, before the write lock)."""
     return (
         value(
             f"SELECT 1 FROM posts p WHERE {_SERVICE_DUE}"
-            f" UNION ALL SELECT 1 FROM posts WHERE {SERVICE_EXPIRED} LIMIT 1",
-            (now, now, now),
+            f" UNION ALL SELECT 1 FROM posts WHERE {SERVICE_EXPIRED}"
+            " UNION ALL SELECT 1 FROM posts WHERE comment_due_at <= ? LIMIT 1",
+            (now, now, now, comments_before),
         )
         == 1
     )
@@ -529,4 +631,54 @@ def extend_service_lease(post_id, handoff_id, now, expires_at):
             (expires_at, now, post_id, handoff_id, now),
         )
         == 1
+    )
+
+
+def urns_held(urns, post_id):
+    """The URNs among `urns` that a post other than `post_id` holds (any
+    workspace's: a network's URN names one post wherever it is)."""
+    if not urns:
+        return set()
+    return {
+        r["linkedin_post_id"]
+        for r in rows(
+            "SELECT linkedin_post_id FROM posts WHERE linkedin_post_id IN"
+            f" ({', '.join('?' * len(urns))}) AND id <> ?",
+            (*urns, post_id),
+        )
+    }
+
+
+def mark_comment_sending(post_id, now):
+    """The Published post's first comment is about to be sent: marked so,
+    only if it is due and was never marked. True if it was: the one
+    condition under which it is sent."""
+    return (
+        value(
+            "UPDATE posts SET comment_sending_at = ? WHERE id = ? AND status = 'Published'"
+            " AND comment_due_at IS NOT NULL AND comment_sending_at IS NULL RETURNING 1",
+            (now, post_id),
+        )
+        == 1
+    )
+
+
+def comments_due(due_before, sending_before, limit):
+    """[{id, workspace_id, comment_sending_at}] of the first comments left
+    behind: due before `due_before` and never marked sending, or marked
+    sending before `sending_before` with no outcome kept; oldest first."""
+    return rows(
+        "SELECT id, workspace_id, comment_sending_at FROM posts WHERE comment_due_at <= ?"
+        " AND (comment_sending_at IS NULL OR comment_sending_at <= ?)"
+        " ORDER BY comment_due_at, id LIMIT ?" + dialect().skip_locked,
+        (due_before, sending_before, limit),
+    )
+
+
+def comment_settled(post_id):
+    """The post's first comment has its outcome: nothing left to send (no
+    version of its own: the record does not show these columns)."""
+    execute(
+        "UPDATE posts SET comment_due_at = NULL, comment_sending_at = NULL WHERE id = ?",
+        (post_id,),
     )

@@ -7,7 +7,7 @@ are one range, which a search seeks to (backend_sqlite.OWNER_SPAN); on
 PostgreSQL each word of a post is a key of the GIN index with its owner in
 front ('42:launch'), and a search looks up the caller's keys alone
 (backend_postgres.OWNED_TERMS). Another owner's matches are never read: a
-user with none pays next to nothing while another has a million.
+workspace with none pays next to nothing while another has a million.
 
 A page is found one of two ways, by how many posts match:
 

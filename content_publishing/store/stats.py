@@ -16,14 +16,14 @@ LATEST = f"taken_at, {_FIGURES}, engagement"
 
 
 def lock_posts(workspace_id, post_ids):
-    """{id: {id, status, type, brand_id, published_at}} of the user's posts
+    """{id: {id, status, channel_id, type, brand_id, published_at}} of the workspace's posts
     among `post_ids`, locked until the transaction ends (in id order, so that
     two batches naming the same posts never wait on each other in a circle)."""
     if not post_ids:
         return {}
     ids = sorted(set(post_ids))
     found = rows(
-        "SELECT id, status, type, brand_id, published_at FROM posts WHERE workspace_id = ?"
+        "SELECT id, status, channel_id, type, brand_id, published_at FROM posts WHERE workspace_id = ?"
         f" AND id IN ({', '.join('?' * len(ids))}) ORDER BY id" + dialect().for_update,
         (workspace_id, *ids),
     )

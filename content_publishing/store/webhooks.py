@@ -1,4 +1,4 @@
-"""Webhook endpoints: where a user's events are delivered."""
+"""Webhook endpoints: where a workspace's events are delivered."""
 
 import json
 
@@ -70,7 +70,7 @@ def list_endpoints(workspace_id, query):
 
 
 def subscribed(workspace_id, event_type):
-    """Ids of the user's enabled endpoints that want `event_type`."""
+    """Ids of the workspace's enabled endpoints that want `event_type`."""
     return [
         r["id"]
         for r in rows(
@@ -82,7 +82,7 @@ def subscribed(workspace_id, event_type):
 
 
 def other_enabled_for(workspace_id, event_type, endpoint_id):
-    """Another enabled endpoint of the user that wants `event_type`, or None."""
+    """Another enabled endpoint of the workspace that wants `event_type`, or None."""
     return value(
         "SELECT id FROM webhook_endpoints WHERE workspace_id = ? AND enabled = 1 AND events LIKE ?"
         " AND id <> ? LIMIT 1",
@@ -110,9 +110,9 @@ def disable(endpoint_id, reason, now):
 
 
 def find_any(endpoint_id):
-    """An endpoint of any user, with its owner's name (the operator's CLI)."""
+    """An endpoint of any workspace, with its owner's name (the operator's CLI)."""
     row = one(
-        f"SELECT e.workspace_id, u.name AS user_name, {', '.join('e.' + c.strip() for c in COLUMNS.split(','))}"
+        f"SELECT e.workspace_id, u.name AS workspace_name, {', '.join('e.' + c.strip() for c in COLUMNS.split(','))}"
         " FROM webhook_endpoints e JOIN workspaces u ON u.id = e.workspace_id WHERE e.id = ?",
         (endpoint_id,),
     )
@@ -120,9 +120,9 @@ def find_any(endpoint_id):
 
 
 def list_all():
-    """Every endpoint of every user, with the owner's name (the operator's CLI)."""
+    """Every endpoint of every workspace, with the owner's name (the operator's CLI)."""
     found = rows(
-        f"SELECT u.name AS user_name, {', '.join('e.' + c.strip() for c in COLUMNS.split(','))}"
+        f"SELECT u.name AS workspace_name, {', '.join('e.' + c.strip() for c in COLUMNS.split(','))}"
         " FROM webhook_endpoints e JOIN workspaces u ON u.id = e.workspace_id ORDER BY e.created_at, e.id"
     )
     return [endpoints.record(r) for r in found]

@@ -1,21 +1,19 @@
 """Webhook events: which changes cause which event, and what it carries.
 
-    post.due           the dispatcher handed a due post to the user's post.due endpoint
+    post.due           the dispatcher handed a due post to the workspace's post.due endpoint
     post.published     a post became Published (the publish callback)
     post.failed        a post became Failed (a failure report, or a handoff that ran out)
+    post.first_comment_failed  a Published post's first comment was refused (the
+                       callback's first_comment_error, or the service's own publisher)
     article.published  an article became Published
     channel.expiring      a channel's LinkedIn connection ends within 7 days and cannot be
                           refreshed: reconnect it
     channel.disconnected  a channel's LinkedIn connection expired, or LinkedIn refused to
                           refresh it: its posts cannot be published until it is reconnected
 
-post.failed and channel.disconnected notify the workspace's members too
-(notifications.py), in the same transaction, whether or not an endpoint
-wants them.
-
 An event is written to the outbox (store/outbox.py) in the transaction of
 the change that causes it, with one delivery per enabled endpoint of the
-user that wants it; with no such endpoint nothing is written. The body is
+workspace that wants it; with no such endpoint nothing is written. The body is
 fixed when the event is written, so every attempt sends the same bytes:
 
     {"type": "post.published", "timestamp": "...", "data": {...the record...}}
@@ -24,7 +22,6 @@ fixed when the event is written, so every attempt sends the same bytes:
 import json
 import uuid
 
-from content_publishing import notifications
 from content_publishing.schemas.articles import article_schema
 from content_publishing.schemas.channels import channel_schema
 from content_publishing.schemas.common import render
@@ -49,7 +46,7 @@ def body(event_type, data, now):
 
 
 def emit(workspace_id, event_type, data, now, post_id=None):
-    """Write the event for the user's endpoints that want it; its id, or None."""
+    """Write the event for the workspace's endpoints that want it; its id, or None."""
     endpoint_ids = webhook_store.subscribed(workspace_id, event_type)
     if not endpoint_ids:
         return None
@@ -65,8 +62,17 @@ def post_changed(workspace_id, before, after, now):
     event_type = POST_EVENTS.get(after["status"])
     if event_type and before["status"] != after["status"]:
         emit(workspace_id, event_type, render(post_schema, after), now, post_id=after["id"])
-        if event_type == "post.failed":
-            notifications.notify(workspace_id, "post.failed", now, post=after)
+
+
+def first_comment_failed(workspace_id, post, now):
+    """post.first_comment_failed, with the Published post (its first_comment_error)."""
+    emit(
+        workspace_id,
+        "post.first_comment_failed",
+        render(post_schema, post),
+        now,
+        post_id=post["id"],
+    )
 
 
 def article_changed(workspace_id, before, after, now):
@@ -78,8 +84,6 @@ def channel_changed(workspace_id, event_type, channel, now):
     """channel.expiring or channel.disconnected, with the channel record
     (its `connection` included, never a token)."""
     emit(workspace_id, event_type, render(channel_schema, channel), now)
-    if event_type == "channel.disconnected":
-        notifications.notify(workspace_id, "channel.disconnected", now, channel=channel)
 
 
 def ping(workspace_id, endpoint_id, now):
@@ -99,7 +103,7 @@ def ping(workspace_id, endpoint_id, now):
 
 
 def posts_due(workspace_id, handed, now):
-    """The handoffs of due posts to the user's post.due endpoint: for each
+    """The handoffs of due posts to the workspace's post.due endpoint: for each
     (post, handoff) of `handed`, the post and what the automation is told
     beside it (its callback_url, the lease_seconds that start when it
     acknowledges the delivery, and the linkedin_request to send). Her

@@ -1,6 +1,6 @@
 """Rules of webhook endpoints: the SSRF guard, one post.due endpoint, secrets.
 
-A due post is handed to exactly one automation, so a user has at most one
+A due post is handed to exactly one automation, so a workspace has at most one
 enabled endpoint that wants post.due: a second is a 409, rather than two
 automations each publishing the same post. A unique index holds the rule
 (webhook_endpoints_one_post_due, store/migrations/); the read before the write only
@@ -10,12 +10,12 @@ one past it is refused by the index with the same 409.
 
 import uuid
 
-from content_publishing import timestamps
+from content_publishing import outbound, sealing, timestamps
 from content_publishing.errors import conflict, validation_error
 from content_publishing.store import deliveries, outbox
 from content_publishing.store import webhooks as webhook_store
 from content_publishing.store.db import is_unique_violation, savepoint
-from content_publishing.webhooks import events, sender
+from content_publishing.webhooks import events
 from content_publishing.webhooks import secrets as webhook_secrets
 
 ROTATION_OVERLAP_SECONDS = 24 * 3600
@@ -31,8 +31,8 @@ def signing_secrets(endpoint, now):
 
 
 def guard(config):
-    """What the SSRF guard lets through under these settings (sender.Guard)."""
-    return sender.Guard.of(config)
+    """What the SSRF guard lets through under these settings (outbound.Guard)."""
+    return outbound.Guard.of(config)
 
 
 def check_destination(url, guard, field="url"):
@@ -41,10 +41,10 @@ def check_destination(url, guard, field="url"):
     if url is None:
         return
     try:
-        sender.check_destination(url, guard)
-    except sender.Unreachable as e:
+        outbound.check_destination(url, guard)
+    except outbound.Unreachable as e:
         raise validation_error({field: [f"Cannot be reached: {e}."]}) from None
-    except sender.Refused as e:
+    except outbound.Refused as e:
         raise validation_error({field: [f"Not a public address: {e}."]}) from None
 
 
@@ -85,7 +85,7 @@ def create(workspace_id, fields, now):
     _one_post_due(workspace_id, endpoint_id, fields["events"], True)
     fields = dict(fields)
     secret = webhook_secrets.generate()
-    sealed = {"secret": webhook_secrets.seal(secret)}
+    sealed = {"secret": sealing.seal(secret)}
     shown = {"secret": secret}
     header = fields.pop("auth_header", None)
     if header:
@@ -102,7 +102,7 @@ def _header_columns(name, shown):
     """The columns of a new header token under `name`; the token into `shown`."""
     token = webhook_secrets.generate_token()
     shown["auth_header"] = {"name": name, "token": token}
-    return {"auth_header_name": name, "auth_header_token": webhook_secrets.seal(token)}
+    return {"auth_header_name": name, "auth_header_token": sealing.seal(token)}
 
 
 def update(workspace_id, endpoint, changes, now):
@@ -137,7 +137,7 @@ def update(workspace_id, endpoint, changes, now):
         shown["secret"] = webhook_secrets.generate()
         current = webhook_store.signing(endpoint["id"])
         columns.update(
-            secret=webhook_secrets.seal(shown["secret"]),
+            secret=sealing.seal(shown["secret"]),
             previous_secret=current["secret"],
             previous_secret_until=timestamps.later(now, ROTATION_OVERLAP_SECONDS),
         )

@@ -20,7 +20,6 @@ No token the stand-in issued is in any log.
 
 import io
 import time
-from datetime import UTC, datetime
 
 from PIL import Image
 
@@ -35,6 +34,7 @@ from harness import (
     postgres,
 )
 from harness.api import CHANNELS, HISTORY, ITEM, MEDIA, POSTS
+from harness.clock import PastMinutes
 from harness.linkedin_signin import connect_live, environment, leaked, linkedin_for
 
 LEASE = 5  # FLASK_HANDOFF_LEASE_SECONDS: what a killed dispatcher held comes back soon
@@ -98,14 +98,21 @@ def dispatcher(tmp, database, env, name):
     )
 
 
+# No two posts of a channel share a minute (planning/plan.py): each post of
+# the step is due at a past minute of its own (from a moving now, two posts
+# 19 s apart could meet).
+_DUE = PastMinutes()
+
+
 def due(client, content, **fields):
+    [at] = _DUE.take(1)
     r = client.post(
         POSTS,
         {
             "type": "brand",
             "brand_id": "acme",
             "content": content,
-            "scheduled_at": datetime.now(UTC).isoformat(),
+            "scheduled_at": at,
             **fields,
         },
     )

@@ -131,7 +131,7 @@ def temp_beside(path):
 
 
 def new_private_file(path):
-    """An empty file only its owner can read: a backup holds every user's data."""
+    """An empty file only its owner can read: a backup holds every workspace's data."""
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 

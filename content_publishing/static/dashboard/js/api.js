@@ -19,10 +19,22 @@ export class ApiError extends Error {
 }
 
 let key = null;
+let csrf = null; // a person's session (the cookie): its CSRF token, sent with every change
 let whenRefused = () => {};
 
 export function useKey(value) {
   key = value;
+}
+
+/** Signed in as a person: no key; the cookie goes along, and changes carry `token`. */
+export function useSession(token) {
+  key = null;
+  csrf = token;
+}
+
+/** Whether the page is signed in as a person (the session cookie, no key). */
+export function signedInAsPerson() {
+  return key === null && csrf !== null;
 }
 
 /** `callback(error)` runs when the service refuses the key itself (401). */
@@ -39,6 +51,7 @@ export function onKeyRefused(callback) {
  */
 export async function call(method, path, { body, raw, type, version, idempotencyKey, quiet = false, cookies = false, as = key } = {}) {
   const headers = as ? { "X-API-Key": as } : {}; // as: null, a call that needs no key (an invitation)
+  if (!as && csrf && method !== "GET") headers["X-CSRF-Token"] = csrf; // a session's change
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (raw !== undefined) headers["Content-Type"] = type; // an image or a CSV file, sent as it is
   if (version !== undefined) headers["If-Match"] = `"${version}"`;
@@ -51,7 +64,7 @@ export async function call(method, path, { body, raw, type, version, idempotency
       body: raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body),
       // Answers carry Cache-Control: no-store, so nothing is kept; `cookies`:
       // the one answer whose cookie must be kept (a LinkedIn sign-in's binding).
-      credentials: cookies ? "same-origin" : "omit",
+      credentials: cookies || !as ? "same-origin" : "omit", // without a key: the session's cookie
     });
   } catch {
     throw new ApiError(0, {
@@ -79,7 +92,7 @@ export async function call(method, path, { body, raw, type, version, idempotency
 export async function download(path) {
   let response;
   try {
-    response = await fetch(BASE + path, { headers: { "X-API-Key": key }, credentials: "omit" });
+    response = await fetch(BASE + path, key ? { headers: { "X-API-Key": key }, credentials: "omit" } : { credentials: "same-origin" });
   } catch {
     throw new ApiError(0, { code: "unreachable", message: "The service did not answer. Check that it is running and reachable, then try again." });
   }

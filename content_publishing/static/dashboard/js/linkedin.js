@@ -11,7 +11,7 @@ import { h } from "./dom.js";
 import { explain } from "./explain.js";
 import * as time from "./time.js";
 
-export const NEEDS_RECONNECT = ["expired", "expiring"];
+export const NEEDS_RECONNECT = ["expired", "broken", "expiring"];
 
 /** Off to LinkedIn's consent page for `channel`; a refusal is shown in `messages`. */
 export async function startConnect(channel, messages) {
@@ -45,6 +45,8 @@ export function connectionLine(channel) {
       return [h("strong", {}, "Ends soon"), who ? ` (${who})` : "", ...until, ": reconnect to keep publishing"];
     case "expired":
       return [h("strong", {}, "Expired"), who ? ` (${who})` : "", ": reconnect it, or its posts cannot be published"];
+    case "broken":
+      return [h("strong", {}, "Needs reconnecting"), who ? ` (${who})` : "", ": its tokens cannot be read with the service's secrets key; reconnect it, or its posts cannot be published"];
     case "revoked":
       return "Disconnected";
     default:
@@ -60,7 +62,7 @@ export function reconnectBanner(channels, session, messages) {
   return h(
     "div",
     { class: "alert alert-warning reconnect-banner", role: "status" },
-    h("p", { class: "alert-title" }, needing.some((c) => c.connection.status === "expired") ? "A LinkedIn connection has expired" : "A LinkedIn connection ends soon"),
+    h("p", { class: "alert-title" }, needing.some((c) => c.connection.status === "broken") ? "A LinkedIn connection must be reconnected" : needing.some((c) => c.connection.status === "expired") ? "A LinkedIn connection has expired" : "A LinkedIn connection ends soon"),
     h(
       "ul",
       { class: "plain" },

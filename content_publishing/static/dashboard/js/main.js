@@ -1,10 +1,14 @@
 // Start-up of the publishing dashboard (/functions/v1/dashboard): sign-in,
 // the views' addresses (#/calendar, #/queue/Failed, #/posts/ID, ...), and
 // the refresh that keeps an open list current.
-import { call, onKeyRefused, useKey } from "./api.js";
+import { call, onKeyRefused, useKey, useSession } from "./api.js";
 import { h, show } from "./dom.js";
 import { explain } from "./explain.js";
-import { ROLES, SCOPES, atLeast, forgetKey, keepKey, scopesIn, storedKey, whoIs } from "./session.js";
+import { ROLES, SCOPES, atLeast, forgetKey, keepKey, scopesIn, storedKey, whoIs, whoIsSignedIn } from "./session.js";
+import { showLink, showPersonSignIn } from "./signin.js";
+import { showWorkspaceSwitch } from "./workspaces.js";
+import { showAccount } from "./views/account.js";
+import { showKeys } from "./views/keys.js";
 import { showAnalytics } from "./views/analytics.js";
 import { showArticleForm } from "./views/article-form.js";
 import { showArticle, showArticles } from "./views/articles.js";
@@ -18,6 +22,9 @@ import { showPost } from "./views/post.js";
 import { showPostForm } from "./views/post-form.js";
 import { showReview, waiting } from "./views/review.js";
 import { showQueue } from "./views/queue.js";
+import { leaving } from "./views/composer-draft.js";
+import { showSettings } from "./views/settings.js";
+import { showNotifications } from "./views/notifications.js";
 import { heading, tickCountdowns } from "./widgets.js";
 
 const REFRESH_MS = 10_000; // an open view asks again this often, while the tab is visible
@@ -30,7 +37,7 @@ const ROUTES = [
   [/^\/analytics$/, showAnalytics, "analytics"],
   [/^\/channels$/, showChannels, "channels"],
   [/^\/import$/, showImport, "queue"],
-  [/^\/queue(?:\/(Draft|Scheduled|Publishing|Published|Failed))?$/, showQueue, "queue"],
+  [/^\/queue(?:\/(Draft|In%20review|Approved|Scheduled|Publishing|Published|Failed))?$/, showQueue, "queue"],
   [/^\/posts\/new$/, showPostForm, "queue"],
   [new RegExp(`^/posts/${ID}$`), showPost, "queue"],
   [new RegExp(`^/posts/${ID}/edit$`), showPostForm, "queue"],
@@ -41,13 +48,20 @@ const ROUTES = [
   [/^\/deliveries$/, showDeliveries, "deliveries"],
   [/^\/members$/, showMembers, "members"],
   [/^\/review$/, showReview, "review"],
+  [/^\/account$/, showAccount, "account"],
+  [/^\/keys$/, showKeys, "keys"],
+  [/^\/settings$/, showSettings, "members"], // reached from Members
+  [/^\/notifications$/, showNotifications, "members"],
 ];
+// A mailed sign-in link's page (#/link/TOKEN): its token is the capability.
+const LINK = /^#\/link\/([A-Za-z0-9_-]{1,200})$/;
 // An invitation's page needs no key: its token is the capability.
 const INVITE = /^#\/invite\/([A-Za-z0-9_-]{1,200})$/;
 
 const $ = (id) => document.getElementById(id);
 const session = {
   signedIn: false,
+  person: false, // signed in by the session cookie (a person), not a pasted key
   me: null, // GET /me: the key's workspace, member (with role), prefix and scopes
   scopes: new Set(),
   approvals: false, // the workspace requires posts to be approved before they are scheduled
@@ -68,17 +82,24 @@ const session = {
   recount() {
     countReviews();
   },
-  /** The navigation's count of posts In review. */
+  /** The navigation's count of posts In review (shown, approvals off, while
+   *  posts for colleagues' profiles wait for their yes). */
   showReviewCount(count) {
+    if (this.can("posts:read")) $("review-nav").hidden = !(this.approvals || count > 0);
     $("review-count").textContent = count ? String(count) : "";
     $("review-count").title = `${count} post${count === 1 ? "" : "s"} in review`;
     // At phone width the views are behind the menu button: it carries the count too.
     $("menu-toggle").dataset.count = count ? String(count) : "";
     $("menu-toggle").querySelector(".visually-hidden").textContent = count ? `Menu (${$("review-count").title})` : "Menu";
   },
+  /** Every session ended (sign out everywhere): back to signing in. */
+  signedOut() {
+    this.person = false;
+    showSignIn();
+  },
   /** Read GET /me again (the member's own role changed) and show it. */
   async reloadMe() {
-    this.me = await whoIs(storedKey());
+    this.me = await whoIs(this.person ? null : storedKey());
     this.scopes = scopesIn(this.me);
     showKey(this.me);
   },
@@ -99,7 +120,7 @@ async function signIn(key, typed) {
     session.approvals = await approvalsRequired(key);
   } catch (error) {
     if (error.status === 401) forgetKey(); // not when the service is only unreachable
-    showSignIn(explain(error));
+    showSignIn(explain(error), true);
     return;
   } finally {
     button.disabled = false;
@@ -115,8 +136,36 @@ async function signIn(key, typed) {
   await route(typed);
 }
 
-function showSignIn(problem) {
+/** Signed in by the session cookie (a person): every tab of the browser is. */
+async function signInAsPerson(typed) {
+  let me;
+  try {
+    me = await whoIsSignedIn();
+  } catch (error) {
+    showSignIn(explain(error));
+    return;
+  }
+  if (!me || me.key) {
+    showSignIn();
+    return;
+  }
+  useSession(me.session.csrf_token);
+  session.person = true;
+  session.me = me;
+  session.scopes = scopesIn(me);
+  session.approvals = await approvalsRequired(null);
+  session.signedIn = true;
+  $("sign-in").hidden = true;
+  showKey(me);
+  await route(typed);
+}
+
+/** The sign-in page; `problem` shown by the key's form (unfolded) when
+ *  `ofKey`, else by the person's. */
+function showSignIn(problem, ofKey = false) {
   useKey(null);
+  useSession(null);
+  session.person = false;
   session.signedIn = false;
   session.scopes = new Set();
   current = null;
@@ -125,8 +174,22 @@ function showSignIn(problem) {
   $("view").replaceChildren();
   $("sign-in").hidden = false;
   document.title = "Sign in · Publishing dashboard";
-  show($("sign-in-problem"), problem ?? null);
-  (problem ? $("sign-in-problem") : $("key-input")).focus();
+  showPersonSignIn($("person-sign-in"), () => signInAsPerson(true));
+  if (ofKey) $("key-sign-in").open = true;
+  show($("sign-in-problem"), ofKey ? (problem ?? null) : null);
+  show($("person-problem"), ofKey ? null : (problem ?? null));
+  if (problem) $(ofKey ? "sign-in-problem" : "person-problem").focus();
+  else $(ofKey ? "key-input" : "signin-email").focus();
+}
+
+/** The page of a mailed link: it signs this browser in, then the account. */
+function openLink(token) {
+  showSignIn();
+  $("sign-in").hidden = true;
+  const container = h("div", { class: "view" });
+  $("view").replaceChildren(container);
+  showLink(container, token, () => signInAsPerson(true));
+  document.title = "Signing in · Publishing dashboard";
 }
 
 /** Does the workspace require approvals (GET /workspace)? A service
@@ -140,9 +203,10 @@ async function approvalsRequired(key) {
   }
 }
 
-/** The count of posts In review beside Needs review, read again with each refresh. */
+/** The count of posts In review beside Needs review, read again with each
+ *  refresh: with approvals off, posts written for a colleague's profile. */
 async function countReviews() {
-  if (!session.approvals || !session.can("posts:read")) return;
+  if (!session.can("posts:read")) return;
   try {
     session.showReviewCount(await waiting());
   } catch {
@@ -157,13 +221,14 @@ function showKey(me) {
   $("workspace-name").textContent = workspace;
   $("workspace").title = `Workspace: ${workspace}`;
   $("workspace").hidden = false;
+  showWorkspaceSwitch(me);
   const member = me.member?.name ?? me.user;
   $("member-name").textContent = member;
   $("member-role").textContent = me.member?.role ?? "";
   $("member-role").hidden = !me.member;
   if (me.member) $("member-role").title = `Role ${me.member.role}: may ${ROLES[me.member.role]?.may ?? "what the service allows"}`;
-  $("key-name").textContent = `${me.key.prefix}…`;
-  $("key-name").title = `The key ${me.key.prefix}… of ${member}, in the workspace ${workspace}`;
+  $("key-name").textContent = me.key ? `${me.key.prefix}…` : me.account?.email ?? "";
+  $("key-name").title = me.key ? `The key ${me.key.prefix}… of ${member}, in the workspace ${workspace}` : `Signed in as ${me.account?.email}, in the workspace ${workspace}`;
   show(
     $("scope-list"),
     Object.entries(SCOPES).map(([scope, grants]) => {
@@ -182,7 +247,11 @@ function showKey(me) {
   const total = Object.keys(SCOPES).length;
   $("scopes-toggle").textContent = granted === total ? `${total} scopes` : `${granted} of ${total} scopes`;
   $("scopes-toggle").setAttribute("aria-expanded", "false");
-  for (const link of document.querySelectorAll("#views-nav a")) link.parentElement.hidden = !session.can(link.dataset.scope) || ("approvals" in link.dataset && !session.approvals);
+  // Scopes are a key's words: a person signed in by session sees their role
+  // only (a key's scopes are on the Keys page, where keys are made).
+  $("scope-list").hidden = !me.key;
+  $("scopes-toggle").hidden = !me.key;
+  for (const link of document.querySelectorAll("#views-nav a")) link.parentElement.hidden = !session.can(link.dataset.scope) || ("approvals" in link.dataset && !session.approvals) || ("person" in link.dataset && !session.person);
   countReviews();
   for (const id of ["views-nav", "session-actions", "keybar", "menu-toggle"]) $(id).hidden = false;
 }
@@ -200,18 +269,25 @@ function home() {
   return link ? link.getAttribute("href") : null;
 }
 
+/** The token of a sign-in link's address (#/link/TOKEN), or null. */
+const signInLink = () => LINK.exec(location.hash)?.[1] ?? null;
+
 /** The token of an invitation's address (#/invite/TOKEN), or null. */
 const invitation = () => INVITE.exec(location.hash)?.[1] ?? null;
 
 /** An invitation's page, signed in or not: it needs no key, and taking it
- *  up signs this tab in as the new member (whoever was signed in before). */
-function openInvitation(token) {
+ *  up signs this tab in as the new member (whoever was signed in before).
+ *  A person signed in by the cookie sends its CSRF token with the accept,
+ *  so the new workspace joins their account (the header then switches). */
+async function openInvitation(token) {
   showSignIn();
   $("sign-in").hidden = true;
   const container = h("div", { class: "view" });
   $("view").replaceChildren(container);
-  showInvite(container, token, { signIn: (key) => signIn(key, true) });
+  showInvite(container, token, { signIn: (key) => signIn(key, true), signInAsPerson: () => signInAsPerson(true) });
   document.title = "Invitation · Publishing dashboard";
+  const me = await whoIsSignedIn().catch(() => null);
+  if (me && !me.key) useSession(me.session.csrf_token);
 }
 
 /** Show the view the address names; `moveFocus` to its heading, as after a
@@ -272,8 +348,9 @@ async function refresh(asked) {
 }
 
 onKeyRefused((error) => {
+  const ofKey = !session.person; // a key refused, or the session ended
   forgetKey();
-  showSignIn(explain(error));
+  showSignIn(explain(error), ofKey);
 });
 
 $("sign-in-form").addEventListener("submit", (event) => {
@@ -281,12 +358,14 @@ $("sign-in-form").addEventListener("submit", (event) => {
   const key = $("key-input").value.trim();
   if (!key) {
     show($("sign-in-problem"), h("p", { class: "alert alert-error", role: "alert" }, "Paste a key first."));
+    $("key-sign-in").open = true;
     $("key-input").focus();
     return;
   }
   signIn(key, true);
 });
-$("sign-out").addEventListener("click", () => {
+$("sign-out").addEventListener("click", async () => {
+  if (session.person) await call("DELETE", "/session", { quiet: true }).catch(() => {}); // the cookie goes
   forgetKey();
   showSignIn();
 });
@@ -306,8 +385,13 @@ $("skip-link").addEventListener("click", (event) => {
   event.preventDefault(); // the address is the view's; move focus only
   ($("view").querySelector("h1") ?? $("main")).focus();
 });
-window.addEventListener("hashchange", () => {
-  if (invitation()) openInvitation(invitation());
+let shownHash = location.hash; // where to go back to when leaving is called off
+window.addEventListener("hashchange", async () => {
+  if (leaving.guard && !(await leaving.guard())) return history.replaceState(null, "", shownHash);
+  leaving.guard = null;
+  shownHash = location.hash;
+  if (signInLink()) openLink(signInLink());
+  else if (invitation()) openInvitation(invitation());
   else if (session.signedIn) route();
   else if (storedKey() && $("sign-in").hidden) signIn(storedKey(), true); // left an invitation unaccepted
   else if ($("sign-in").hidden) showSignIn();
@@ -316,6 +400,7 @@ setInterval(() => document.hidden || refresh(false), REFRESH_MS);
 setInterval(tickCountdowns, 1000);
 
 const remembered = storedKey();
-if (invitation()) openInvitation(invitation());
+if (signInLink()) openLink(signInLink());
+else if (invitation()) openInvitation(invitation());
 else if (remembered) signIn(remembered, false);
-else showSignIn();
+else signInAsPerson(false); // the browser's session, if it has one

@@ -25,11 +25,11 @@ export const SCOPES = {
 // permissions are its scopes intersected with its member's role.
 const EVERY = Object.keys(SCOPES);
 export const ROLES = {
-  owner: { scopes: EVERY, may: "everything, including the members and the workspace" },
-  admin: { scopes: EVERY, may: "everything except changing owners" },
-  editor: { scopes: EVERY.filter((s) => s !== "members:manage"), may: "write, schedule, queue, import and publish posts; manage channels, media and webhooks" },
-  contributor: { scopes: ["posts:read", "posts:write", "articles:read"], may: "create and edit their own drafts, upload media" },
-  viewer: { scopes: ["posts:read", "articles:read"], may: "read" },
+  owner: { scopes: EVERY, may: "do everything, including inviting members and changing the workspace's settings" },
+  admin: { scopes: EVERY, may: "do everything but change owners: invite members, change the workspace's settings, approve posts" },
+  editor: { scopes: EVERY.filter((s) => s !== "members:manage"), may: "write, schedule, queue, import and publish posts, approve colleagues' posts or ask for changes, and set up channels, media and webhooks" },
+  contributor: { scopes: ["posts:read", "posts:write", "articles:read"], may: "write drafts, change and submit them for review (an editor approves them), upload media and comment" },
+  viewer: { scopes: ["posts:read", "articles:read"], may: "read posts and comment on them" },
 };
 export const ROLE_NAMES = Object.keys(ROLES); // most powers first
 
@@ -44,9 +44,20 @@ export const forgetKey = () => sessionStorage.removeItem(KEY_ITEM);
  * ApiError of a refused key (401). */
 export const whoIs = async (key) => (await call("GET", "/me", { as: key, quiet: true })).data;
 
+/** GET /me by the session cookie alone: the answer, or null when not signed in. */
+export async function whoIsSignedIn() {
+  try {
+    return await whoIs(null);
+  } catch (error) {
+    if (error.status === 401) return null;
+    throw error;
+  }
+}
+
 /** What a GET /me answer's key may do, as a Set of the scopes the dashboard
  *  knows: the key's scopes that its member's role allows. */
 export function scopesIn(me) {
   const allowed = ROLES[me.member?.role]?.scopes ?? EVERY;
-  return new Set(me.key.scopes.filter((scope) => scope in SCOPES && allowed.includes(scope)));
+  const held = me.key ? me.key.scopes : allowed; // a person's session: every scope of the role
+  return new Set(held.filter((scope) => scope in SCOPES && allowed.includes(scope)));
 }

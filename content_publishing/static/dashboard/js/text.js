@@ -33,7 +33,7 @@ export function cutAt(text, max) {
   return { text: out, cut: false };
 }
 
-// The service's escaping (content_publishing/linkedin.py, docs/linkedin.md),
+// The service's escaping (content_publishing/linkedin/text.py, docs/linkedin.md),
 // so that the count is right while the preview is on its way: a mention, an
 // http(s) URL (narrowly: RFC 3986's characters, balanced parentheses, no
 // trailing punctuation) and a hashtag's "#" pass through; every other

@@ -2,6 +2,7 @@
 // confirmation dialog and the notice line.
 import { PAGE_SIZE } from "./api.js";
 import { h } from "./dom.js";
+import { avatar, channelById, channelIdOf, personOf } from "./profiles.js";
 import { duration } from "./time.js";
 
 export const POST_STATUSES = ["Draft", "Scheduled", "Publishing", "Published", "Failed"];
@@ -13,11 +14,22 @@ export function statusBadge(status) {
   return h("span", { class: `badge status status-${statusClass(status)}` }, status);
 }
 
-/** Personal or brand, with the brand (the company page) named. */
+/** The post's channel by name: a brand page, or a person's profile with
+ *  their initials; a channel not set up by its brand_id, or "Personal". */
 export function typeBadge(post) {
-  return post.type === "brand"
-    ? h("span", { class: "badge type type-brand", title: `Brand post: published to the company page ${post.brand_id}` }, "Brand · ", h("strong", {}, post.brand_id))
-    : h("span", { class: "badge type type-personal", title: "Personal post: published to the member's own feed" }, "Personal");
+  const channel = channelById(channelIdOf(post));
+  if (post.type === "brand") {
+    const name = channel?.name ?? post.brand_id;
+    const title = channel ? `Brand post: published to the company page ${channel.name} (${post.brand_id})` : `Brand post: published to the company page ${post.brand_id}`;
+    return h("span", { class: "badge type type-brand", title, dataset: { channel: channelIdOf(post) } }, "Brand · ", h("strong", {}, name));
+  }
+  if (!channel) return h("span", { class: "badge type type-personal", title: "Personal post: published to the member's own feed" }, "Personal");
+  return h(
+    "span",
+    { class: "badge type type-personal type-profile", title: `Personal post: published on ${personOf(channel)}'s LinkedIn profile (${channel.name})`, dataset: { channel: channel.id } },
+    avatar(channel),
+    h("strong", {}, channel.name),
+  );
 }
 
 /** A row of tabs (a <nav class="tabs"> holding a <ul>), once shown: where
@@ -182,8 +194,8 @@ export function repeatBadge(post) {
   return h("span", { class: "badge repeat-badge", title: `${label}${occurrence}` }, "↻ ", h("span", { class: "visually-hidden" }, "Recurring: "), post.repeat ? "Repeats" : "Series");
 }
 
-/** The channel a post goes to: "personal", or its brand_id. */
-export const channelOf = (post) => (post.type === "brand" ? post.brand_id : "personal");
+/** The channel a post goes to: its channel_id (before there were ids: "personal", or its brand_id). */
+export const channelOf = channelIdOf;
 
 /** A secret shown once (an invite link, a key): the text in a read-only box,
  *  and Copy, which puts it on the clipboard (or, where the page may not

@@ -2,11 +2,14 @@
 // did, from GET /analytics. The totals, a weekly line chart of impressions
 // and engagement, the best times to post (the service's suggested slots,
 // which can be added to the channel's posting slots), the weekday x hour
-// heatmap in the channel's own zone, and the top posts. Every chart has its
-// figures in a table (charts.js). The CSV of the same rows is one click away.
+// heatmap in the channel's own zone, and the top posts; for all channels,
+// the channels side by side (posts, impressions, engagement rate: each
+// person's profile and each page). Every chart has its figures in a table
+// (charts.js). The CSV of the same rows is one click away.
 import { call, download, query } from "../api.js";
 import { excerpt, h, show } from "../dom.js";
 import { explain } from "../explain.js";
+import { avatar, rememberChannels } from "../profiles.js";
 import * as time from "../time.js";
 import { barChart, chartFigure, compact, count, dayName, figureTable, heatLegend, heatmap, hourLabel, lineChart, percent } from "../charts.js";
 import { confirmAction, empty, heading, loading, notify } from "../widgets.js";
@@ -28,7 +31,7 @@ export async function showAnalytics(view, route, session) {
 
   let channels = [];
   try {
-    channels = (await call("GET", "/channels?limit=100")).data.data;
+    channels = rememberChannels((await call("GET", "/channels?limit=100")).data.data);
   } catch {
     // no names to offer: every channel together still works
   }
@@ -55,7 +58,7 @@ export async function showAnalytics(view, route, session) {
     try {
       const { data } = await call("GET", request);
       const channel = channels.find((c) => c.id === data.channel) ?? null;
-      show(body, ...report(data, channel, session, load));
+      show(body, ...report(data, channel, session, load, channels));
     } catch (error) {
       show(body, explain(error));
     }
@@ -71,7 +74,7 @@ function filters(channels, channelId, days) {
     "select",
     { id: "analytics-channel", name: "channel" },
     h("option", { value: "" }, "All channels"),
-    channels.map((c) => h("option", { value: c.id, selected: c.id === channelId }, c.type === "brand" ? `${c.name} (${c.id})` : c.name)),
+    channels.map((c) => h("option", { value: c.id, selected: c.id === channelId }, c.type === "brand" ? `${c.name} (${c.id})` : `${c.name} (${c.member?.name ?? "a member"}'s profile)`)),
   );
   if (channelId && !channels.some((c) => c.id === channelId)) channel.append(h("option", { value: channelId, selected: true }, channelId));
   const period = h(
@@ -94,7 +97,7 @@ function filters(channels, channelId, days) {
 }
 
 /** The page's sections for one answer of GET /analytics. */
-function report(data, channel, session, reload) {
+function report(data, channel, session, reload, channels = []) {
   const totals = data.totals;
   const span = h(
     "p",
@@ -115,6 +118,7 @@ function report(data, channel, session, reload) {
       ),
     );
   }
+  if (!data.channel && data.channels?.length) sections.push(sideBySide(data.channels, channels));
   sections.push(weeklyChart(data.weeks));
   sections.push(h("div", { class: "analytics-pair" }, bestTimes(data, channel, session, reload), heatFigure(data)));
   if (data.top.length) sections.push(topChart(data.top));
@@ -135,6 +139,39 @@ function tiles(totals) {
     tile("Reshares", count(totals.reshares)),
     tile("Clicks", count(totals.clicks)),
   );
+}
+
+/** Each channel's posts, impressions and engagement rate over the period, side by side. */
+function sideBySide(totals, channels) {
+  const byId = new Map(channels.map((c) => [c.id, c]));
+  const rows = [...totals].sort((a, b) => (b.impressions ?? 0) - (a.impressions ?? 0));
+  const named = (row) => byId.get(row.channel)?.name ?? row.channel;
+  const label = (row) => {
+    const channel = byId.get(row.channel);
+    return h("a", { href: `#/analytics?channel=${encodeURIComponent(row.channel)}`, class: "channel-link" }, channel?.type === "personal" ? [avatar(channel), " "] : null, named(row));
+  };
+  return chartFigure({
+    id: "channels",
+    title: "Channels side by side",
+    note: "Each person's profile and each page over the period: its posts, their impressions and its engagement rate (interactions per impression). Click a bar to see the channel alone.",
+    draw: (width) =>
+      barChart(
+        width,
+        rows.map((row) => ({
+          label: named(row),
+          value: row.engagement ?? 0,
+          text: `${percent(row.engagement)} · ${compact(row.impressions ?? 0)} impr. · ${count(row.posts)} post${row.posts === 1 ? "" : "s"}`,
+          onclick: () => {
+            location.hash = `#/analytics?channel=${encodeURIComponent(row.channel)}`;
+          },
+        })),
+      ),
+    table: figureTable(
+      "Each channel over the period",
+      ["Channel", "Posts", "Impressions", "Engagement rate", "Reactions", "Comments"],
+      rows.map((row) => [label(row), count(row.posts), count(row.impressions), percent(row.engagement), count(row.reactions), count(row.comments)]),
+    ),
+  });
 }
 
 function weeklyChart(weeks) {

@@ -69,7 +69,7 @@ function articleForm(article, session, reload) {
         const changed = Object.fromEntries(Object.entries(values()).filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(article[name])));
         if (Object.keys(changed).length) {
           const saved = (await call("PATCH", `/articles-api-item/${article.id}`, { body: changed, version: article.version })).data;
-          notify(`Saved (version ${saved.version}).`);
+          notify("Saved.");
         } else notify("Nothing changed.");
         location.hash = `#/articles/${article.id}`;
       } else {

@@ -106,7 +106,7 @@ export async function showArticle(view, route, session) {
       article = (await call("PATCH", path, { body, version: article.version })).data;
       render();
       view.querySelector("h1").focus(); // the button pressed is gone; start again from the top
-      notify(`${done} (version ${article.version}).`);
+      notify(`${done}.`);
     } catch (error) {
       show(messages, explain(error, h("button", { type: "button", class: "button", onclick: reload }, "Reload")));
       messages.focus();

@@ -2,15 +2,17 @@
 // recurring series will make (not posts yet), the channels' free slots, the
 // drafts waiting for a time, and how far a new workspace has got.
 import { call, query } from "../api.js";
+import { channelIdOf, rememberChannels } from "../profiles.js";
 
 const MOST = 500; // posts one view shows; a small team's month holds far fewer
 const PAGE = 100; // the API's largest page
 const DRAFTS = 20; // the side list: the newest drafts
 const SLOT_DAYS = 90; // the furthest ahead GET /channels-slots looks
 
-export async function postsBetween(start, end) {
+/** `channel`: one channel's posts (its id), or every channel's. */
+export async function postsBetween(start, end, channel) {
   const posts = [];
-  const filter = { scheduled_after: start.toISOString(), scheduled_before: end.toISOString(), order: "scheduled_at", limit: PAGE };
+  const filter = { scheduled_after: start.toISOString(), scheduled_before: end.toISOString(), channel_id: channel, order: "scheduled_at", limit: PAGE };
   while (posts.length < MOST) {
     const { data } = await call("GET", `/api-v2-posts${query({ ...filter, offset: posts.length })}`);
     posts.push(...data.data);
@@ -20,9 +22,9 @@ export async function postsBetween(start, end) {
 }
 
 /** The repeats of recurring series from start to end (GET /api-v2-posts-occurrences). */
-export async function repeatsBetween(start, end) {
+export async function repeatsBetween(start, end, channel) {
   const { data } = await call("GET", `/api-v2-posts-occurrences${query({ from: start.toISOString(), to: end.toISOString() })}`);
-  return data.data;
+  return data.data.filter((repeat) => !channel || channelIdOf(repeat) === channel);
 }
 
 /** Every channel's free slots from start to end: [{at, channel}], soonest
@@ -40,13 +42,13 @@ export async function freeSlots(channels, start, end) {
 }
 
 /** The newest drafts, and how many there are. */
-export async function drafts() {
-  const { data } = await call("GET", `/api-v2-posts${query({ status: "Draft", limit: DRAFTS })}`);
+export async function drafts(channel) {
+  const { data } = await call("GET", `/api-v2-posts${query({ status: "Draft", channel_id: channel, limit: DRAFTS })}`);
   return { posts: data.data, total: data.total };
 }
 
 export async function channelList() {
-  return (await call("GET", "/channels?limit=100")).data.data;
+  return rememberChannels((await call("GET", "/channels?limit=100")).data.data);
 }
 
 /** How far the workspace has got: {channels, slotted, posts, endpoints}

@@ -8,10 +8,12 @@
 // on a free slot takes that slot's time. Each is one PATCH on the version
 // shown (If-Match); a refusal (a channel's spacing rules, a 412) is shown
 // and the card goes back. A new, empty workspace sees its first steps.
+// ?channel=ID keeps to one channel (a person's profile, a brand page).
 import { call } from "../api.js";
 import { excerpt, h, show } from "../dom.js";
 import { explain } from "../explain.js";
 import { reconnectBanner } from "../linkedin.js";
+import { channelChoice, channelIdOf } from "../profiles.js";
 import * as time from "../time.js";
 import { heading, loading, notify, typeBadge } from "../widgets.js";
 import { dayCell, draggable } from "./calendar-cells.js";
@@ -50,9 +52,12 @@ async function calendar(view, route, session, mode) {
   const days = [];
   for (let day = start; day < end; day = time.addDays(day, 1)) days.push(day);
   const base = mode === "week" ? "#/calendar" : "#/calendar/month";
-  const link = (date, text, aria, key) => h("a", { class: "button", href: `${base}/${time.dayKey(date)}`, "aria-label": aria, title: aria, dataset: { focusKey: key } }, text);
+  const only = route.query.get("channel") || undefined; // one channel's plan, or every channel's
+  const kept = only ? `?channel=${encodeURIComponent(only)}` : "";
+  const link = (date, text, aria, key) => h("a", { class: "button", href: `${base}/${time.dayKey(date)}${kept}`, "aria-label": aria, title: aria, dataset: { focusKey: key } }, text);
   const switchLink = (to, text) =>
-    h("a", { class: "button", href: `${to === "week" ? "#/calendar" : "#/calendar/month"}/${time.dayKey(chosen)}`, "aria-current": to === mode ? "page" : null, dataset: { focusKey: `mode-${to}` } }, text);
+    h("a", { class: "button", href: `${to === "week" ? "#/calendar" : "#/calendar/month"}/${time.dayKey(chosen)}${kept}`, "aria-current": to === mode ? "page" : null, dataset: { focusKey: `mode-${to}` } }, text);
+  const picker = h("select", { id: "calendar-channel", "aria-label": "Channel", onchange: () => (location.hash = `${base}/${time.dayKey(chosen)}${picker.value ? `?channel=${encodeURIComponent(picker.value)}` : ""}`) });
   const messages = h("div", { class: "messages", tabindex: "-1" });
   const banner = h("div", { class: "banner-slot" }); // a LinkedIn connection to renew
   const steps = h("div", { class: "steps-slot" });
@@ -77,6 +82,7 @@ async function calendar(view, route, session, mode) {
           link(new Date(), `This ${label}`, `This ${label}`, `${label}-this`),
           link(next, "›", `Next ${label}`, `${label}-next`),
         ),
+        h("label", { class: "channel-filter" }, h("span", { class: "visually-hidden" }, "Channel "), picker),
         canWrite ? h("a", { class: "button button-primary", href: "#/posts/new" }, "New post") : null,
       ),
     ),
@@ -85,7 +91,7 @@ async function calendar(view, route, session, mode) {
     (legend = h(
       "p",
       { class: "hint calendar-legend" },
-      `Times are in your time zone, ${time.ZONE}; hover a time to see it in UTC. `,
+      `Times are in your time zone, ${time.ZONE}${POINTER.matches ? "; point at a time to see it in UTC" : ""}. `,
       h("span", { class: "legend" }, h("span", { class: "swatch type-personal" }), "Personal post"),
       h("span", { class: "legend" }, h("span", { class: "swatch type-brand" }), "Brand post"),
       h("span", { class: "legend" }, h("span", { class: "swatch swatch-repeat" }), "Planned repeat"),
@@ -117,18 +123,19 @@ async function calendar(view, route, session, mode) {
   async function read() {
     const channels = await channelList();
     const [posts, repeats, slots, waiting, status] = await Promise.all([
-      postsBetween(start, end),
-      repeatsBetween(start, end),
-      mode === "week" && canWrite ? freeSlots(channels, start, end) : [],
-      drafts(),
+      postsBetween(start, end, only),
+      repeatsBetween(start, end, only),
+      mode === "week" && canWrite ? freeSlots(channels.filter((c) => !only || c.id === only), start, end) : [],
+      drafts(only),
       canWrite ? progress(channels, session) : null,
     ]);
     // A slot a series' repeat will take is not free.
-    const repeatAt = new Set(repeats.map((r) => `${r.type === "brand" ? r.brand_id : "personal"}|${Date.parse(r.scheduled_at)}`));
+    const repeatAt = new Set(repeats.map((r) => `${channelIdOf(r)}|${Date.parse(r.scheduled_at)}`));
     return { posts, repeats, slots: slots.filter((s) => !repeatAt.has(`${s.channel.id}|${Date.parse(s.at)}`)), drafts: waiting, progress: status, channels };
   }
 
   function render() {
+    showChannelChoices(picker, plan.channels ?? [], only, session);
     show(banner, reconnectBanner(plan.channels ?? [], session, messages));
     const status = plan.progress;
     const empty = status && !status.channels && !status.posts;
@@ -170,7 +177,7 @@ async function calendar(view, route, session, mode) {
     const body = post.status === "Draft" ? { status: "Scheduled", scheduled_at: moved.scheduled_at } : { scheduled_at: moved.scheduled_at };
     try {
       const { data } = await call("PATCH", `/api-v2-posts-item/${postId}`, { body, version: post.version });
-      notify(`${post.status === "Draft" ? "Scheduled for" : "Moved to"} ${time.local(data.scheduled_at)} (version ${data.version}).`);
+      notify(`${post.status === "Draft" ? "Scheduled for" : "Moved to"} ${time.local(data.scheduled_at)}.`);
       shown = null;
       await refresh();
     } catch (error) {
@@ -212,4 +219,14 @@ function draftsPanel(list, drags) {
     h("ol", { class: "draft-list plain" }, list.posts.map(item)),
     list.total > list.posts.length ? h("p", {}, h("a", { href: "#/queue/Draft" }, `All ${list.total} drafts`)) : null,
   );
+}
+
+/** The calendar's channel filter: every channel, or one (by name). */
+function showChannelChoices(picker, channels, only, session) {
+  const me = session.me?.member?.id;
+  const named = (c) => (c.type === "personal" && c.member?.id === me ? `${c.name} (mine)` : c.name); // the cards' names
+  const choices = [h("option", { value: "" }, "Every channel"), ...channels.map((c) => h("option", { value: c.id, selected: c.id === only, title: channelChoice(c, me) }, named(c)))];
+  if (only && !channels.some((c) => c.id === only)) choices.push(h("option", { value: only, selected: true }, only));
+  picker.replaceChildren(...choices);
+  picker.value = only ?? "";
 }

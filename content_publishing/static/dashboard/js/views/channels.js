@@ -1,14 +1,18 @@
-// Channels: where posts go (the personal profile, or a brand page), each with
-// its name, LinkedIn author, time zone, weekly posting slots (wall times in
-// that zone, which "Add to queue" fills) and guards (min_gap_minutes,
-// daily_cap); and its LinkedIn connection: Connect LinkedIn (the author is
-// then filled in from the sign-in), the page it posts for when the member
+// Channels: where posts go (each person's LinkedIn profile, or a brand
+// page), each with its name, LinkedIn author, time zone, weekly posting
+// slots (wall times in that zone, which "Add to queue" fills) and guards
+// (min_gap_minutes, daily_cap); and its LinkedIn connection: Connect
+// LinkedIn (the author is then filled in from the sign-in; a profile is
+// connected by its own member only), the page it posts for when the member
 // has several, who publishes it (this service or the automation), Reconnect
-// and Disconnect. Changes send the version shown (If-Match).
+// and Disconnect. A member without a profile is offered "Connect my
+// LinkedIn profile"; on their own profile they say whether colleagues may
+// write posts for it. Changes send the version shown (If-Match).
 import { call } from "../api.js";
 import { h, show } from "../dom.js";
 import { explain, fieldErrors } from "../explain.js";
 import { connectionLine, postsAs, reconnectBanner, startConnect } from "../linkedin.js";
+import { avatar, myProfile, personOf, rememberChannels } from "../profiles.js";
 import * as time from "../time.js";
 import { confirmAction, empty, heading, loading, notify } from "../widgets.js";
 
@@ -32,7 +36,7 @@ export async function showChannels(view, route, session) {
   show(
     view,
     heading("Channels", add ? h("div", { class: "toolbar" }, add) : null),
-    h("p", { class: "hint" }, "A channel is where posts go: your personal profile, or a brand page named by the brand_id its posts carry. Its posting slots are wall times in its own time zone; Add to queue takes the next free one. Posts with no channel set up have no slots and no guards."),
+    h("p", { class: "hint" }, "A channel is where posts go: a person's LinkedIn profile (one each; a post written for a colleague waits for their yes), or a brand page named by the brand_id its posts carry. Its posting slots are wall times in its own time zone; Add to queue takes the next free one. Posts with no channel set up have no slots and no guards."),
     editor,
     messages,
     body,
@@ -41,9 +45,11 @@ export async function showChannels(view, route, session) {
   let held = false; // while the editor is open the list does not change under it
 
   /** The form for `channel`, or a new one (`proposed`: the id asked for, from a composer's link). */
-  function openEditor(channel, proposed) {
+  async function openEditor(channel, proposed) {
     held = true;
-    show(editor, channelForm(channel, channels, { saved, cancel: closeEditor, proposed }));
+    // A new profile may be another member's: the members who have none yet.
+    const members = channel ? [] : await call("GET", "/members").then((r) => r.data.data, () => []);
+    show(editor, channelForm(channel, channels, { saved, cancel: closeEditor, proposed, members, me: session.me?.member?.id }));
     editor.querySelector("input:not([disabled]), select:not([disabled])")?.focus();
   }
 
@@ -55,7 +61,7 @@ export async function showChannels(view, route, session) {
   async function saved(channel, created, added) {
     closeEditor();
     const also = added.length ? ` The time${added.length === 1 ? "" : "s"} you typed but had not added (${added.join(", ")}) ${added.length === 1 ? "is" : "are"} among its slots.` : "";
-    notify(`${created ? `Channel ${channel.name} created.` : `Channel ${channel.name} saved (version ${channel.version}).`}${also}`);
+    notify(`${created ? `Channel ${channel.name} created.` : `Channel ${channel.name} saved.`}${also}`);
     shown = null;
     await refresh();
   }
@@ -105,6 +111,7 @@ export async function showChannels(view, route, session) {
   const actions = {
     connect: (channel) => startConnect(channel, messages),
     disconnect,
+    others: (channel, allowed) => change(channel, { others_may_post: allowed }, (c) => (c.others_may_post ? "Colleagues may write posts for your profile: you approve each one." : "Only you write posts for your profile now.")),
     publisher: (channel, publisher) => change(channel, { publisher }, (c) => (c.publisher === "linkedin" ? `${c.name} is published by this service.` : `${c.name} is published by your automation.`)),
     page: (channel, urn) => change(channel, { author_urn: urn }, (c) => `${c.name} posts as ${postsAs(c) ?? urn}.`),
   };
@@ -113,7 +120,7 @@ export async function showChannels(view, route, session) {
   async function refresh() {
     if (held) return;
     try {
-      channels = (await call("GET", "/channels?limit=100")).data.data;
+      channels = rememberChannels((await call("GET", "/channels?limit=100")).data.data);
     } catch (error) {
       shown = null;
       show(body, explain(error));
@@ -122,12 +129,16 @@ export async function showChannels(view, route, session) {
     const signature = JSON.stringify(channels.map((c) => [c.id, c.version, c.connection?.status]));
     if (signature === shown) return;
     shown = signature;
+    const card = (channel) => channelCard(channel, session, { ...actions, edit: () => openEditor(channel), remove: () => remove(channel) });
+    const people = channels.filter((c) => c.type === "personal");
+    const pages = channels.filter((c) => c.type === "brand");
     show(
       body,
       reconnectBanner(channels, session, messages),
-      channels.length
-        ? h("ul", { class: "channel-list plain" }, channels.map((channel) => channelCard(channel, session, { ...actions, edit: () => openEditor(channel), remove: () => remove(channel) })))
-        : empty("No channels yet. Set up your personal profile or a brand page to give it posting times."),
+      myProfile(channels, session) ? null : connectMine(session, messages, () => ((shown = null), refresh())),
+      channels.length ? null : empty("No channels yet. Set up your personal profile or a brand page to give it posting times."),
+      people.length ? h("section", { "aria-labelledby": "people-title" }, h("h2", { id: "people-title", class: "channel-group" }, `People's profiles (${people.length})`), h("ul", { class: "channel-list plain" }, people.map(card))) : null,
+      pages.length ? h("section", { "aria-labelledby": "pages-title" }, h("h2", { id: "pages-title", class: "channel-group" }, `Brand pages (${pages.length})`), h("ul", { class: "channel-list plain" }, pages.map(card))) : null,
     );
   }
   await refresh();
@@ -167,7 +178,8 @@ function cameBack(query, channels, messages) {
 /** The channel's LinkedIn side: the connection, the page picker, who publishes. */
 function linkedinPanel(channel, session, act) {
   const status = channel.connection?.status ?? "none";
-  const publish = session.can("posts:publish");
+  const theirs = channel.member && channel.member.id !== session.me?.member?.id; // only they connect it
+  const publish = session.can("posts:publish") && !theirs;
   const write = session.can("posts:write") && session.atLeast("editor");
   const live = status === "connected" || status === "expiring";
   const connectLabel = status === "none" || status === "revoked" ? "Connect LinkedIn" : "Reconnect";
@@ -206,19 +218,22 @@ function linkedinPanel(channel, session, act) {
     h("p", { class: "connection-line" }, h("span", { class: `badge connection connection-${status}` }, "LinkedIn"), " ", connectionLine(channel)),
     picker,
     h("fieldset", { class: "publisher" }, h("legend", {}, "Published by"), choice("linkedin", "this service"), choice("automation", "my automation")),
+    theirs && status !== "connected" ? h("p", { class: "hint" }, `Only ${channel.member.name} connects this profile, signing in to LinkedIn as themselves.`) : null,
     publish
       ? h(
           "div",
           { class: "actions" },
-          h("button", { type: "button", class: status === "none" || status === "revoked" || status === "expired" ? "button button-primary" : "button", onclick: () => act.connect(channel) }, connectLabel),
-          live || status === "expired" ? h("button", { type: "button", class: "button", onclick: () => act.disconnect(channel) }, "Disconnect") : null,
+          h("button", { type: "button", class: ["none", "revoked", "expired", "broken"].includes(status) ? "button button-primary" : "button", onclick: () => act.connect(channel) }, connectLabel),
+          live || status === "expired" || status === "broken" ? h("button", { type: "button", class: "button", onclick: () => act.disconnect(channel) }, "Disconnect") : null,
         )
       : null,
   );
 }
 
 function channelCard(channel, session, act) {
-  const write = session.can("posts:write") && session.atLeast("editor");
+  const own = channel.member && channel.member.id === session.me?.member?.id;
+  const editor = session.can("posts:write") && session.atLeast("editor");
+  const write = editor || (own && session.can("posts:write")); // a member changes their own profile
   const slots = DAYS.map(([day, name]) => [name, channel.slots.filter((s) => s.day === day).map((s) => s.time).sort()]).filter(([, times]) => times.length);
   const upcoming = h("div", { class: "upcoming" });
   const details = h("details", { class: "upcoming-slots" }, h("summary", {}, "Next 7 days of slots"), upcoming);
@@ -240,7 +255,15 @@ function channelCard(channel, session, act) {
   return h(
     "li",
     { class: "panel channel-card", dataset: { channelId: channel.id } },
-    h("h2", {}, channel.name, " ", h("span", { class: `badge type type-${channel.type}` }, channel.type === "brand" ? `Brand · ${channel.id}` : "Personal")),
+    h(
+      "h2",
+      {},
+      channel.type === "personal" ? [avatar(channel), " "] : null,
+      channel.name,
+      " ",
+      h("span", { class: `badge type type-${channel.type}` }, channel.type === "brand" ? `Brand · ${channel.id}` : own ? "My profile" : `Profile of ${channel.member?.name ?? personOf(channel)}`),
+      channel.member?.removed_at ? h("span", { class: "badge member-left" }, "left the workspace") : null,
+    ),
     h(
       "dl",
       { class: "channel-fields" },
@@ -252,17 +275,64 @@ function channelCard(channel, session, act) {
       channel.utm ? h("div", { class: "field" }, h("dt", {}, "UTM tags"), h("dd", {}, h("code", { class: "channel-utm" }, channel.utm))) : null,
     ),
     linkedinPanel(channel, session, act),
+    own && session.can("posts:write") ? othersChoice(channel, act) : null,
     details,
-    write ? h("div", { class: "actions" }, h("button", { type: "button", class: "button", onclick: act.edit }, "Edit"), h("button", { type: "button", class: "button button-danger", onclick: act.remove }, "Delete")) : null,
+    write ? h("div", { class: "actions" }, h("button", { type: "button", class: "button", onclick: act.edit }, "Edit"), editor ? h("button", { type: "button", class: "button button-danger", onclick: act.remove }, "Delete") : null) : null,
+  );
+}
+
+/** On the member's own profile: may colleagues write posts for it (each one waiting for their yes)? */
+function othersChoice(channel, act) {
+  const box = h("input", { type: "checkbox", id: `others-${channel.id}`, checked: channel.others_may_post !== false, onchange: () => act.others(channel, box.checked) });
+  return h(
+    "div",
+    { class: "form-field others-may-post" },
+    h("label", { class: "choice", for: box.id }, box, " Colleagues may write posts for my profile"),
+    h("p", { class: "hint" }, "Each one waits for your approval under Needs review before it goes out in your name."),
+  );
+}
+
+/** For a member without a profile: set it up and sign in to LinkedIn in one go. */
+function connectMine(session, messages, done) {
+  const me = session.me?.member;
+  if (!me) return null;
+  const may = session.can("posts:write") && session.can("posts:publish") && session.atLeast("editor");
+  async function start(event) {
+    const button = event.currentTarget;
+    button.disabled = true;
+    try {
+      const { data } = await call("POST", "/channels", { body: { type: "personal", name: me.name } });
+      notify(`Your profile is set up as ${data.name}: signing in to LinkedIn…`);
+      await startConnect(data, messages);
+    } catch (error) {
+      show(messages, explain(error));
+      messages.focus();
+    } finally {
+      button.disabled = false;
+      done();
+    }
+  }
+  return h(
+    "div",
+    { class: "panel connect-mine" },
+    h("p", {}, h("strong", {}, "Your own LinkedIn profile is not here yet."), " Connect it, and colleagues can write posts for it that go out in your name once you approve them."),
+    may ? h("button", { type: "button", class: "button button-primary", onclick: start }, "Connect my LinkedIn profile") : h("p", { class: "hint" }, "Ask an editor to set up your profile: connecting it needs an editor's role and the posts:publish scope."),
   );
 }
 
 /** The create or edit form, with the weekly slot editor. */
-function channelForm(channel, channels, { saved, cancel, proposed }) {
+function channelForm(channel, channels, { saved, cancel, proposed, members = [], me = null }) {
   const problem = h("div", { class: "form-problem", tabindex: "-1" });
   let slots = (channel?.slots ?? []).map((s) => ({ ...s }));
   const field = (name, label, input, hint) => h("div", { class: "form-field" }, h("label", { for: `ch-${name}` }, label), input, hint ? h("p", { class: "hint" }, hint) : null);
-  const hasPersonal = channels.some((c) => c.id === "personal");
+  const hasPersonal = channels.some((c) => c.type === "personal" && (me === null || c.member?.id === me)); // my own profile
+  const without = members.filter((m) => !m.removed_at && !channels.some((c) => c.member?.id === m.id));
+  const whose = h(
+    "select",
+    { id: "ch-member_id", name: "member_id" },
+    without.map((m) => h("option", { value: String(m.id), selected: m.id === me }, m.id === me ? `${m.name} (me)` : m.name)),
+  );
+  const whoseField = field("member_id", "Whose profile", whose, "A profile is one member's; they connect it to LinkedIn themselves, and approve the posts others write for it.");
   const newType = proposed ? (proposed === "personal" ? "personal" : "brand") : hasPersonal ? "brand" : "personal";
   const type = h(
     "select",
@@ -297,6 +367,7 @@ function channelForm(channel, channels, { saved, cancel, proposed }) {
   const syncType = () => {
     const isBrand = type.value === "brand";
     brandField.hidden = !isBrand;
+    whoseField.hidden = isBrand || Boolean(channel) || !without.length;
     author.placeholder = isBrand ? "urn:li:organization:12345678" : "urn:li:person:abc123";
     authorHint.replaceChildren(
       ...(isBrand
@@ -391,6 +462,7 @@ function channelForm(channel, channels, { saved, cancel, proposed }) {
       } else {
         const body = { type: type.value, ...values };
         if (type.value === "brand") body.brand_id = brand.value.trim();
+        if (type.value === "personal" && whose.value) body.member_id = Number(whose.value);
         result = (await call("POST", "/channels", { body })).data;
       }
       await saved(result, !channel, added);
@@ -410,6 +482,7 @@ function channelForm(channel, channels, { saved, cancel, proposed }) {
       { class: "form-grid" },
       field("type", "Channel", type),
       brandField,
+      whoseField,
       field("name", "Name", name),
       connectedAuthor(channel) ?? h("div", { class: "form-field" }, h("label", { for: "ch-author_urn" }, "LinkedIn author"), author, authorHint),
       field("timezone", "Time zone", zone, "An IANA name such as Europe/Berlin; slots are wall times there."),
@@ -429,7 +502,7 @@ function channelForm(channel, channels, { saved, cancel, proposed }) {
  *  page picker on the card changes a brand's); null for any other channel. */
 function connectedAuthor(channel) {
   const status = channel?.connection?.status;
-  if (!["connected", "expiring", "expired"].includes(status)) return null;
+  if (!["connected", "expiring", "expired", "broken"].includes(status)) return null;
   return h(
     "div",
     { class: "form-field" },

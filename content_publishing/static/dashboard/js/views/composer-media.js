@@ -311,6 +311,7 @@ export function mediaEditor(post, { changed }) {
           added += 1;
         }
       } catch (error) {
+        error.message = `${file.name}: ${error.message}`; // which of the files chosen it was
         problem(explain(error));
       }
     }

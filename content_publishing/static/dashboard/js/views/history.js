@@ -1,5 +1,5 @@
 // A post's history (GET /api-v2-posts-history/ID) for people: each entry a
-// sentence, "Scheduled for Tue 1 Dec, 09:00 by demo (svc_live_AbCd…)", its
+// sentence that names the member, "Scheduled for Tue 1 Dec, 09:00 by Dana", its
 // times in the reader's zone with UTC on hover. Each entry names the member
 // whose key made it (`member`); an entry without one (a service from before
 // members) is the workspace's, named as the signed-in workspace.
@@ -37,10 +37,11 @@ export function timeline(entries, me) {
   );
 }
 
-/** "by demo (svc_live_AbCd…)", or "by the service" (the dispatcher, a lease running out). */
+/** "by Dana (svc_live_AbCd…)", or "by this service" (its own publisher, the dispatcher, a lease running out). */
 function who(entry, me) {
-  if (!entry.key_prefix) return h("span", { class: "timeline-who" }, "by the service");
-  return h("span", { class: "timeline-who" }, "by ", entry.member?.name ?? me?.user ?? "a key", " (", h("code", {}, `${entry.key_prefix}…`), ")");
+  if (!entry.key_prefix && !entry.member?.name) return h("span", { class: "timeline-who" }, "by this service");
+  const key = entry.key_prefix ? [" (", h("code", {}, `${entry.key_prefix}…`), ")"] : [];
+  return h("span", { class: "timeline-who" }, "by ", entry.member?.name ?? me?.user ?? "an automation", key);
 }
 
 /** The time an entry's detail names ("for 2026-12-01T08:00:00.000000Z"), as a <time>. */
@@ -105,6 +106,10 @@ function sentence(entry) {
     }
     case "lease_expired":
       return ["Failed: the automation did not report back in time (its lease ran out", at ? [" at ", at] : "", ")"];
+    case "commented":
+      return "Its first comment was posted on LinkedIn, under the post,";
+    case "comment_failed":
+      return ["Its first comment could not be posted", entry.detail ? ` (${entry.detail})` : "", "; the post itself is live,"];
     case "published": {
       const confirmed = (entry.detail ?? "").startsWith("confirmed after an unknown outcome: ");
       const urn = confirmed ? entry.detail.slice("confirmed after an unknown outcome: ".length) : entry.detail;

@@ -66,7 +66,7 @@ export async function showImport(view) {
         { class: "hint" },
         "A header row, then one post a row. Columns: ",
         COLUMNS.map((c, n) => [n ? ", " : "", h("code", {}, c)]),
-        ". Separated by commas or semicolons. A row with scheduled_at is scheduled (a time like 2030-01-07 09:00 is in its channel's time zone; or give an offset, 2030-01-07T09:00:00+01:00), one with queue = true takes its channel's next free slot, any other is a draft. media_urls are separated by spaces: links, or media:<id> for an item of your media library; a document (a PDF) needs its document_title to be scheduled. first_comment is posted right after the post. All or nothing: one bad row and nothing is stored, with every bad row named below. At most 1,000 rows. ",
+        ". Separated by commas or semicolons. A row with scheduled_at is scheduled (a time like 2030-01-07 09:00 is in its channel's time zone; or give an offset, 2030-01-07T09:00:00+01:00), one with queue = true takes its channel's next free slot, any other is a draft. Where posts are approved first, a row is a draft that keeps its time or its place in the queue for the moment it is approved. media_urls are separated by spaces: links, or media:<id> for an item of your media library; a document (a PDF) needs its document_title to be scheduled. first_comment is posted right after the post. All or nothing: one bad row and nothing is stored, with every bad row named below. At most 1,000 rows. ",
         templateLink(),
       ),
       h("div", { class: "form-field" }, h("label", { for: "import-file" }, "CSV file"), file),

@@ -195,7 +195,15 @@ export async function showMembers(container, _route, session) {
   const workspace = session.me.workspace?.name ?? session.me.user;
   show(
     container,
-    heading("Members"),
+    heading(
+      "Members",
+      h(
+        "div",
+        { class: "toolbar" },
+        h("a", { class: "button", href: "#/notifications", id: "my-notifications-link" }, "My notifications"),
+        manage ? h("a", { class: "button", href: "#/settings", id: "settings-link" }, "Workspace settings") : null,
+      ),
+    ),
     h("p", { class: "lead" }, `Everyone in ${workspace}: they share its posts, channels and calendar, each as far as their role allows.`),
     manage
       ? null

@@ -10,10 +10,14 @@ import { h, show } from "../dom.js";
 import { explain, fieldErrors } from "../explain.js";
 import { COMMENT_LIMIT, LINKEDIN_LIMIT, formatNumber, graphemeCount, linkedinLength } from "../text.js";
 import * as time from "../time.js";
+import { channelById, channelChoice, loadChannels, myProfile, ownerOf } from "../profiles.js";
+import { mentionBook } from "./mention-book.js";
+import { suggestMentions } from "./mention-suggest.js";
 import { channelOf, heading, loading, notify } from "../widgets.js";
 import { hashtagSets } from "./composer-hashtags.js";
 import { mediaEditor } from "./composer-media.js";
 import { renderPreview, replaceMention } from "./linkedin-preview.js";
+import { keepDraft } from "./composer-draft.js";
 
 const NARROW = window.matchMedia("(max-width: 1000px)"); // one column: the preview goes under the text
 const PREVIEW_DELAY_MS = 350;
@@ -40,12 +44,7 @@ export async function showPostForm(view, route, session) {
       return;
     }
   }
-  let channels = [];
-  try {
-    channels = (await call("GET", "/channels?limit=100")).data.data;
-  } catch {
-    // No channels to pick from: the type and brand fields still work
-  }
+  const channels = await loadChannels(); // none to pick from: the type and brand fields still work
   const start = {
     day: time.parseDayKey(route.query.get("date")),
     at: Date.parse(route.query.get("at") ?? "") || null, // a free slot's instant, from the calendar
@@ -65,14 +64,16 @@ function firstChannel(channels, asked, session) {
   const last = localStorage.getItem(lastChannelItem(session));
   if (last && known(last)) return last;
   if (channels.length === 1) return channels[0].id;
-  return "personal";
+  return myProfile(channels, session)?.id ?? "personal";
 }
 
 function postForm(initial, channels, start, session, reload) {
   let post = initial;
   const idempotencyKey = newIdempotencyKey();
   const problem = h("div", { class: "form-problem", tabindex: "-1" });
-  const type = post?.type ?? (start.channel === "personal" ? "personal" : "brand");
+  const me = session.me?.member?.id;
+  const startsOn = channelById(start.channel);
+  const type = post?.type ?? (startsOn ? startsOn.type : start.channel === "personal" ? "personal" : "brand");
   const radio = (value, label) =>
     h("label", { class: "choice" }, h("input", { type: "radio", name: "type", value, checked: value === type }), label);
   const brand = h("input", { id: "brand_id", name: "brand_id", maxlength: 100, value: post?.brand_id ?? (type === "brand" ? start.channel : ""), autocomplete: "off", list: "brand-channels" });
@@ -85,14 +86,18 @@ function postForm(initial, channels, start, session, reload) {
     h("p", { class: "hint" }, "The company page the automation posts to, for example acme-corp."),
   );
 
-  // The channel picker fills in the type and the brand.
+  // The channel picker, by name (people's profiles and brand pages), fills
+  // in the type and the brand.
   const channelSelect = h(
     "select",
     { id: "channel", name: "channel", onchange: () => pickChannel(channelSelect.value) },
-    h("option", { value: "personal" }, channels.find((c) => c.id === "personal")?.name ?? "Personal profile"),
+    channels.some((c) => c.id === "personal") ? null : h("option", { value: "personal" }, "Personal profile"),
+    channels.filter((c) => c.type === "personal").map((c) => h("option", { value: c.id }, channelChoice(c, me))),
     channels.filter((c) => c.type === "brand").map((c) => h("option", { value: c.id }, `${c.name} (${c.id})`)),
     h("option", { value: OTHER_BRAND }, "Another brand page…"),
   );
+  // Before anything is saved: whose yes a post for a colleague's profile waits for.
+  const ownerNote = h("div", { class: "owner-note", role: "status" });
 
   // No maxlength: a browser would cut a pasted text at it without a word.
   // Over LinkedIn's limit, the counter turns red and the preview says so.
@@ -124,19 +129,23 @@ function postForm(initial, channels, start, session, reload) {
   const canPublish = session.can("posts:publish");
   // Where posts need an approval, a draft is submitted for review rather
   // than scheduled (an approved post is scheduled from its page).
-  const schedulable = canPublish && !session.approvals && (!post || ["Draft", "Failed"].includes(post.status));
-  const submittable = session.approvals && (!post || post.status === "Draft");
+  // A post for a colleague's profile is submitted, for them to approve,
+  // rather than scheduled (syncButtons, as the channel changes).
+  const schedulable = canPublish && (!post || ["Draft", "Failed"].includes(post.status));
+  const submittable = !post || post.status === "Draft";
   const save = h("button", { type: "submit", class: "button", value: "save" }, post ? "Save changes" : "Save draft");
   const schedule = schedulable ? h("button", { type: "submit", class: "button button-primary", value: "schedule" }, "Schedule") : null;
   const queue = schedulable ? h("button", { type: "submit", class: "button", value: "queue" }, "Add to queue") : null;
   const submit = submittable ? h("button", { type: "submit", class: "button button-primary", value: "submit" }, "Submit for review") : null;
-  const buttons = [save, submit, schedule, queue].filter(Boolean);
+  // submitted to be queued the moment it is approved (its intent)
+  const submitQueue = submittable ? h("button", { type: "submit", class: "button", value: "submit_queue" }, "Submit, to be queued when approved") : null;
+  const buttons = [save, submit, submitQueue, schedule, queue].filter(Boolean);
 
   const form = h(
     "form",
     { class: "panel post-form", novalidate: true, onsubmit },
     lockedNote(post, session),
-    h("div", { class: "form-field" }, h("label", { for: "channel" }, "Channel"), channelSelect, h("p", { class: "hint" }, channels.length ? "Your channels; set them up under Channels." : "No channels set up yet: pick the type below, or set channels up under Channels.")),
+    h("div", { class: "form-field" }, h("label", { for: "channel" }, "Channel"), channelSelect, h("p", { class: "hint" }, channels.length ? "People's profiles and brand pages, by name; set them up under Channels." : "No channels set up yet: pick the type below, or set channels up under Channels."), ownerNote),
     h(
       "fieldset",
       { class: "form-field" },
@@ -144,7 +153,7 @@ function postForm(initial, channels, start, session, reload) {
       h("div", { class: "choices", onchange: typeChanged }, radio("personal", "Personal"), radio("brand", "Brand")),
     ),
     brandField,
-    h("div", { class: "form-field" }, h("label", { for: "content" }, "Content"), content, counter),
+    h("div", { class: "form-field" }, h("label", { for: "content" }, "Content"), content, suggestMentions(content, () => mentionBook(channels)), counter),
     hashtagSets(content, () => content.dispatchEvent(new Event("input"))),
     media.element,
     h(
@@ -170,7 +179,7 @@ function postForm(initial, channels, start, session, reload) {
   const chosenType = () => form.querySelector("input[name=type]:checked").value;
 
   function pickChannel(value) {
-    const personal = value === "personal";
+    const personal = value === "personal" || channelById(value)?.type === "personal";
     form.querySelector(`input[name=type][value=${personal ? "personal" : "brand"}]`).checked = true;
     if (!personal && value !== OTHER_BRAND) brand.value = value;
     if (value === OTHER_BRAND) {
@@ -178,13 +187,44 @@ function postForm(initial, channels, start, session, reload) {
       brand.focus();
     }
     brandField.hidden = personal;
+    syncOwner();
     schedulePreview();
   }
 
+  /** The channel the form puts the post on: a personal channel picked, or
+   *  the brand typed. */
+  function pickedChannel() {
+    if (chosenType() === "brand") return brand.value.trim();
+    const picked = channelById(channelSelect.value);
+    return picked?.type === "personal" ? picked.id : (myProfile(channels, session)?.id ?? channels.find((c) => c.type === "personal")?.id ?? "personal");
+  }
+
   function syncChannel() {
-    const current = chosenType() === "brand" ? brand.value.trim() : "personal";
+    const current = pickedChannel();
     const known = [...channelSelect.options].some((o) => o.value === current && current !== OTHER_BRAND);
     channelSelect.value = known ? current : OTHER_BRAND;
+    syncOwner();
+  }
+
+  /** Whose yes the post waits for, said before it is saved; the buttons that follow from it. */
+  function syncOwner() {
+    const owner = ownerOf({ channel_id: pickedChannel(), id: post?.id, author: post?.author }, me);
+    const reviewed = session.approvals || Boolean(owner);
+    for (const button of [schedule, queue]) if (button) button.hidden = reviewed;
+    if (submit) submit.hidden = !reviewed;
+    if (submitQueue) submitQueue.hidden = !reviewed;
+    if (!owner) return show(ownerNote);
+    const closed = owner.channel.others_may_post === false;
+    show(
+      ownerNote,
+      h(
+        "p",
+        { class: `alert ${closed ? "alert-error" : "alert-warning"} owner-approval` },
+        closed
+          ? `${owner.name} keeps their LinkedIn profile to themselves: only they write posts for it.`
+          : [h("strong", {}, `${owner.name} approves this post`), ` before it goes out on their LinkedIn profile. Save it and submit it for review: ${owner.name} sees it under Needs review, and may ask for changes.`],
+      ),
+    );
   }
 
   function typeChanged() {
@@ -301,6 +341,8 @@ function postForm(initial, channels, start, session, reload) {
   function fields() {
     const values = { type: chosenType(), content: content.value, ...media.values(), first_comment: comment.value.trim() ? comment.value : null };
     values.brand_id = values.type === "brand" ? brand.value.trim() : null;
+    const picked = pickedChannel();
+    if (channelById(picked)) values.channel_id = picked; // a channel not set up goes by type and brand_id
     return values;
   }
 
@@ -354,9 +396,11 @@ function postForm(initial, channels, start, session, reload) {
           post = (await call("PATCH", `/api-v2-posts-item/${post.id}`, { body: { status: "Scheduled", scheduled_at: at }, version: post.version })).data;
         }
       }
-      if (action === "submit") {
+      if (action === "submit" || action === "submit_queue") {
         stage = "submit";
-        post = (await call("POST", `/api-v2-posts-review/${post.id}`, { body: { action: "submit" }, version: post.version })).data.post;
+        // the time picked, or the queue, is kept for the moment it is approved
+        const intent = action === "submit_queue" ? { queue: true } : at ? { scheduled_at: at } : {};
+        post = (await call("POST", `/api-v2-posts-review/${post.id}`, { body: { action: "submit", ...intent }, version: post.version })).data.post;
         session.recount();
       }
       if (action === "queue") {
@@ -364,11 +408,14 @@ function postForm(initial, channels, start, session, reload) {
         post = (await call("POST", "/api-v2-posts-queue", { body: { post_id: post.id }, version: post.version })).data;
       }
       const done = {
-        save: initial ? `Saved (version ${post.version}).` : "Draft saved. Schedule it when it is ready.",
+        save: initial ? "Saved." : "Draft saved. Schedule it when it is ready.",
         schedule: `Scheduled for ${time.local(post.scheduled_at)}.`,
         queue: `Added to the queue: ${time.local(post.scheduled_at)}.`,
-        submit: "Submitted for review: an editor approves it or asks for changes.",
+        submit: ownerOf(post, me) ? `Submitted for review: ${ownerOf(post, me).name} approves it or asks for changes.` : "Submitted for review: an editor approves it or asks for changes.",
       };
+      done.submit_queue = `${done.submit} It is added to the queue the moment it is approved.`;
+      if (action === "submit" && post.intent?.scheduled_at) done.submit += ` Once approved it is scheduled for ${time.local(post.intent.scheduled_at)}.`;
+      kept.forget();
       notify(done[action]);
       location.hash = `#/posts/${post.id}`;
     } catch (error) {
@@ -380,7 +427,9 @@ function postForm(initial, channels, start, session, reload) {
         if (folded) folded.open = true; // a refused link is shown
       }
       if (error.details?.scheduled_at || error.code === "schedule_conflict") when.setAttribute("aria-invalid", "true");
-      const again = error.status === 412 ? [h("button", { type: "button", class: "button", onclick: reload }, "Reload")] : [];
+      // Reload shows the version saved elsewhere: the text typed here is let go.
+      const again = error.status === 412 ? [h("button", { type: "button", class: "button", onclick: () => (kept.forget(), reload()) }, "Reload")] : [];
+      if (stage !== "save") kept.saved(); // the text is the saved draft's; this step was refused
       const saved = stage !== "save" && !initial ? h("p", { class: "alert alert-warning" }, "The post was saved as a draft; this step was refused. ", h("a", { href: `#/posts/${post.id}` }, "Open the draft")) : null;
       if (saved) {
         // From now on this form edits the saved draft rather than making another.
@@ -392,6 +441,8 @@ function postForm(initial, channels, start, session, reload) {
     }
   }
 
+  const kept = keepDraft(form, { content, first_comment: comment, scheduled_at: when }, session.me?.user, post?.id);
+  if (kept.notice) form.prepend(kept.notice);
   countCharacters();
   countComment();
   drawPreview();

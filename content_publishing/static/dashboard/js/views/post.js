@@ -6,10 +6,13 @@ import { h, outsideLink, show } from "../dom.js";
 import { explain } from "../explain.js";
 import { altTextOf, kindOf, libraryId, libraryRecords } from "../media.js";
 import * as time from "../time.js";
+import { dueState } from "../publisher-state.js";
 import { channelOf, confirmAction, countdown, heading, loading, notify, repeatBadge, repeatLabel, statusBadge, typeBadge } from "../widgets.js";
 import { chartFigure, count, figureTable, lineChart, percent } from "../charts.js";
 import { timeline } from "./history.js";
+import { figuresForm } from "./post-figures.js";
 import { mediaLayout } from "./linkedin-preview.js";
+import { channelById, loadChannels, needsReview, ownerOf } from "../profiles.js";
 import { commentThread, mayApprove, mayReview, requestChangesPanel, review } from "./review.js";
 import { earliest, schedulePanel } from "./schedule.js";
 
@@ -28,7 +31,7 @@ export async function showPost(view, route, session) {
   async function reload() {
     held = false;
     try {
-      post = (await call("GET", path)).data;
+      [post] = await Promise.all([call("GET", path).then((r) => r.data), loadChannels()]);
       library = await libraryRecords(post.media_urls);
       render();
     } catch (error) {
@@ -59,7 +62,7 @@ export async function showPost(view, route, session) {
     held = false;
     render();
     page.querySelector("h1").focus(); // the button pressed is gone; start again from the top
-    notify(`${done} (version ${post.version}).`);
+    notify(`${done}.`);
   }
 
   const reloadButton = () => h("button", { type: "button", class: "button", onclick: reload }, "Reload");
@@ -131,7 +134,7 @@ export async function showPost(view, route, session) {
                 held = false;
                 render();
                 page.querySelector("h1").focus();
-                notify(`Sent back to draft with your comment (version ${post.version}).`);
+                notify("Sent back to draft with your comment.");
               },
               cancel: () => closeSchedule(opener),
               failed: (error) => explain(error, reloadButton()),
@@ -142,7 +145,7 @@ export async function showPost(view, route, session) {
         change: (body, done) => change(body, done).catch(failedIn(messages)),
         remove: () => remove(messages),
         duplicate: () => duplicate(messages),
-        recycle: () => recycle(messages),
+        recycle: () => askRecycle(messages),
       }),
       messages,
       repeatAt ? plannedRepeat(post, repeatAt, route.query.get("n")) : null,
@@ -174,7 +177,9 @@ export async function showPost(view, route, session) {
     const title = h("h2", { id: "post-stats-title" }, "On LinkedIn");
     try {
       const { data } = await call("GET", `/api-v2-posts-stats/${id}`);
-      show(statsSlot, title, ...postStats(post, data));
+      // Nobody collects a channel's figures unless it is connected here: a person may enter them.
+      const entry = !byService(post) && session.can("posts:publish") ? figuresForm(post, () => showStats().then(() => notify("Figures saved."))) : null;
+      show(statsSlot, title, ...postStats(post, data), entry);
     } catch (error) {
       show(statsSlot, title, explain(error));
     }
@@ -203,7 +208,30 @@ export async function showPost(view, route, session) {
     page.querySelector("h1").focus();
     // The queue may pick a later slot than the one shown, when that one breaks a spacing rule.
     const same = Date.parse(post.scheduled_at) === Date.parse(at);
-    notify(same ? `${done} (version ${post.version}).` : `Added to the queue: ${time.local(post.scheduled_at)} (version ${post.version}).`);
+    notify(same ? `${done}.` : `Added to the queue: ${time.local(post.scheduled_at)}.`);
+  }
+
+  // Recycling asks first: a copy into the channel's queue, or a copy saved
+  // as a draft to change before it goes out again.
+  function askRecycle(where) {
+    const close = () => where.replaceChildren();
+    show(
+      where,
+      h(
+        "div",
+        { class: "alert recycle-ask", role: "group", "aria-label": "Recycle this post" },
+        h("p", { class: "alert-title" }, "Recycle this post?"),
+        h("p", {}, "A copy of it goes out again: into its channel's queue at once, or as a draft you change first."),
+        h(
+          "p",
+          { class: "form-actions" },
+          h("button", { type: "button", class: "button button-primary", id: "recycle-queue", onclick: () => (close(), recycle(where)) }, "Queue a copy"),
+          h("button", { type: "button", class: "button", id: "recycle-draft", onclick: () => (close(), duplicate(where)) }, "Save a copy as a draft"),
+          h("button", { type: "button", class: "button", onclick: close }, "Cancel"),
+        ),
+      ),
+    );
+    where.querySelector("#recycle-queue").focus();
   }
 
   // A copy queued on the channel (POST /api-v2-posts-recycle/ID): the
@@ -226,7 +254,7 @@ export async function showPost(view, route, session) {
     held = false;
     render();
     page.querySelector("h1").focus();
-    notify(`${done} (version ${post.version}).`);
+    notify(`${done}.`);
   }
 
   async function duplicate(where) {
@@ -275,9 +303,10 @@ function actionBar(post, session, act) {
     Publishing: [],
     Published: [write && button("Recycle", act.recycle, "button-primary"), dup],
   };
-  if (session.approvals) {
+  if (needsReview(post, session)) {
     // Scheduling waits for an approval: a Draft is submitted, an editor
-    // (never its author) approves it or sends it back with a comment.
+    // (never its author) approves it or sends it back with a comment; a
+    // post for a colleague's profile, that colleague.
     const reviewer = mayReview(post, session);
     const changes = (primary) => h("button", { type: "button", class: `button ${primary ? "button-primary" : ""}`, "aria-expanded": "false", "aria-controls": "schedule-panel", onclick: (event) => act.openChanges(event.currentTarget) }, "Request changes…");
     byStatus.Draft = [write && button("Submit for review", () => act.review("submit", "Submitted for review"), "button-primary"), write && edit, dup, write && del];
@@ -301,11 +330,18 @@ function actionBar(post, session, act) {
   );
 }
 
+/** What the post does once approved (its intent), as a sentence; or null. */
+function intentNote(post) {
+  if (post.intent?.queue) return [" ", h("strong", { class: "intent" }, "Once approved: added to the queue.")];
+  if (post.intent?.scheduled_at) return [" ", h("strong", { class: "intent" }, "Once approved: scheduled for ", time.timeElement(post.intent.scheduled_at), ".")];
+  return null;
+}
+
 /** What the status means right now, in a sentence. */
 function stateNote(post) {
   switch (post.status) {
     case "Scheduled":
-      return h("p", { class: "state-note" }, "Goes out ", time.timeElement(post.scheduled_at), ": ", countdown(post.scheduled_at, "due in {}.", "due now, waiting for the automation to claim it."));
+      return h("p", { class: "state-note" }, "Goes out ", time.timeElement(post.scheduled_at), ": ", dueState(post, "due in {}."));
     case "Publishing":
       return h(
         "p",
@@ -316,10 +352,13 @@ function stateNote(post) {
       );
     case "Published":
       return h("p", { class: "state-note state-published" }, "Live: ", post.live_url ? outsideLink(post.live_url) : "no link given", ".");
-    case "In review":
-      return h("p", { class: "state-note" }, "Waiting for a review: an editor or higher, not its author, approves it or asks for changes. A change of its text, media, first comment or channel takes it back to Draft.");
+    case "In review": {
+      const owner = ownerOf(post, null);
+      const who = owner ? `${owner.name} approves it (it goes out on their LinkedIn profile)` : "an editor or higher, not its author, approves it";
+      return h("p", { class: "state-note" }, `Waiting for a review: ${who} or asks for changes. A change of its text, media, first comment or channel takes it back to Draft.`, intentNote(post));
+    }
     case "Approved":
-      return h("p", { class: "state-note" }, `Approved by ${post.approved_by?.name ?? "an editor"}`, post.approved_at ? [" ", time.timeElement(post.approved_at)] : null, ": it may be scheduled. A change of its text, media, first comment or channel takes it back to Draft.");
+      return h("p", { class: "state-note" }, `Approved by ${post.approved_by?.name ?? "an editor"}`, post.approved_at ? [" ", time.timeElement(post.approved_at)] : null, ": it may be scheduled. A change of its text, media, first comment or channel takes it back to Draft.", intentNote(post));
     case "Failed":
       return h("div", { class: "state-note state-failed" }, h("p", { class: "alert-title" }, "Publishing failed"), h("p", { class: "error-text" }, post.last_error || "No error was given."));
     default:
@@ -376,7 +415,7 @@ const none = () => h("span", { class: "muted" }, "—");
 function postStats(post, stats) {
   const latest = stats.latest;
   if (!latest) {
-    return [h("p", { class: "hint" }, "No figures yet: the automation sends them after publishing (impressions, reactions, comments, reshares, clicks).")];
+    return [h("p", { class: "hint" }, byService(post) ? "No figures yet: this service collects them from LinkedIn after publishing (impressions, reactions, comments, reshares, clicks)." : "No figures yet: an automation may send them after publishing, or they are entered by hand as LinkedIn shows them (impressions, reactions, comments, reshares, clicks).")];
   }
   const age = (snapshot) => `${time.duration(Date.parse(snapshot.taken_at) - Date.parse(post.published_at))} after`;
   const tile = (label, value) => h("div", { class: "tile" }, h("dt", {}, label), h("dd", {}, value));
@@ -446,8 +485,13 @@ function firstComment(post) {
 function commentOutcome(post) {
   if (post.first_comment_urn) return ["Posted as ", h("code", {}, post.first_comment_urn), "."];
   if (post.first_comment_error) return h("span", { class: "error-text" }, `Not posted: ${post.first_comment_error}`);
-  if (post.status === "Published") return "Not reported by the automation.";
-  return "Posted by the automation right after the post.";
+  if (post.status === "Published") return byService(post) ? "Not reported." : "Not reported by the automation.";
+  return byService(post) ? "Published by this service right after the post." : "Posted by the automation right after the post.";
+}
+
+/** Whether the post's channel is published by this service itself (connected to LinkedIn). */
+function byService(post) {
+  return channelById(post.channel_id)?.publisher === "linkedin";
 }
 
 /** The first free slot of the post's channel, at least the lead time ahead:

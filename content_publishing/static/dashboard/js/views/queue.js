@@ -2,26 +2,52 @@
 // with every status's count from the API's `total`; searched by words (`q`)
 // and filtered by channel; rows selected in bulk to add to the queue, move
 // by a number of days, move to another channel, unschedule, retry, duplicate
-// or delete, one request per post on the version shown (If-Match).
+// or delete, one request per post on the version shown (If-Match). Where
+// posts are approved first, the In review and Approved tabs, and the bulk
+// review (submit, approve, approve and add to queue, request changes) in one
+// request that answers each post's outcome. Bulk actions go in the order the
+// posts were picked; "select all" picks them oldest first, an import's rows
+// in the order of its CSV.
 import { PAGE_SIZE, call, newIdempotencyKey, query } from "../api.js";
 import { excerpt, h, outsideLink, show } from "../dom.js";
 import { explain } from "../explain.js";
 import { count, percent } from "../charts.js";
+import { channelById, channelChoice, loadChannels } from "../profiles.js";
 import * as time from "../time.js";
-import { POST_STATUSES, confirmAction, countdown, empty, fitTabs, heading, loading, notify, pager, repeatBadge, typeBadge } from "../widgets.js";
+import { dueState } from "../publisher-state.js";
+import { confirmAction, countdown, empty, fitTabs, heading, loading, notify, pager, repeatBadge, typeBadge } from "../widgets.js";
 
 const RETRY_AFTER_MS = 5 * 60_000; // a retried post goes out this long from now
+const STATUSES = ["Draft", "In review", "Approved", "Scheduled", "Publishing", "Published", "Failed"];
+const REVIEWED = ["In review", "Approved"]; // shown where posts are approved first, or any wait
 
 // Bulk actions by status; those in PUBLISH also need posts:publish, and
 // those in ASK ask for a value first (how many days, which channel).
 const BULK = {
   Draft: ["queue", "channel", "duplicate", "delete"],
+  "In review": ["approve", "approve_queue", "request_changes"],
+  Approved: ["queue", "request_changes"],
   Scheduled: ["shift", "channel", "unschedule", "duplicate", "delete"],
   Publishing: [],
   Published: ["duplicate"],
   Failed: ["retry", "queue", "channel", "duplicate", "delete"],
 };
+// Where posts are approved first, a Draft is submitted rather than queued.
+const BULK_REVIEWED_DRAFT = ["submit", "submit_queue", "channel", "duplicate", "delete"];
+// The review's moves: [action, queue once approved (or at once)].
+const REVIEW = {
+  submit: ["submit", false],
+  submit_queue: ["submit", true],
+  approve: ["approve", false],
+  approve_queue: ["approve", true],
+  request_changes: ["request_changes", false],
+};
 const BULK_LABEL = {
+  submit: "Submit for review",
+  submit_queue: "Submit, to be queued when approved",
+  approve: "Approve",
+  approve_queue: "Approve and add to queue",
+  request_changes: "Request changes…",
   queue: "Add to queue",
   shift: "Reschedule by days…",
   channel: "Change channel…",
@@ -30,8 +56,8 @@ const BULK_LABEL = {
   duplicate: "Duplicate",
   delete: "Delete",
 };
-const PUBLISH = ["queue", "shift", "unschedule", "retry"];
-const ASK = ["shift", "channel"];
+const PUBLISH = ["queue", "shift", "unschedule", "retry", "approve_queue"];
+const ASK = ["shift", "channel", "request_changes"];
 
 // Posts waiting for a time come soonest first; the others newest first.
 const ORDER = { Scheduled: "scheduled_at", Publishing: "scheduled_at" };
@@ -44,8 +70,19 @@ const SORTS = [
 
 // What each status adds to the common columns (post, type, scheduled time).
 const COLUMNS = {
-  Draft: [["Updated", (post) => time.timeElement(post.updated_at)]],
-  Scheduled: [["Due", (post) => countdown(post.scheduled_at, "in {}", "due now: waiting for the automation")]],
+  Draft: [
+    ["Updated", (post) => time.timeElement(post.updated_at)],
+    ["When approved", intentText],
+  ],
+  "In review": [
+    ["Author", (post) => post.author?.name ?? "—"],
+    ["When approved", intentText],
+  ],
+  Approved: [
+    ["Approved by", (post) => post.approved_by?.name ?? "—"],
+    ["When approved", intentText],
+  ],
+  Scheduled: [["Due", (post) => dueState(post)]],
   Publishing: [
     ["Lease", (post) => countdown(post.handoff_expires_at, "{} left", "ran out: it becomes Failed")],
     ["Handoffs", (post) => String(post.handoff_count)],
@@ -59,8 +96,15 @@ const COLUMNS = {
   Failed: [["Error", (post) => h("span", { class: "error-text" }, post.last_error || "—")]],
 };
 
+/** What the post does once approved, in words: its intent. */
+export function intentText(post) {
+  if (post.intent?.queue) return h("span", { class: "intent" }, "Added to the queue");
+  if (post.intent?.scheduled_at) return h("span", { class: "intent" }, "Scheduled for ", time.timeElement(post.intent.scheduled_at));
+  return h("span", { class: "muted" }, "—");
+}
+
 export async function showQueue(view, route, session) {
-  const status = route.params[0] || "Scheduled";
+  const status = decodeURIComponent(route.params[0] || "Scheduled");
   const offset = Math.max(0, Number.parseInt(route.query.get("offset"), 10) || 0);
   const sort = SORTS.some(([value]) => value && value === route.query.get("sort")) ? route.query.get("sort") : undefined;
   const filters = { q: route.query.get("q") || undefined, channel: route.query.get("channel") || undefined, series_id: route.query.get("series_id") || undefined, sort: status === "Published" ? sort : undefined };
@@ -80,13 +124,8 @@ export async function showQueue(view, route, session) {
     messages,
     body,
   );
-  let channels = [];
-  try {
-    channels = (await call("GET", "/channels?limit=100")).data.data;
-  } catch {
-    // no channel names to offer; the filter still takes personal
-  }
-  show(filterSlot, filterForm(status, filters, channels));
+  const channels = await loadChannels(); // none: the filter still takes personal
+  show(filterSlot, filterForm(status, filters, channels, session));
   const selected = new Set();
   let posts = [];
 
@@ -106,16 +145,18 @@ export async function showQueue(view, route, session) {
     shown = signature;
     posts = page.data;
     for (const id of [...selected]) if (!posts.some((post) => post.id === id)) selected.delete(id);
-    show(tabs, statusTabs(status, counts, filters));
+    const shownStatuses = STATUSES.filter((s) => !REVIEWED.includes(s) || session.approvals || counts[s] > 0 || s === status);
+    show(tabs, statusTabs(status, counts, filters, shownStatuses));
     fitTabs(tabs);
     const filtered = Boolean(filters.q || filters.channel || filters.series_id);
-    const actions = BULK[status].filter((action) => write && (!PUBLISH.includes(action) || session.can("posts:publish")));
+    const bulkHere = status === "Draft" && session.approvals ? BULK_REVIEWED_DRAFT : BULK[status];
+    const actions = bulkHere.filter((action) => write && (!PUBLISH.includes(action) || session.can("posts:publish")));
     show(
       body,
       h("h2", { class: "visually-hidden" }, `${status} posts`),
       posts.length && actions.length ? bulkBar(actions) : null,
       posts.length ? table(status, posts, actions.length ? selected : null, updateBar) : empty(offset ? "No posts on this page." : filtered ? `No ${status.toLowerCase()} posts match.` : `No ${status.toLowerCase()} posts.`),
-      pager(page.total, offset, (o) => `#/queue/${status}${query({ ...filters, offset: o || undefined })}`, `${status} posts`),
+      pager(page.total, offset, (o) => `#/queue/${encodeURIComponent(status)}${query({ ...filters, offset: o || undefined })}`, `${status} posts`),
     );
     updateBar();
   }
@@ -164,17 +205,14 @@ export async function showQueue(view, route, session) {
     const input =
       action === "shift"
         ? h("input", { id: "bulk-days", type: "number", min: -365, max: 365, step: 1, value: "1", inputmode: "numeric" })
-        : h(
-            "select",
-            { id: "bulk-channel" },
-            h("option", { value: "personal" }, channels.find((c) => c.id === "personal")?.name ?? "Personal profile"),
-            channels.filter((c) => c.type === "brand").map((c) => h("option", { value: c.id }, `${c.name} (${c.id})`)),
-          );
-    const label = action === "shift" ? "Move them by this many days (negative: earlier), at the same time of day" : "Move them to the channel";
+        : action === "request_changes"
+          ? h("textarea", { id: "bulk-comment", rows: 3, maxlength: 5000, required: true })
+          : h("select", { id: "bulk-channel" }, channelOptions(channels, session));
+    const label = { shift: "Move them by this many days (negative: earlier), at the same time of day", channel: "Move them to the channel", request_changes: "What should change? Each author reads this." }[action];
     function onsubmit(event) {
       event.preventDefault();
-      const value = action === "shift" ? Number.parseInt(input.value, 10) : input.value;
-      if (action === "shift" && (!Number.isInteger(value) || value === 0)) {
+      const value = action === "shift" ? Number.parseInt(input.value, 10) : input.value.trim();
+      if ((action === "shift" && (!Number.isInteger(value) || value === 0)) || (action === "request_changes" && !value)) {
         input.setAttribute("aria-invalid", "true");
         input.focus();
         return;
@@ -189,7 +227,7 @@ export async function showQueue(view, route, session) {
         { class: "bulk-form", onsubmit, "aria-label": BULK_LABEL[action].replace("…", "") },
         h("label", { for: input.id }, label),
         input,
-        h("button", { type: "submit", class: "button button-primary" }, action === "shift" ? "Move" : "Change channel"),
+        h("button", { type: "submit", class: "button button-primary" }, { shift: "Move", channel: "Change channel", request_changes: "Send back for changes" }[action]),
         h("button", { type: "button", class: "button", onclick: close }, "Cancel"),
       ),
     );
@@ -209,20 +247,39 @@ export async function showQueue(view, route, session) {
   }
 
   async function runBulk(action, value) {
-    const chosen = posts.filter((post) => selected.has(post.id));
+    // in the order they were picked (select all: oldest first, as an import's CSV)
+    const chosen = [...selected].map((id) => posts.find((post) => post.id === id)).filter(Boolean);
     if (!chosen.length) return;
     if (action === "delete" && !(await confirmAction(`Delete ${chosen.length} post${chosen.length === 1 ? "" : "s"}? It cannot be undone.`, "Delete"))) return;
     messages.replaceChildren();
     const refused = [];
-    for (const post of chosen) {
+    const late = []; // approved, but not scheduled as they were submitted
+    if (action in REVIEW) {
       try {
-        await bulkOne(action, post, value);
+        for (const outcome of await bulkReview(action, chosen, value)) {
+          const post = chosen.find((p) => p.id === outcome.id);
+          if (outcome.error) refused.push([post, outcome.error]);
+          else if (outcome.not_planned) late.push([post, outcome.not_planned]);
+        }
       } catch (error) {
-        refused.push([post, error]);
+        for (const post of chosen) refused.push([post, error]);
+      }
+    } else {
+      for (const post of chosen) {
+        try {
+          await bulkOne(action, post, value);
+        } catch (error) {
+          refused.push([post, error]);
+        }
       }
     }
     const done = chosen.length - refused.length;
     const verb = {
+      submit: "submitted for review",
+      submit_queue: "submitted for review, each to be queued once approved",
+      approve: "approved",
+      approve_queue: "approved and added to the queue",
+      request_changes: "sent back for changes",
       queue: "added to the queue",
       shift: `moved by ${value} day${Math.abs(value) === 1 ? "" : "s"}`,
       channel: `moved to ${channels.find((c) => c.id === value)?.name ?? value}`,
@@ -233,11 +290,14 @@ export async function showQueue(view, route, session) {
     }[action];
     notify(`${done} of ${chosen.length} ${verb}.`);
     selected.clear();
-    if (refused.length) {
+    if (refused.length || late.length) {
       show(
         messages,
-        h("p", { class: "alert-title" }, `${refused.length} refused:`),
-        refused.map(([post, error]) => h("div", { class: "bulk-refusal", dataset: { postId: post.id } }, h("p", {}, h("strong", {}, excerpt(post.content, 60))), explain(error))),
+        refused.length ? h("p", { class: "alert-title" }, `${refused.length} refused:`) : null,
+        refused.map(([post, error]) =>
+          h("div", { class: "bulk-refusal", dataset: { postId: post.id } }, h("p", {}, h("strong", {}, excerpt(post.content, 60))), error instanceof Error ? explain(error) : h("div", { class: "alert alert-error", role: "alert" }, h("p", {}, error.message))),
+        ),
+        late.map(([post, why]) => h("div", { class: "bulk-refusal", dataset: { postId: post.id } }, h("p", {}, h("strong", {}, excerpt(post.content, 60))), h("p", { class: "alert" }, why))),
       );
       messages.focus();
     }
@@ -249,6 +309,14 @@ export async function showQueue(view, route, session) {
   return { refresh };
 }
 
+/** The bulk review of `chosen`, in that order: each post's {id, post, error, not_planned}. */
+async function bulkReview(action, chosen, comment) {
+  const [move, queue] = REVIEW[action];
+  const body = { action: move, queue, posts: chosen.map((post) => ({ id: post.id, version: post.version })) };
+  if (move === "request_changes") body.comment = comment;
+  return (await call("POST", "/api-v2-posts-review-bulk", { body })).data.data;
+}
+
 async function bulkOne(action, post, value) {
   const path = `/api-v2-posts-item/${post.id}`;
   if (action === "queue") return call("POST", "/api-v2-posts-queue", { body: { post_id: post.id }, version: post.version });
@@ -257,10 +325,7 @@ async function bulkOne(action, post, value) {
     at.setDate(at.getDate() + value);
     return call("PATCH", path, { body: { scheduled_at: at.toISOString() }, version: post.version });
   }
-  if (action === "channel") {
-    const body = value === "personal" ? { type: "personal", brand_id: null } : { type: "brand", brand_id: value };
-    return call("PATCH", path, { body, version: post.version });
-  }
+  if (action === "channel") return call("PATCH", path, { body: placedOn(value), version: post.version });
   if (action === "unschedule") return call("PATCH", path, { body: { status: "Draft" }, version: post.version });
   if (action === "delete") return call("DELETE", path, { version: post.version });
   if (action === "retry") {
@@ -268,18 +333,28 @@ async function bulkOne(action, post, value) {
     const at = post.scheduled_at && new Date(post.scheduled_at) > soon ? post.scheduled_at : soon.toISOString();
     return call("PATCH", path, { body: { status: "Scheduled", scheduled_at: at }, version: post.version });
   }
-  const body = { type: post.type, content: post.content, media_urls: post.media_urls };
-  if (post.type === "brand") body.brand_id = post.brand_id;
+  const body = { ...placedOn(post.channel_id ?? (post.type === "brand" ? post.brand_id : "personal")), content: post.content, media_urls: post.media_urls };
   return call("POST", "/api-v2-posts", { body, idempotencyKey: newIdempotencyKey() });
 }
 
-/** The API's filters for a channel: personal is type=personal; a brand is
- *  type=brand with its brand_id. */
+/** The fields that put a post on the channel `id`: its channel_id when it
+ *  is set up; else personal, or the brand of that brand_id. */
+function placedOn(id) {
+  if (channelById(id)) return { channel_id: id };
+  return id === "personal" ? { type: "personal", brand_id: null } : { type: "brand", brand_id: id };
+}
+
+/** Every channel by name, people's profiles and brand pages; `personal` too while none is set up. */
+function channelOptions(channels, session, selected) {
+  const me = session.me?.member?.id;
+  const options = channels.map((c) => h("option", { value: c.id, selected: selected === c.id }, channelChoice(c, me)));
+  if (!channels.some((c) => c.id === "personal")) options.unshift(h("option", { value: "personal", selected: selected === "personal" }, "Personal profile"));
+  return options;
+}
+
+/** The API's filter for a channel: its channel_id (every post carries one). */
 function apiFilters(filters) {
-  const params = { q: filters.q, series_id: filters.series_id };
-  if (filters.channel === "personal") params.type = "personal";
-  else if (filters.channel) Object.assign(params, { type: "brand", brand_id: filters.channel });
-  return params;
+  return { q: filters.q, series_id: filters.series_id, channel_id: filters.channel };
 }
 
 /** One page: {data, total}. */
@@ -291,24 +366,18 @@ async function readPage(status, filters, offset) {
 
 /** {status: total} for every status but `current`, one limit=1 read each. */
 async function countByStatus(current, filters) {
-  const others = POST_STATUSES.filter((s) => s !== current);
+  const others = STATUSES.filter((s) => s !== current);
   const answers = await Promise.all(others.map((s) => call("GET", `/api-v2-posts${query({ ...apiFilters(filters), status: s, limit: 1 })}`)));
   return Object.fromEntries(others.map((s, i) => [s, answers[i].data.total]));
 }
 
-function filterForm(status, filters, channels) {
-  const channel = h(
-    "select",
-    { id: "queue-channel", name: "channel" },
-    h("option", { value: "" }, "Every channel"),
-    h("option", { value: "personal", selected: filters.channel === "personal" }, channels.find((c) => c.id === "personal")?.name ?? "Personal profile"),
-    channels.filter((c) => c.type === "brand").map((c) => h("option", { value: c.id, selected: filters.channel === c.id }, `${c.name} (${c.id})`)),
-  );
+function filterForm(status, filters, channels, session) {
+  const channel = h("select", { id: "queue-channel", name: "channel" }, h("option", { value: "" }, "Every channel"), channelOptions(channels, session, filters.channel));
   if (filters.channel && ![...channel.options].some((o) => o.value === filters.channel)) channel.append(h("option", { value: filters.channel, selected: true }, filters.channel));
   function onsubmit(event) {
     event.preventDefault();
     const values = { q: event.target.elements.q.value.trim() || undefined, channel: channel.value || undefined, series_id: filters.series_id, sort: event.target.elements.sort?.value || undefined };
-    location.hash = `#/queue/${status}${query(values)}`;
+    location.hash = `#/queue/${encodeURIComponent(status)}${query(values)}`;
   }
   return h(
     "form",
@@ -323,22 +392,22 @@ function filterForm(status, filters, channels) {
           h("select", { id: "queue-sort", name: "sort" }, SORTS.map(([value, label]) => h("option", { value, selected: (filters.sort ?? "") === value }, label))),
         )
       : null,
-    h("div", { class: "filter-actions" }, h("button", { type: "submit", class: "button button-primary" }, "Search"), h("a", { class: "button", href: `#/queue/${status}` }, "Clear")),
-    filters.series_id ? h("p", { class: "hint" }, "Showing one recurring series. ", h("a", { href: `#/queue/${status}` }, "Show all")) : null,
+    h("div", { class: "filter-actions" }, h("button", { type: "submit", class: "button button-primary" }, "Search"), h("a", { class: "button", href: `#/queue/${encodeURIComponent(status)}` }, "Clear")),
+    filters.series_id ? h("p", { class: "hint" }, "Showing one recurring series. ", h("a", { href: `#/queue/${encodeURIComponent(status)}` }, "Show all")) : null,
   );
 }
 
-function statusTabs(current, counts, filters) {
+function statusTabs(current, counts, filters, statuses) {
   return h(
     "ul",
     {},
-    POST_STATUSES.map((s) =>
+    statuses.map((s) =>
       h(
         "li",
         {},
         h(
           "a",
-          { href: `#/queue/${s}${query(filters)}`, class: `tab status-${s.toLowerCase()}`, "aria-current": s === current ? "page" : null, dataset: { focusKey: `tab-${s}` } },
+          { href: `#/queue/${encodeURIComponent(s)}${query(filters)}`, class: `tab status-${s.toLowerCase().replace(" ", "-")}`, "aria-current": s === current ? "page" : null, dataset: { focusKey: `tab-${s}` } },
           s,
           h("span", { class: "tab-count" }, String(counts[s] ?? 0)),
         ),
@@ -352,7 +421,8 @@ function table(status, posts, selected, changed) {
     ? [
         [
           h("label", { class: "select-cell" }, h("input", { type: "checkbox", id: "select-all", "aria-label": "Select every post on this page", onchange: (event) => {
-            for (const post of posts) (event.target.checked ? selected.add(post.id) : selected.delete(post.id));
+            const oldestFirst = [...posts].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+            for (const post of oldestFirst) (event.target.checked ? selected.add(post.id) : selected.delete(post.id));
             for (const box of event.target.closest("table").querySelectorAll("tbody input[type=checkbox]")) box.checked = event.target.checked;
             changed();
           } })),

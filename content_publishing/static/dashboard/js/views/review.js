@@ -1,12 +1,16 @@
 // Approvals, where a workspace requires them (GET /workspace: approvals
-// "required"): the "Needs review" view (#/review: the posts In review,
-// then the Approved ones waiting to be scheduled), a post's review actions
-// (Submit for review; Approve; Request changes, with a comment) and its
-// comment thread. A review sends the version shown (If-Match), so an
-// approve never approves a text the reviewer did not read.
+// "required"), and of posts written for a colleague's profile, which that
+// colleague approves, approvals on or off (profiles.js: ownerOf): the
+// "Needs review" view (#/review: the posts In review, then the Approved
+// ones waiting to be scheduled), a post's review actions (Submit for
+// review; Approve; Request changes, with a comment) and its comment
+// thread. A review sends the version shown (If-Match), so an approve never
+// approves a text the reviewer did not read.
 import { call } from "../api.js";
+import { suggestMentions } from "./mention-suggest.js";
 import { excerpt, h, show } from "../dom.js";
 import { explain } from "../explain.js";
+import { loadChannels, ownerOf } from "../profiles.js";
 import * as time from "../time.js";
 import { empty, heading, loading, notify, statusBadge, typeBadge } from "../widgets.js";
 
@@ -26,11 +30,18 @@ export async function waiting() {
 }
 
 /** May this member approve or send back `post`: an editor or higher, and
- *  approve never their own post. */
+ *  approve never their own post; a post for a colleague's profile, that
+ *  colleague (whatever their role) approves, and they or an editor send back. */
 export function mayReview(post, session) {
-  return session.can("posts:write") && session.atLeast("editor");
+  if (!session.can("posts:write")) return false;
+  const owner = ownerOf(post, session.me?.member?.id);
+  return session.atLeast("editor") || owner?.id === session.me?.member?.id;
 }
-export const mayApprove = (post, session) => mayReview(post, session) && post.author?.id !== session.me.member?.id;
+export function mayApprove(post, session) {
+  const owner = ownerOf(post, session.me?.member?.id);
+  if (owner) return session.can("posts:write") && owner.id === session.me?.member?.id;
+  return mayReview(post, session) && post.author?.id !== session.me.member?.id;
+}
 
 /** Who reviewed a post, in words, or null. */
 export function reviewedBy(post) {
@@ -43,25 +54,32 @@ export async function showReview(view, _route, session) {
   const body = h("div", {}, loading());
   async function load() {
     try {
-      const [inReview, approved] = await Promise.all(
-        ["In review", "Approved"].map(async (status) => (await call("GET", `/api-v2-posts?status=${encodeURIComponent(status)}&limit=${LIST}`)).data.data),
-      );
+      const [inReview, approved] = await Promise.all([
+        ...["In review", "Approved"].map(async (status) => (await call("GET", `/api-v2-posts?status=${encodeURIComponent(status)}&limit=${LIST}`)).data.data),
+        loadChannels(), // whose profile each post is for
+      ]);
       session.showReviewCount?.(inReview.length);
       const row = (post) => {
         const mine = post.author?.id === session.me.member?.id;
+        const owner = ownerOf(post, session.me.member?.id);
+        const forMe = owner?.id === session.me.member?.id;
         const note =
           post.status === "In review"
-            ? mayApprove(post, session)
-              ? "Waiting for your review"
-              : mine
-                ? "Yours: another editor approves it"
-                : "Waiting for an editor's review"
+            ? forMe
+              ? "Waiting for your approval: it goes out on your profile"
+              : owner
+                ? `Waiting for ${owner.name}'s approval: it goes out on their profile`
+                : mayApprove(post, session)
+                  ? "Waiting for your review"
+                  : mine
+                    ? "Yours: another editor approves it"
+                    : "Waiting for an editor's review"
             : session.can("posts:publish")
               ? "Approved: schedule it"
               : "Approved: an editor schedules it";
         return h(
           "li",
-          { class: "review-item", dataset: { postId: post.id } },
+          { class: `review-item${forMe ? " review-for-me" : ""}`, dataset: { postId: post.id } },
           h(
             "a",
             { class: "review-link", href: `#/posts/${post.id}`, dataset: { focusKey: post.id } },
@@ -84,7 +102,14 @@ export async function showReview(view, _route, session) {
   show(
     view,
     heading("Needs review"),
-    h("p", { class: "lead" }, "This workspace approves posts before they are scheduled: a post is submitted for review, an editor or higher (never its author) approves it or asks for changes, and an approved post may be scheduled. Any change of its text, media, first comment or channel takes it back to Draft."),
+    h(
+      "p",
+      { class: "lead" },
+      session.approvals
+        ? "This workspace approves posts before they are scheduled: a post is submitted for review, an editor or higher (never its author) approves it or asks for changes, and an approved post may be scheduled. "
+        : "",
+      "A post written for a colleague's profile waits here for that colleague's yes before it goes out in their name. Any change of its text, media, first comment or channel takes it back to Draft.",
+    ),
     body,
   );
   await load();
@@ -104,7 +129,8 @@ export function commentThread(post) {
     { class: "comment-form", novalidate: true },
     h("label", { for: "comment-body" }, "Add a comment"),
     text,
-    h("p", { class: "hint", id: "comment-hint" }, "@name tells a member of this workspace."),
+    suggestMentions(text, async () => (await call("GET", "/members")).data.data.filter((m) => !m.removed_at)),
+    h("p", { class: "hint", id: "comment-hint" }, "Type @ and the start of a name to tell a member of this workspace."),
     problem,
     send,
   );
