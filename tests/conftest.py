@@ -12,7 +12,8 @@ too, because its PostgreSQL half would repeat the same code path.
 
 Kinds of test, marked here from what each test uses (pytest_collection_modifyitems),
 so that a developer can run one kind alone (`-m browser`, `-m live`):
-`browser`, a test that drives Chromium (the `browser` or `page` fixture);
+`browser`, a test that drives Chromium (the `browser` or `page` fixture),
+which runs once more if it fails (BROWSER_RERUNS);
 `live`, a test that starts a real server process (gunicorn, the MCP server
 over HTTP, nginx), found from its fixtures and the functions of its module
 they call, and checked when it runs: a server started by a test without the
@@ -99,6 +100,15 @@ def _one_backend(item):
 
 # Fixtures that mean a browser, or a real server, whatever else the test does.
 BROWSER_FIXTURES = {"browser", "page"}
+
+# A browser test that fails runs once more (pytest-rerunfailures), in a
+# fresh page: on a loaded machine a page can still be drawing what a test
+# reads, most flakes seen in full runs were such a miss, and one failed test
+# fails the whole CI run. A test that fails twice fails, and every rerun is
+# listed in the summary ("rerun test summary info", and "1 rerun" on the
+# last line), so that a flake is seen and mended, not hidden. Only browser
+# tests: a race or a store rule that fails once is a finding.
+BROWSER_RERUNS = 1
 LIVE_FIXTURES = {"live_backend", "live_database", "dashboard_gunicorn"} | BROWSER_FIXTURES
 # The names that start a real server (harness.serve, Gunicorn, ...), with the
 # tests' own helpers that do (tests/conftest.py, tests/*_support.py).
@@ -187,6 +197,7 @@ def pytest_collection_modifyitems(config, items):
         keep.append(item)
         if set(item.fixturenames) & BROWSER_FIXTURES:
             item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.flaky(reruns=BROWSER_RERUNS))
         if _is_live(item):
             item.add_marker(pytest.mark.live)
             if backend == "postgresql" and not item.get_closest_marker("both_backends"):
