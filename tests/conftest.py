@@ -67,10 +67,21 @@ def pytest_addoption(parser):
 
 
 _module_time = collections.Counter()
+_first_failures = []  # (test, its failure) of each browser test run again (BROWSER_RERUNS)
 
 
 def pytest_runtest_logreport(report):
     _module_time[Path(report.nodeid.split("::")[0]).stem] += report.duration
+    if report.outcome == "rerun":
+        _first_failures.append((report.nodeid, report.longreprtext))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How each browser test that was run again failed the first time: the
+    summary's RERUN line names it, and this says what to mend."""
+    for nodeid, failure in _first_failures:
+        terminalreporter.write_sep("-", f"first failure of {nodeid}")
+        terminalreporter.write_line("\n".join(failure.splitlines()[-30:]))
 
 
 def pytest_sessionfinish(session):
@@ -106,8 +117,9 @@ BROWSER_FIXTURES = {"browser", "page"}
 # reads, most flakes seen in full runs were such a miss, and one failed test
 # fails the whole CI run. A test that fails twice fails, and every rerun is
 # listed in the summary ("rerun test summary info", and "1 rerun" on the
-# last line), so that a flake is seen and mended, not hidden. Only browser
-# tests: a race or a store rule that fails once is a finding.
+# last line) after the end of its first failure (pytest_terminal_summary),
+# so that a flake is seen and mended, not hidden. Only browser tests: a
+# race or a store rule that fails once is a finding.
 BROWSER_RERUNS = 1
 LIVE_FIXTURES = {"live_backend", "live_database", "dashboard_gunicorn"} | BROWSER_FIXTURES
 # The names that start a real server (harness.serve, Gunicorn, ...), with the
