@@ -61,9 +61,22 @@ run: install
 # modules (collection 4.6 s, 1.9 s with the cache), and each of the ~220
 # servers, dispatchers and CLI calls a run starts compiled the package
 # again (0.09 s each).
+#
+# What the tests write goes to memory where /dev/shm is (tmpfs; TMPDIR, so
+# pytest's tmp_path, the servers' databases and Chromium's profiles): on the
+# virtual disk every commit of the service's SQLite files (synchronous=FULL)
+# waited on an fsync. And the tests' PostgreSQL sessions commit without
+# waiting for the WAL flush (PGOPTIONS synchronous_commit=off): a commit is
+# as visible and as atomic, only a crash of the database server itself could
+# lose the last ones, which no test in `make test` causes. Both together:
+# pytest 274 s against 289-304 s, and 38 s less CPU (user), on an idle
+# machine. pytest.ini keeps only the directories of failed tests.
+TEST_TMPDIR ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm)
 TEST_PROCESSES ?= 4
 test: install-test system-packages lint
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist loadscope --timeout=600 $(ARGS)
+	PYTHONDONTWRITEBYTECODE= PGOPTIONS="$$PGOPTIONS -c synchronous_commit=off" \
+	  $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) \
+	  $(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist loadscope --timeout=600 $(ARGS)
 
 # ruff's checks and formatting (settings in pyproject.toml); `make format` applies them.
 lint: install-test
