@@ -70,11 +70,12 @@ def test_import_submit_approve_and_queue_ten_rows_from_the_dashboard(browser, se
         page.wait_for_function(
             "() => document.getElementById('notice').textContent.includes('Acme: saved')"
         )
+        # The pictures before the refusal below, whose banner they would show.
+        shoot(page, "settings")
+        shoot_at_phone_width(page, "settings-phone", "#settings-name", back=WIDE)
         page.get_by_role("button", name="Send a test message").click()
         page.locator(".messages .alert").wait_for()  # no chat yet: said in words
         no_route_on_screen(page)
-        shoot(page, "settings")
-        shoot_at_phone_width(page, "settings-phone", "#settings-name", back=WIDE)
         space = owner_api.get(WORKSPACE).json
         assert (space["name"], space["timezone"], space["approvals"]) == (
             "Acme Marketing",
