@@ -130,7 +130,7 @@ def parse_args(argv=None):
             0.04,
         )  # the writes span the kills
         args.revoke_threads, args.revoke_at, args.revoke_after = 4, 0.5, 0.5
-        args.max_pages = 120
+        args.max_pages = 200  # a new database's schema alone is 122 pages (migration 24)
         args.claims, args.pushes = 200, 20
     steps = [s.strip() for s in args.steps.split(",") if s.strip()]
     if not steps or any(s not in STEPS for s in steps):
