@@ -95,7 +95,13 @@ class Client:
                 self.conn = http.client.HTTPConnection(
                     self.host, self.port, timeout=self.timeout, source_address=self.source
                 )
-            self.conn.request(method, path, body=data, headers=h, encode_chunked=chunks is not None)
+            # The server may answer before the whole body is sent (a 413 for
+            # a Content-Length over the cap) and close: that answer is read,
+            # as curl and urllib3 do, rather than the broken pipe reported.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.conn.request(
+                    method, path, body=data, headers=h, encode_chunked=chunks is not None
+                )
             resp = self.conn.getresponse()
             raw = resp.read()
             got = {k.lower(): v for k, v in resp.getheaders()}
