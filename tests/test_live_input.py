@@ -41,6 +41,21 @@ def test_chunked_body_over_the_limit_is_413_and_stores_nothing(server):
     assert total(server) == 0
 
 
+def test_a_body_over_the_limit_by_its_length_is_answered_413_before_it_is_read(server):
+    """The 413 comes from the Content-Length alone, and gunicorn closes the
+    connection while the client is still sending (16 MiB: more than the
+    loopback's socket buffers take at once): a client that reads the answer
+    anyway (curl, urllib3, the harness) gets the envelope every time. Before
+    the harness read it, the first of these got a broken pipe."""
+    body = '{"type": "personal", "content": "' + "x" * (16 * MIB) + '"}'
+    for _ in range(20):
+        with Client(server.url, server.key, timeout=30) as client:
+            r = client.post(POSTS, body, headers={"Content-Type": "application/json"})
+        assert r.status == 413, r
+        assert r.json["error"]["code"] == "payload_too_large"
+    assert total(server) == 0
+
+
 def test_chunked_body_of_exactly_the_limit_is_read_whole(server):
     document = b'{"type": "personal", "content": "a whole MiB"}'
     r = server.client.post(POSTS, chunks=chunks_of(document + b" " * (MIB - len(document))))
