@@ -9,14 +9,16 @@ otpauth:// URI), `confirm` checks a first code of it and puts it in force
 with new recovery codes. An owner may require a second factor of every
 member of the workspace: their password sign-in then needs it, and one
 without it set up signs in by a mailed link and sets it up first.
+
+qrcode is imported by `begin` alone: with the Pillow and XML modules it
+brings, it was a tenth of the app's import, paid by every process that
+never draws a QR code (gunicorn's master, each dispatcher and CLI call).
 """
 
 import hashlib
 import secrets
 
 import pyotp
-import qrcode
-import qrcode.image.svg
 
 from content_publishing import sealing
 from content_publishing.store import accounts as account_store
@@ -48,6 +50,8 @@ def begin(account, now):
     """A new secret, stored sealed and not in force until confirmed:
     (secret, otpauth URI, the URI as an SVG QR code for the app to scan),
     shown once."""
+    import qrcode.image.svg
+
     secret = pyotp.random_base32()
     account_store.update_account(
         account["id"], {"totp_secret": sealing.seal(secret), "totp_enabled_at": None}, now
