@@ -7,8 +7,9 @@ server, TEST_DATABASE_URL). Without a reachable PostgreSQL server the second
 half skips with the reason, except under CI=true, where it fails. A test
 that is about SQLite itself carries `@pytest.mark.sqlite_only`; a test of
 input refused before the store is reached (a BAD_* table, a malformed
-header) carries `@pytest.mark.backend_independent` and runs on SQLite only
-too, because its PostgreSQL half would repeat the same code path.
+header), or of what no store shapes (the OpenAPI document), carries
+`@pytest.mark.backend_independent` and runs on SQLite only too, because its
+PostgreSQL half would repeat the same code path.
 
 Kinds of test, marked here from what each test uses (pytest_collection_modifyitems),
 so that a developer can run one kind alone (`-m browser`, `-m live`):
@@ -103,7 +104,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "fresh_app: changes the app itself; gets one of its own")
     config.addinivalue_line(
         "markers",
-        "backend_independent: refused before the store; runs on SQLite only",
+        "backend_independent: refused before the store, or shaped by none; runs on SQLite only",
     )
 
 
