@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 FLASK  := $(BIN)/flask --app app
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
-.PHONY: run test lint format test-slow test-deploy test-n8n test-docker nginx fuzz bench faults install install-test system-packages clean
+.PHONY: run test pictures lint format test-slow test-deploy test-n8n test-docker nginx fuzz bench faults install install-test system-packages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +77,15 @@ test: install-test system-packages lint
 	PYTHONDONTWRITEBYTECODE= PGOPTIONS="$$PGOPTIONS -c synchronous_commit=off" \
 	  $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) \
 	  $(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist loadscope --timeout=600 $(ARGS)
+
+# The browser tests again, taking their pictures of every page and view
+# (test-artifacts/*.png, at 1280 or 1440 px and at phone width; docs/images/
+# holds copies of some): `make test` takes none (tests/browser_support.py,
+# PICTURES), since no test reads them and they cost a fifth of Chromium's CPU.
+pictures: install-test system-packages
+	PICTURES=1 PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) \
+	  $(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist loadscope --timeout=600 \
+	  -m "browser and not slow" $(ARGS)
 
 # ruff's checks and formatting (settings in pyproject.toml); `make format` applies them.
 lint: install-test

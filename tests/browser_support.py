@@ -37,6 +37,11 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 ARTIFACTS = ROOT / "test-artifacts"
+# The pictures of the pages in test-artifacts/ are taken when PICTURES=1
+# (`make pictures`): they are for a person to look at (docs/images/ holds
+# copies of some), no test reads them, and in `make test` a full-page
+# picture cost a fifth of Chromium's CPU in the dashboard's modules.
+PICTURES = os.environ.get("PICTURES", "").strip() not in ("", "0")
 TIMEOUT_MS = 15_000  # any single browser wait
 VIEWPORT = {"width": 1280, "height": 900}
 
@@ -82,6 +87,13 @@ def new_page(browser, **context_options):
     page.on("pageerror", lambda exc: page.console_lines.append(f"pageerror: {exc}"))
     page.on("request", lambda request: page.seen_urls.append(request.url))
     return page
+
+
+def save_picture(page, name, **options):
+    """page.screenshot() to test-artifacts/NAME.png, when PICTURES is set."""
+    if PICTURES:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"{name}.png"), **options)
 
 
 @pytest.fixture

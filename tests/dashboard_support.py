@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from content_publishing.app import CORS_ALLOW_HEADERS
 from harness import create_key, serve
 from harness.api import API, DASHBOARD
-from tests.browser_support import ARTIFACTS, VIEWPORT, new_page
+from tests.browser_support import VIEWPORT, new_page, save_picture
 
 ZONE = "Pacific/Auckland"
 PHONE = {"width": 390, "height": 844}
@@ -111,15 +111,16 @@ def suggested(options, expected, timeout=15):
 
 
 def shoot(page, name):
-    """A full-page picture in test-artifacts/. The passing notice is emptied
-    first: fixed to the window, it would float over the middle of the page;
-    and the page is scrolled to its top, where a sticky panel (the composer's
-    preview) sits in its place rather than where the window last was."""
+    """A full-page picture in test-artifacts/ (browser_support.save_picture: when
+    PICTURES is set). The passing notice is emptied first: fixed to the
+    window, it would float over the middle of the page; and the page is
+    scrolled to its top, where a sticky panel (the composer's preview) sits
+    in its place rather than where the window last was. Both happen with or
+    without the picture, so that a test runs the same either way."""
     page.evaluate(
         "() => { document.getElementById('notice').textContent = ''; window.scrollTo(0, 0); }"
     )
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}.png"), full_page=True)
+    save_picture(page, f"dashboard-{name}", full_page=True)
 
 
 PHONE_HEADER_MAX = 130  # px of the 844: the name and buttons, the views, the key

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from harness import Client, create_key, serve
-from tests.browser_support import ARTIFACTS
+from tests.browser_support import save_picture
 
 PAGES = Path(__file__).resolve().parent / "browser"
 SCENARIO_TIMEOUT_MS = 30_000  # the whole cors.html scenario (each fetch has its own 5 s limit)
@@ -225,8 +225,7 @@ def test_docs_page_renders_and_tries_a_call(page, tmp_path):
         assert len(operations) == len(DOCS_OPERATIONS)
         assert "Content Publishing Service" in page.text_content(".info .title")
 
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "docs.png"), full_page=True)
+        save_picture(page, "docs", full_page=True)
 
         # Authorize with the key, then "Try it out" on GET /functions/v1/api-v2-posts.
         page.click(".auth-wrapper button.authorize")
@@ -252,10 +251,8 @@ def test_docs_page_renders_and_tries_a_call(page, tmp_path):
         body = operation.locator(".live-responses-table .response-col_description pre")
         assert '"total": 0' in body.first.text_content()
         # The curl example shows the key: mask it in the artifact.
-        page.screenshot(
-            path=str(ARTIFACTS / "docs-try-it-out.png"),
-            full_page=True,
-            mask=[operation.locator(".curl-command")],
+        save_picture(
+            page, "docs-try-it-out", full_page=True, mask=[operation.locator(".curl-command")]
         )
 
         # The page's Content-Security-Policy let everything it needs through.

@@ -21,7 +21,7 @@ from PIL import Image
 from harness import Client, free_port, serve
 from harness.api import CHANNEL, CHANNELS, DASHBOARD, ITEM, POSTS
 from harness.linkedin_signin import ADA, environment, leaked, linkedin_for
-from tests.browser_support import ARTIFACTS
+from tests.browser_support import save_picture
 from tests.conftest import live_database_for
 from tests.dashboard_support import ZONE, new_user, shoot, sign_in, tab
 from tests.dispatch_support import DISPATCH_ENV, dispatcher_starter, wait_until
@@ -87,8 +87,8 @@ def test_connect_publish_and_reconnect(browser, server):
         personal.get_by_role("button", name="Connect LinkedIn").click()
         page.wait_for_url(re.compile(re.escape(linkedin.url)))
         page.get_by_text("Ada Lovelace").wait_for()
-        ARTIFACTS.mkdir(exist_ok=True)  # LinkedIn's page: no dashboard notice to empty first
-        page.screenshot(path=str(ARTIFACTS / f"dashboard-{name(server, 'consent')}.png"))
+        # LinkedIn's page: no dashboard notice to empty first.
+        save_picture(page, f"dashboard-{name(server, 'consent')}")
         consent(page, server)
         personal = page.locator("[data-channel-id=personal]")
         line = personal.locator(".connection-line")
