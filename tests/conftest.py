@@ -303,15 +303,16 @@ def setup_command_in_process(database, *args, env=None):
 
 
 # The apps of the last setup commands, by the environment they were made
-# from: a server's setup runs several commands on one database (init-db, a
-# key per user), and building an app costs 0.06-0.1 s of CPU.
+# from (but the name of the test pytest is running, which changes with each
+# test and phase): a server's setup runs several commands on one database
+# (init-db, a key per user), and building an app costs 0.06-0.1 s of CPU.
 _SETUP_APPS = collections.OrderedDict()
 _SETUP_APPS_KEPT = 8
 _NEW_SCHEMA = []  # a SQLite file as this process's first `init-db` of a new file left it
 
 
 def _setup_app(config, environ):
-    key = json.dumps(sorted(environ.items()))
+    key = json.dumps(sorted((k, v) for k, v in environ.items() if k != "PYTEST_CURRENT_TEST"))
     if key not in _SETUP_APPS:
         _SETUP_APPS[key] = create_app(config)
         while len(_SETUP_APPS) > _SETUP_APPS_KEPT:
