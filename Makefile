@@ -82,10 +82,8 @@ test: install-test system-packages lint
 # (test-artifacts/*.png, at 1280 or 1440 px and at phone width; docs/images/
 # holds copies of some): `make test` takes none (tests/browser_support.py,
 # PICTURES), since no test reads them and they cost a fifth of Chromium's CPU.
-pictures: install-test system-packages
-	PICTURES=1 PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) \
-	  $(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist loadscope --timeout=600 \
-	  -m "browser and not slow" $(ARGS)
+pictures:
+	PICTURES=1 $(MAKE) test ARGS='-m "browser and not slow" $(ARGS)'
 
 # ruff's checks and formatting (settings in pyproject.toml); `make format` applies them.
 lint: install-test

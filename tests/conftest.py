@@ -30,6 +30,7 @@ import atexit
 import collections
 import contextlib
 import copy
+import functools
 import importlib
 import inspect
 import json
@@ -53,7 +54,7 @@ from content_publishing import settings, timestamps
 from content_publishing.accounts import passwords
 from content_publishing.app import create_app
 from content_publishing.auth import SCOPES
-from content_publishing.store.db import dispose_db, init_db
+from content_publishing.store.db import dispose_db, init_db, is_postgres
 from harness import flask_cli, postgres, serve
 from tests.system import unavailable
 
@@ -267,11 +268,11 @@ def setup_command_in_process(database, *args, env=None):
     settings the `flask` process would read (this environment and `env`, as
     from_prefixed_env parses them), instead of a process that costs 0.4 s of
     CPU to start. Same command, same RuntimeError on failure, and the same
-    output, except that `init-db` of a new SQLite file copies the one this
-    process's first such command made, then runs: the copy is that
-    command's work (0.3 s of CPU: SQLite parses the whole schema again after
-    each of the migrations' statements), and the run finds it current, so it
-    prints "Database ready" alone. The tests of the CLI itself run `flask`
+    output, except that `init-db` of a new SQLite file copies
+    new_sqlite_schema(), then runs: the copy is the migrations' work (0.3 s
+    of CPU: SQLite parses the whole schema again after each of their
+    statements), and the run finds it current, so it prints "Database
+    ready" alone. The tests of the CLI itself run `flask`
     (harness.flask_cli, FlaskCommand); tests/test_migrations.py migrates."""
     environ = {**os.environ, **(env or {}), "FLASK_DATABASE": str(database)}
     config = {}
@@ -292,7 +293,7 @@ def setup_command_in_process(database, *args, env=None):
             raise RuntimeError(failed + str(e)) from None
         try:
             if list(args) == ["init-db"]:
-                _copy_new_schema(app.config["DATABASE"], config)
+                _copy_new_schema(app.config["DATABASE"])
             result = app.test_cli_runner().invoke(args=list(args))
         finally:
             with app.app_context():
@@ -308,7 +309,6 @@ def setup_command_in_process(database, *args, env=None):
 # (init-db, a key per user), and building an app costs 0.06-0.1 s of CPU.
 _SETUP_APPS = collections.OrderedDict()
 _SETUP_APPS_KEPT = 8
-_NEW_SCHEMA = []  # a SQLite file as this process's first `init-db` of a new file left it
 
 
 def _setup_app(config, environ):
@@ -321,27 +321,13 @@ def _setup_app(config, environ):
     return _SETUP_APPS[key]
 
 
-def _copy_new_schema(path, config):
-    """A new SQLite file for `init-db`: a copy of the first one this process
-    made with the command itself (in a directory of its own)."""
-    if not isinstance(path, str) or path.startswith("postgres") or os.path.exists(path):
+def _copy_new_schema(path):
+    """A new SQLite file for `init-db`: a copy of new_sqlite_schema(). An
+    existing file, a PostgreSQL URL or a missing directory is left to the
+    command."""
+    if is_postgres(path) or os.path.exists(path) or not os.path.isdir(os.path.dirname(path) or "."):
         return
-    if not os.path.isdir(os.path.dirname(path) or "."):
-        return  # the command says what is wrong
-    if not _NEW_SCHEMA:
-        directory = tempfile.mkdtemp(prefix="new-schema-")
-        atexit.register(shutil.rmtree, directory, ignore_errors=True)
-        first = Path(directory) / "new.sqlite"
-        made = create_app({**config, "DATABASE": str(first)})
-        try:
-            result = made.test_cli_runner().invoke(args=["init-db"])
-        finally:
-            with made.app_context():
-                dispose_db()
-        if result.exit_code != 0:
-            return  # the command on `path` fails the same way, and says why
-        _NEW_SCHEMA.append(first)
-    shutil.copyfile(_NEW_SCHEMA[0], path)
+    shutil.copyfile(new_sqlite_schema(), path)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -502,12 +488,16 @@ def _shape(app):
     )
 
 
-@pytest.fixture(scope="session")
-def sqlite_template(tmp_path_factory):
+@functools.cache
+def new_sqlite_schema():
     """An SQLite file as init_db leaves a new one, made once per pytest
-    process; the `app` fixture copies it for each SQLite test (0.2 ms)
-    instead of running init_db on a new file (3-6 ms of CPU, and fsyncs)."""
-    path = tmp_path_factory.mktemp("template") / "template.sqlite"
+    process (in a directory of its own, removed at exit). The `app` fixture
+    copies it for each SQLite test (0.2 ms) instead of running init_db on a
+    new file (3-6 ms of CPU, and fsyncs), and so does a server's `init-db`
+    (setup_command_in_process)."""
+    directory = tempfile.mkdtemp(prefix="new-schema-")
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    path = Path(directory) / "new.sqlite"
     app = _new_app(str(path))
     with app.app_context():
         init_db()
@@ -527,7 +517,7 @@ def app(request, backend, database):
     app.extensions back to what create_app made (tests change settings on
     the live app; the store keeps its backend and connections in
     extensions["store"]), DATABASE this test's (on SQLite a copy of
-    sqlite_template, as init_db would make it). A test that changes the app
+    new_sqlite_schema(), as init_db would make it). A test that changes the app
     itself (adds a route) is marked `fresh_app` and gets one of its own; a
     shared app found changed after a test is not shared again."""
     shared = not request.node.get_closest_marker("fresh_app")
@@ -549,7 +539,7 @@ def app(request, backend, database):
         app.extensions.clear()
         app.extensions.update(extensions)
     if backend == "sqlite" and not os.path.exists(database):
-        shutil.copyfile(request.getfixturevalue("sqlite_template"), database)
+        shutil.copyfile(new_sqlite_schema(), database)
     else:
         with app.app_context():
             init_db()
