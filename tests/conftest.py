@@ -85,7 +85,16 @@ def pytest_terminal_summary(terminalreporter):
     summary's RERUN line names it, and this says what to mend."""
     for nodeid, failure in _first_failures:
         terminalreporter.write_sep("-", f"first failure of {nodeid}")
-        terminalreporter.write_line("\n".join(failure.splitlines()[-30:]))
+        terminalreporter.write_line(_where_and_why(failure))
+
+
+def _where_and_why(failure):
+    """The lines of a failure that name the tests' own files (where it
+    stopped; a Playwright timeout's own frames would fill the end), then its
+    last 15 (why)."""
+    lines = failure.splitlines()
+    where = [line for line in lines[:-15] if line.startswith("tests/")]
+    return "\n".join([*where, *lines[-15:]])
 
 
 def pytest_sessionfinish(session):

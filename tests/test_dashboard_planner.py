@@ -328,6 +328,12 @@ def test_month_calendar_compose_for_a_day_and_drag_to_reschedule(browser, server
         shoot(page, "planner-month-refused")
 
         # Changed elsewhere meanwhile: the page's version is stale, a 412.
+        # The tab reads as hidden meanwhile, so that the view's refresh every
+        # 10 s (which a visible tab does) cannot fetch the new version between
+        # the edit and the drop: on a loaded machine a drag can take seconds.
+        page.evaluate(
+            "() => Object.defineProperty(document, 'hidden', {value: true, configurable: true})"
+        )
         assert api.patch(ITEM + weekly["id"], {"content": "Weekly tips, edited"}).status == 200
         drop(
             page,
@@ -336,6 +342,7 @@ def test_month_calendar_compose_for_a_day_and_drag_to_reschedule(browser, server
             answered=patch_answered,
         )
         page.locator(".messages [role=alert][data-status='412']").wait_for()
+        page.evaluate("() => delete document.hidden")  # visible again: the prototype's getter
         page.locator(f"section[data-date='{date(12)}'] [data-post-id='{weekly['id']}']").wait_for()
         stored = api.get(ITEM + weekly["id"]).json
         assert stored["scheduled_at"] == moved["scheduled_at"]
